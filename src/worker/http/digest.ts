@@ -1,0 +1,16 @@
+// Repr-Digest (RFC 9530): lets any plain HTTP client verify the bytes it received against the
+// SHA-256 the build computed, without trusting an index. The digest is of the whole
+// representation, so a 206 carries the same value as the 200.
+
+/**
+ * The `Repr-Digest` header value for a lowercase hex SHA-256.
+ * @example reprDigest("e3b0c442…b855") // => "sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:"
+ */
+export function reprDigest(sha256Hex: string): string {
+  if (!/^[0-9a-f]{64}$/.test(sha256Hex)) {
+    throw new Error(`reprDigest: ${JSON.stringify(sha256Hex)} is not a lowercase hex SHA-256`);
+  }
+  let binary = "";
+  for (let i = 0; i < 64; i += 2) binary += String.fromCharCode(parseInt(sha256Hex.slice(i, i + 2), 16));
+  return `sha-256=:${btoa(binary)}:`;
+}

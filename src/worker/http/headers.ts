@@ -1,0 +1,71 @@
+// Response headers shared by every read route: caching policy, security headers and CORS.
+// Kept as plain functions over a Headers object so each policy is testable on its own.
+
+/** Content-addressed URLs never change: cache them for a year and never revalidate. */
+export const IMMUTABLE_CACHE_CONTROL = "public, max-age=31536000, immutable";
+/** Path URLs move with each publish: a short freshness window, then revalidate by ETag. */
+export const PATH_CACHE_CONTROL = "public, max-age=60, must-revalidate";
+/** Private shelves: browsers may keep a copy, shared caches must not. */
+export const PRIVATE_PATH_CACHE_CONTROL = "private, max-age=60, must-revalidate";
+export const PRIVATE_IMMUTABLE_CACHE_CONTROL = "private, max-age=31536000, immutable";
+/** Errors are never cached, so a transient 404 or 503 cannot outlive its cause. */
+export const NO_STORE = "no-store";
+
+/**
+ * The sandboxing policy on every file response: even a mistyped HTML file cannot run script
+ * or load anything on the shelf's origin.
+ */
+export const FILE_CSP = "default-src 'none'; sandbox";
+
+/** Headers a browser may read from a cross-origin response (validators, ranges, digests). */
+export const CORS_EXPOSED_HEADERS = ["ETag", "Content-Length", "Content-Range", "Repr-Digest", "Retry-After"];
+
+/** Which caching policy a response falls under. */
+export type CacheKind = "immutable" | "path";
+
+/**
+ * The Cache-Control value for a successful response.
+ * @example cacheControlFor("immutable", "public") // => "public, max-age=31536000, immutable"
+ */
+export function cacheControlFor(kind: CacheKind, visibility: "public" | "private"): string {
+  if (visibility === "private") return kind === "immutable" ? PRIVATE_IMMUTABLE_CACHE_CONTROL : PRIVATE_PATH_CACHE_CONTROL;
+  return kind === "immutable" ? IMMUTABLE_CACHE_CONTROL : PATH_CACHE_CONTROL;
+}
+
+/**
+ * Sets the security headers every read response carries: no MIME sniffing, a sandboxing CSP,
+ * no framing, and no referrer leak of capability URLs.
+ */
+export function applySecurityHeaders(headers: Headers): Headers {
+  headers.set("X-Content-Type-Options", "nosniff");
+  headers.set("Content-Security-Policy", FILE_CSP);
+  headers.set("X-Frame-Options", "DENY");
+  headers.set("Referrer-Policy", "no-referrer");
+  return headers;
+}
+
+/**
+ * Sets the CORS headers for a public shelf: any origin may read, and may see the validators.
+ * Private shelves get none, so a browser page on another origin cannot read them with a
+ * stolen-but-ambient credential.
+ */
+export function applyCorsHeaders(headers: Headers, visibility: "public" | "private"): Headers {
+  if (visibility !== "public") return headers;
+  headers.set("Access-Control-Allow-Origin", "*");
+  headers.set("Access-Control-Expose-Headers", CORS_EXPOSED_HEADERS.join(", "));
+  headers.set("Cross-Origin-Resource-Policy", "cross-origin");
+  return headers;
+}
+
+/** The answer to a CORS preflight on a public shelf's read routes. */
+export function preflightResponse(visibility: "public" | "private"): Response {
+  const headers = new Headers({ "Cache-Control": "public, max-age=86400" });
+  if (visibility === "public") {
+    applyCorsHeaders(headers, visibility);
+    headers.set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS");
+    headers.set("Access-Control-Allow-Headers", "Range, If-None-Match, If-Modified-Since, Authorization");
+    headers.set("Access-Control-Max-Age", "86400");
+  }
+  headers.set("Allow", "GET, HEAD, OPTIONS");
+  return new Response(null, { status: 204, headers });
+}
