@@ -1,0 +1,103 @@
+// Who may read a shelf. A public shelf is open; a private one needs `Authorization: Bearer
+// <read token>` on every read route, checked before anything is looked up, so an
+// unauthenticated caller gets the same 401 for a skill that exists and one that does not.
+// Clients that cannot send headers (the `skills` CLI) can use a capability URL,
+// `/c/<read token>/…`, when SHELF_CAPABILITY_URLS is "on"; it is off by default because URLs
+// end up in logs, shell history and Referer headers (docs/http.md lists the risks).
+import type { MiddlewareHandler } from "hono";
+import { httpError, storageUnavailable } from "../http/errors.ts";
+import { createReadTokenVerifier, type ReadTokenEnv, type ReadTokenVerifier } from "./read-tokens.ts";
+
+/** Whether a shelf is open to anyone or only to holders of a read token. */
+export type ShelfVisibility = "public" | "private";
+
+/** The bindings read access depends on. */
+export interface ReadAccessEnv extends ReadTokenEnv {
+  SHELF_VISIBILITY?: string;
+  SHELF_CAPABILITY_URLS?: string;
+}
+
+/** What a read route learns about the caller: the shelf's visibility and the URL prefix to echo. */
+export interface ShelfAccess {
+  visibility: ShelfVisibility;
+  /** "" or "/c/<token>": prepended to every URL a response points at, so links keep working. */
+  urlPrefix: string;
+}
+
+/** Hono variables set by {@link readAccess}. */
+export type ReadAccessVariables = { shelfAccess: ShelfAccess };
+
+/** The realm named in WWW-Authenticate. */
+export const READ_REALM = "skillshelf";
+
+/**
+ * Reads SHELF_VISIBILITY. Anything other than "public" is treated as private (fail closed) and
+ * logged, so a typo in wrangler.toml never publishes a team's shelf.
+ */
+export function shelfVisibility(env: ReadAccessEnv): ShelfVisibility {
+  const value = env.SHELF_VISIBILITY ?? "public";
+  if (value === "public") return "public";
+  if (value !== "private") console.warn(`SHELF_VISIBILITY=${JSON.stringify(value)} is neither "public" nor "private"; serving as private`);
+  return "private";
+}
+
+/** True when the capability-URL form is switched on (SHELF_CAPABILITY_URLS = "on"). */
+export function capabilityUrlsEnabled(env: ReadAccessEnv): boolean {
+  return env.SHELF_CAPABILITY_URLS === "on";
+}
+
+function unauthorized(presented: boolean): never {
+  const challenge = presented ? `Bearer realm="${READ_REALM}", error="invalid_token"` : `Bearer realm="${READ_REALM}"`;
+  throw httpError(
+    401,
+    "unauthorized",
+    presented
+      ? "The read token was not accepted (unknown, revoked or expired); ask the shelf's owner for a new one."
+      : "This shelf is private: send Authorization: Bearer <read token>.",
+    { "WWW-Authenticate": challenge },
+  );
+}
+
+/** Options for {@link readAccess}. */
+export interface ReadAccessOptions {
+  verify?: ReadTokenVerifier;
+}
+
+/**
+ * Middleware guarding read routes. Sets `shelfAccess` for the handlers. A route mounted under
+ * `/c/:token` is a capability URL: 404 unless enabled and the token verifies, so a wrong or
+ * disabled capability URL looks exactly like a path that does not exist.
+ * @example reads.use("/skills/*", readAccess())
+ */
+export function readAccess(options: ReadAccessOptions = {}): MiddlewareHandler<{ Bindings: ReadAccessEnv; Variables: ReadAccessVariables }> {
+  const verify = options.verify ?? createReadTokenVerifier();
+
+  async function verified(token: string, env: ReadAccessEnv): Promise<boolean> {
+    try {
+      return await verify(token, env);
+    } catch (err) {
+      console.error("read-token lookup failed", err);
+      throw storageUnavailable();
+    }
+  }
+
+  return async function shelfReadAccess(c, next) {
+    const visibility = shelfVisibility(c.env);
+    const capability = c.req.param("token" as never) as string | undefined;
+    if (capability !== undefined) {
+      if (!capabilityUrlsEnabled(c.env) || !(await verified(capability, c.env))) {
+        throw httpError(404, "not_found", "This path is not on this shelf. Fetch the index to see what is.");
+      }
+      c.set("shelfAccess", { visibility, urlPrefix: `/c/${encodeURIComponent(capability)}` });
+      return next();
+    }
+    if (visibility === "private") {
+      const header = c.req.header("Authorization");
+      if (!header) unauthorized(false);
+      const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
+      if (!match || !(await verified(match[1]!, c.env))) unauthorized(true);
+    }
+    c.set("shelfAccess", { visibility, urlPrefix: "" });
+    return next();
+  };
+}

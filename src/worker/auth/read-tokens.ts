@@ -1,0 +1,91 @@
+// Read tokens for private shelves, held only as SHA-256 hashes. A presented token is hashed
+// and the hash is looked up — in the READ_TOKEN_SHA256 secret (a comma list) or as the KV key
+// `readtoken:<hex>` — so no secret string is ever compared, and nothing stored can be replayed.
+import { isSha256Hex, sha256Hex } from "../../core/hash.ts";
+
+/** KV key prefix of a read-token record; the rest of the key is the token's SHA-256 hex. */
+export const READ_TOKEN_KV_PREFIX = "readtoken:";
+/** How long an isolate trusts a KV lookup (positive or negative) before asking KV again. */
+export const READ_TOKEN_CACHE_MS = 30_000;
+
+/** The JSON stored under `readtoken:<sha256>`; every field is optional. */
+export interface ReadTokenRecord {
+  /** Who the token was issued to; shown in logs, never used for decisions. */
+  label?: string;
+  /** ISO 8601 instant after which the token no longer reads (KV expiration may also drop it). */
+  expires_at?: string;
+}
+
+/** The bindings the token store reads. */
+export interface ReadTokenEnv {
+  READ_TOKEN_SHA256?: string;
+  SHELF_KV?: KVNamespace;
+}
+
+/**
+ * Parses the READ_TOKEN_SHA256 secret: comma- or whitespace-separated lowercase hex SHA-256s.
+ * Entries that are not a SHA-256 are skipped with a logged warning, so a pasted raw token
+ * (the wrong thing to store) never becomes a valid credential.
+ */
+export function parseTokenHashList(secret: string | undefined): Set<string> {
+  const hashes = new Set<string>();
+  for (const entry of (secret ?? "").split(/[\s,]+/)) {
+    if (entry === "") continue;
+    const hex = entry.toLowerCase();
+    if (isSha256Hex(hex)) hashes.add(hex);
+    else console.warn("READ_TOKEN_SHA256 holds an entry that is not a SHA-256 hex; store sha256(token), not the token");
+  }
+  return hashes;
+}
+
+/** True when a KV record is still valid at `now` (an unparsable expiry counts as expired). */
+export function recordIsLive(record: ReadTokenRecord, now: number): boolean {
+  if (record.expires_at === undefined) return true;
+  const expires = Date.parse(record.expires_at);
+  return Number.isFinite(expires) && now < expires;
+}
+
+/** Options for {@link createReadTokenVerifier}. */
+export interface ReadTokenVerifierOptions {
+  /** Milliseconds since the epoch; a parameter so expiry and cache TTLs are testable. */
+  clock?: () => number;
+  cacheMs?: number;
+}
+
+/** Verifies presented read tokens against the stored hashes. */
+export type ReadTokenVerifier = (token: string, env: ReadTokenEnv) => Promise<boolean>;
+
+/**
+ * Builds a verifier with an in-isolate cache of KV answers (positive and negative, for
+ * `cacheMs`), so a warm private shelf adds no KV read per request. Revoking a KV token therefore
+ * takes up to `cacheMs` plus KV's own propagation delay (about 60 s); removing a hash from the
+ * secret takes effect on the next deploy.
+ * @example const verify = createReadTokenVerifier(); await verify(token, c.env)
+ */
+export function createReadTokenVerifier(options: ReadTokenVerifierOptions = {}): ReadTokenVerifier {
+  const clock = options.clock ?? Date.now;
+  const cacheMs = options.cacheMs ?? READ_TOKEN_CACHE_MS;
+  const cache = new Map<string, { record: ReadTokenRecord | null; until: number }>();
+  let parsedSecret: { source: string | undefined; hashes: Set<string> } | undefined;
+
+  return async function verifyReadToken(token: string, env: ReadTokenEnv): Promise<boolean> {
+    // Tokens are printable ASCII of sane length; anything else cannot have been issued.
+    if (token.length < 16 || token.length > 512 || !/^[\x21-\x7e]+$/.test(token)) return false;
+    const hash = await sha256Hex(token);
+    if (parsedSecret?.source !== env.READ_TOKEN_SHA256) {
+      parsedSecret = { source: env.READ_TOKEN_SHA256, hashes: parseTokenHashList(env.READ_TOKEN_SHA256) };
+    }
+    if (parsedSecret.hashes.has(hash)) return true;
+    if (!env.SHELF_KV) return false;
+
+    const now = clock();
+    let cached = cache.get(hash);
+    if (!cached || cached.until <= now) {
+      const record = await env.SHELF_KV.get<ReadTokenRecord>(READ_TOKEN_KV_PREFIX + hash, "json");
+      cached = { record: record && typeof record === "object" ? record : null, until: now + cacheMs };
+      if (cache.size > 1000) cache.clear(); // bound memory against token-guessing floods
+      cache.set(hash, cached);
+    }
+    return cached.record !== null && recordIsLive(cached.record, now);
+  };
+}
