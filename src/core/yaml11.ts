@@ -1,0 +1,200 @@
+// YAML parsing with PyYAML's YAML 1.1 typing, because both seed libraries read frontmatter with
+// PyYAML: `yes` is a boolean, `1.0` a float, `2024-01-15` a date there, and must be here too.
+// The `yaml` package's own 1.1 schema differs in corners (`y`/`n`, `1e3`), so plain scalars are
+// resolved with PyYAML's implicit-resolver rules instead. Duplicate keys are an error (PyYAML
+// keeps the last one: a deliberate difference) and aliases are capped against expansion bombs.
+import { isMap, isScalar, isSeq, parseDocument, type Document, type Node, type ScalarTag } from "yaml";
+
+/** Python type names, used in messages so they read the same as the seed libraries'. */
+export type PyTypeName = "str" | "int" | "float" | "bool" | "NoneType" | "date" | "datetime" | "list" | "dict";
+
+export class YamlError extends Error {
+  /** 1-based line within the YAML text, when known. */
+  readonly line: number | undefined;
+  constructor(message: string, line?: number) {
+    super(message);
+    this.name = "YamlError";
+    this.line = line;
+  }
+}
+
+/** Aliases allowed per document; a billion-laughs document needs far more and fails fast. */
+export const MAX_YAML_ALIASES = 100;
+
+const BOOL_RE = /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/;
+const FLOAT_RE =
+  /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+const INT_RE =
+  /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
+const NULL_RE = /^(?:~|null|Null|NULL|)$/;
+const DATE_RE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
+const TIMESTAMP_RE =
+  /^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$/;
+
+/** Splits sexagesimal `a:b:c` into base-60 digits, as YAML 1.1 ints and floats allow. */
+function sexagesimal(text: string): number {
+  return text.split(":").reduce((acc, part) => acc * 60 + Number(part), 0);
+}
+
+function resolveInt(source: string): number {
+  let s = source.replaceAll("_", "");
+  let sign = 1;
+  if (s[0] === "-" || s[0] === "+") {
+    if (s[0] === "-") sign = -1;
+    s = s.slice(1);
+  }
+  if (s === "0") return 0;
+  if (s.startsWith("0b")) return sign * Number.parseInt(s.slice(2), 2);
+  if (s.startsWith("0x")) return sign * Number.parseInt(s.slice(2), 16);
+  if (s.startsWith("0")) return sign * Number.parseInt(s, 8);
+  if (s.includes(":")) return sign * sexagesimal(s);
+  return sign * Number(s);
+}
+
+function resolveFloat(source: string): number {
+  let s = source.replaceAll("_", "").toLowerCase();
+  let sign = 1;
+  if (s[0] === "-" || s[0] === "+") {
+    if (s[0] === "-") sign = -1;
+    s = s.slice(1);
+  }
+  if (s === ".inf") return sign * Infinity;
+  if (s === ".nan") return Number.NaN;
+  if (s.includes(":")) return sign * sexagesimal(s);
+  return sign * Number(s);
+}
+
+function resolveTimestamp(source: string): Date {
+  if (DATE_RE.test(source)) return new Date(`${source}T00:00:00Z`);
+  const m = /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9]{1,2})(?::([0-9]{2}))?))?$/.exec(source);
+  if (!m) return new Date(Number.NaN);
+  const [, y, mo, d, h, mi, sec, frac = "", tz, tzSign, tzH = "0", tzM = "0"] = m;
+  const ms = Number(`0.${frac || "0"}`) * 1000;
+  let t = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec), Math.floor(ms));
+  if (tz && tz !== "Z") t -= (tzSign === "-" ? -1 : 1) * (Number(tzH) * 60 + Number(tzM)) * 60_000;
+  return new Date(t);
+}
+
+// Order matters only where rules overlap; it follows PyYAML's resolver registration order.
+const PYYAML_SCALAR_TAGS: ScalarTag[] = [
+  { tag: "tag:yaml.org,2002:bool", default: true, test: BOOL_RE, resolve: (s) => /^(?:yes|true|on)$/i.test(s) },
+  { tag: "tag:yaml.org,2002:float", default: true, test: FLOAT_RE, resolve: resolveFloat },
+  { tag: "tag:yaml.org,2002:int", default: true, test: INT_RE, resolve: resolveInt },
+  { tag: "tag:yaml.org,2002:null", default: true, test: NULL_RE, resolve: () => null },
+  { tag: "tag:yaml.org,2002:timestamp", default: true, test: TIMESTAMP_RE, resolve: resolveTimestamp },
+];
+
+/**
+ * The Python type PyYAML would give a scalar's source text (plain scalars only; quoted and
+ * block scalars are always `str`).
+ */
+export function pyTypeOfPlainScalar(source: string): PyTypeName {
+  if (BOOL_RE.test(source)) return "bool";
+  if (FLOAT_RE.test(source)) return "float";
+  if (INT_RE.test(source)) return "int";
+  if (NULL_RE.test(source)) return "NoneType";
+  if (TIMESTAMP_RE.test(source)) return DATE_RE.test(source) ? "date" : "datetime";
+  return "str";
+}
+
+/** The Python type name of a parsed YAML node, as PyYAML's safe_load would construct it. */
+export function pyTypeOfNode(node: unknown): PyTypeName {
+  if (node === null || node === undefined) return "NoneType";
+  if (isMap(node)) return "dict";
+  if (isSeq(node)) return "list";
+  if (isScalar(node)) {
+    if (node.type === "PLAIN" && !node.tag) return pyTypeOfPlainScalar(String(node.source ?? ""));
+    const v = node.value;
+    if (typeof v === "boolean") return "bool";
+    if (typeof v === "number") return Number.isInteger(v) && node.tag?.endsWith(":int") ? "int" : "float";
+    if (v === null) return "NoneType";
+    if (v instanceof Date) return "datetime";
+    return "str";
+  }
+  return "str";
+}
+
+/** A Python-style repr of a scalar node, for messages such as `got float (1.0)`. */
+export function pyReprOfNode(node: unknown): string {
+  const type = pyTypeOfNode(node);
+  if (!isScalar(node)) return type === "NoneType" ? "None" : type;
+  const v = node.value;
+  switch (type) {
+    case "NoneType":
+      return "None";
+    case "bool":
+      return v ? "True" : "False";
+    case "int":
+      return String(v);
+    case "float": {
+      const n = v as number;
+      if (Number.isNaN(n)) return "nan";
+      if (!Number.isFinite(n)) return n > 0 ? "inf" : "-inf";
+      return Number.isInteger(n) && Math.abs(n) < 1e16 ? `${n}.0` : String(n);
+    }
+    case "date": {
+      const d = v as Date;
+      return `datetime.date(${d.getUTCFullYear()}, ${d.getUTCMonth() + 1}, ${d.getUTCDate()})`;
+    }
+    case "datetime":
+      return `datetime.datetime(${String(node.source)})`;
+    default:
+      return `'${String(v)}'`;
+  }
+}
+
+/** PyYAML refuses these characters anywhere in a stream; so do we, with the line named. */
+const NON_PRINTABLE_RE = /[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+export interface ParsedYaml {
+  /** The document as plain JS: maps become objects with string keys, timestamps Dates. */
+  value: unknown;
+  /** The node tree, for type-aware messages (see pyTypeOfNode). */
+  document: Document.Parsed;
+}
+
+/** Parses one YAML document with PyYAML 1.1 typing; throws YamlError naming the line. */
+export function parseYaml11(text: string): ParsedYaml {
+  const bad = NON_PRINTABLE_RE.exec(text);
+  if (bad) {
+    const line = text.slice(0, bad.index).split("\n").length;
+    const code = bad[0].codePointAt(0)!.toString(16).padStart(4, "0");
+    throw new YamlError(`unacceptable character #x${code} at line ${line} (YAML forbids control characters)`, line);
+  }
+  const document = parseDocument(text, {
+    schema: "failsafe",
+    customTags: PYYAML_SCALAR_TAGS,
+    merge: true,
+    uniqueKeys: true,
+    prettyErrors: true,
+  });
+  const first = document.errors[0];
+  if (first) {
+    const line = first.linePos?.[0].line;
+    const message = first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+    throw new YamlError(line ? `${message} (line ${line})` : message, line);
+  }
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  } catch (error) {
+    throw new YamlError(`${(error as Error).message}; refusing to expand aliases (at most ${MAX_YAML_ALIASES})`);
+  }
+  return { value, document };
+}
+
+/** The value node of `key` in a top-level mapping document, for type-aware messages. */
+export function topLevelNode(document: Document.Parsed, key: string): Node | null | undefined {
+  const contents = document.contents;
+  if (!isMap(contents)) return undefined;
+  for (const pair of contents.items) {
+    if (isScalar(pair.key) && String(pair.key.value) === key) return (pair.value as Node | null) ?? null;
+  }
+  return undefined;
+}
+
+/** `(key node, value node)` pairs of a mapping node, for checks that need key types. */
+export function mapPairs(node: unknown): { key: unknown; value: unknown }[] {
+  if (!isMap(node)) return [];
+  return node.items.map((p) => ({ key: p.key, value: p.value }));
+}
