@@ -131,7 +131,7 @@ export function splitFrontmatter(text: string): FrontmatterSplit {
   }
   if (utf8Length(normalized) - firstBreak > MAX_FRONTMATTER_BYTES) {
     throw new SkillMdError(
-      `SKILL.md frontmatter has no closing '---' line within ${MAX_FRONTMATTER_BYTES} bytes; add the closing line and keep frontmatter under 256 KiB`,
+      `SKILL.md frontmatter runs past the ${MAX_FRONTMATTER_BYTES}-byte limit without a closing '---' line; keep frontmatter under 256 KiB and end it with a line '---'`,
     );
   }
   throw new SkillMdError("SKILL.md frontmatter has no closing '---' line; end the YAML block with a line '---'");
