@@ -1,0 +1,58 @@
+// Every storage key the shelf uses, built in one place from server-side values only (hex digests
+// checked here), so no client string ever becomes a key. docs/storage.md documents each one.
+import { isSha256Hex } from "../../core/hash.ts";
+
+/** R2: file bytes and archives, immutable, by SHA-256 of the bytes. */
+export const R2_BLOB_PREFIX = "blobs/";
+/** R2: skill records (canonical JSON), immutable, by SHA-256 of the bytes. */
+export const R2_RECORD_PREFIX = "records/";
+/** R2: shards (canonical JSON), immutable, by SHA-256 of the bytes. */
+export const R2_SHARD_PREFIX = "shards/";
+/** R2: generation manifests (canonical JSON), immutable, by generation id. */
+export const R2_GENERATION_PREFIX = "generations/";
+/** R2: the one mutable pointer to the current generation (moved by compare-and-swap). */
+export const R2_POINTER_KEY = "pointer.json";
+/** R2: the advisories in force (replaced by compare-and-swap). */
+export const R2_ADVISORIES_KEY = "advisories.json";
+
+/** KV (cache only): copies of the R2 pointer, advisories, manifests, shards and records. */
+export const KV_POINTER_KEY = "pointer";
+export const KV_ADVISORIES_KEY = "advisories";
+export const KV_GENERATION_PREFIX = "gen:";
+export const KV_SHARD_PREFIX = "shard:";
+export const KV_RECORD_PREFIX = "record:";
+
+/** The kinds of content-addressed object, each with its own R2 and KV prefix. */
+export type ObjectKind = "blob" | "record" | "shard" | "generation";
+
+const R2_PREFIX: Record<ObjectKind, string> = {
+  blob: R2_BLOB_PREFIX,
+  record: R2_RECORD_PREFIX,
+  shard: R2_SHARD_PREFIX,
+  generation: R2_GENERATION_PREFIX,
+};
+const KV_PREFIX: Record<Exclude<ObjectKind, "blob">, string> = {
+  record: KV_RECORD_PREFIX,
+  shard: KV_SHARD_PREFIX,
+  generation: KV_GENERATION_PREFIX,
+};
+
+function checkedHex(sha256: string): string {
+  if (!isSha256Hex(sha256)) throw new TypeError(`not a lowercase hex SHA-256: ${JSON.stringify(sha256.slice(0, 80))}`);
+  return sha256;
+}
+
+/** The R2 key of a content-addressed object. Throws on anything but 64 lowercase hex. */
+export function r2Key(kind: ObjectKind, sha256: string): string {
+  return R2_PREFIX[kind] + checkedHex(sha256);
+}
+
+/** The KV key of a cached JSON document (blobs are never cached in KV). */
+export function kvKey(kind: Exclude<ObjectKind, "blob">, sha256: string): string {
+  return KV_PREFIX[kind] + checkedHex(sha256);
+}
+
+/** The R2 prefix of a kind, for listing (gc). */
+export function r2Prefix(kind: ObjectKind): string {
+  return R2_PREFIX[kind];
+}
