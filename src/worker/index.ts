@@ -1,5 +1,7 @@
 // The skillshelf Worker: a thin Hono app over a published shelf generation.
 import { Hono } from "hono";
+import { handleError } from "./http/errors.ts";
+import { readRoutes } from "./routes/index.ts";
 
 export type AppEnv = { Bindings: CloudflareBindings };
 
@@ -7,5 +9,11 @@ const app = new Hono<AppEnv>();
 
 // Answers without touching storage, so it measures the isolate, not R2 or KV.
 app.get("/healthz", (c) => c.json({ ok: true }));
+
+// One error path: HTTPExceptions return the Response they carry, headers intact.
+app.onError(handleError);
+
+// The read surface: /skills, /.well-known/agent-skills, /.well-known/skills, /v1/shelf, /g/<id>/…, /c/<token>/…
+app.route("/", readRoutes());
 
 export default app;

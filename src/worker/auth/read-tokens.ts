@@ -72,7 +72,7 @@ export function createReadTokenVerifier(options: ReadTokenVerifierOptions = {}):
     // Tokens are printable ASCII of sane length; anything else cannot have been issued.
     if (token.length < 16 || token.length > 512 || !/^[\x21-\x7e]+$/.test(token)) return false;
     const hash = await sha256Hex(token);
-    if (parsedSecret?.source !== env.READ_TOKEN_SHA256) {
+    if (parsedSecret === undefined || parsedSecret.source !== env.READ_TOKEN_SHA256) {
       parsedSecret = { source: env.READ_TOKEN_SHA256, hashes: parseTokenHashList(env.READ_TOKEN_SHA256) };
     }
     if (parsedSecret.hashes.has(hash)) return true;

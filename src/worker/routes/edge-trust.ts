@@ -1,0 +1,89 @@
+// Trust at the edge: the build refuses blocked skills, but advisories can be published later
+// (and outlive rollbacks), so every request re-checks each skill against the advisories in force
+// with the core's evaluateTrust, keyed by the tree hash the build computed. Only advisories can
+// change a verdict after a build, so the build's validations are not needed here.
+import type { SkillEntry } from "../../core/manifest.ts";
+import { evaluateTrust } from "../../core/trust/evaluate.ts";
+import type { AdvisoryEntry } from "../../core/trust/records.ts";
+import type { AdvisoriesInForce } from "./shelf-view.ts";
+
+/** The advisory that blocks a skill, as shown in a 410 body and in /v1/shelf. */
+export interface BlockingAdvisory {
+  advisory_id: string | null;
+  name: string;
+  source: string;
+  severity: string;
+  hidden_issue: string;
+  reference: string | null;
+  tree_hash: string | null;
+}
+
+/** The edge verdict for one skill: blocked (with the advisory) or served, maybe needing review. */
+export interface EdgeVerdict {
+  blocked: BlockingAdvisory | null;
+  /** The build said so, or an advisory in force now matches without blocking. */
+  requiresReview: boolean;
+}
+
+/** Computes the edge verdict of a skill entry against the advisories in force. */
+export type EdgeTrust = (advisories: AdvisoriesInForce, entry: SkillEntry) => EdgeVerdict;
+
+const normalized = new WeakMap<AdvisoriesInForce, AdvisoryEntry[]>();
+
+/** The advisories in force as evaluateTrust's AdvisoryEntry (defaults for optional fields). */
+function advisoryEntries(record: AdvisoriesInForce): AdvisoryEntry[] {
+  let list = normalized.get(record);
+  if (!list) {
+    list = record.advisories.map((a) => {
+      const raw = a as Record<string, unknown>;
+      const str = (key: string): string | null => (typeof raw[key] === "string" ? (raw[key] as string) : null);
+      return {
+        name: a.name.trim().toLowerCase(),
+        source: a.source.trim(),
+        official_intent: str("official_intent") ?? "",
+        hidden_issue: str("hidden_issue") ?? "",
+        severity: a.severity as AdvisoryEntry["severity"],
+        reference: str("reference") ?? "",
+        tree_hash: str("tree_hash")?.trim().toLowerCase() || null,
+        advisory_id: str("advisory_id"),
+        discovered_at: str("discovered_at"),
+        status: str("status") === "withdrawn" ? "withdrawn" : "active",
+        withdrawn_reason: str("withdrawn_reason"),
+        withdrawn_at: str("withdrawn_at"),
+      } satisfies AdvisoryEntry;
+    });
+    normalized.set(record, list);
+  }
+  return list;
+}
+
+/**
+ * The edge verdict: evaluateTrust over the advisories in force, with the entry's tree hash,
+ * name and provenance source.
+ * @example edgeVerdict(view.advisories, entry).blocked?.advisory_id
+ */
+export const edgeVerdict: EdgeTrust = (advisories, entry) => {
+  if (advisories.advisories.length === 0) {
+    return { blocked: null, requiresReview: entry.trust.requires_review };
+  }
+  const verdict = evaluateTrust(
+    { validations: [], advisories: advisoryEntries(advisories) },
+    { tree_hash: entry.tree_hash, name: entry.name, source: entry.trust.source, has_scripts: entry.has_scripts },
+  );
+  if (verdict.blocked) {
+    const a = verdict.advisories.find((x) => x.severity === "critical" || x.severity === "high" || (x.tree_hash !== null && x.tree_hash === entry.tree_hash)) ?? verdict.advisories[0]!;
+    return {
+      blocked: {
+        advisory_id: a.advisory_id,
+        name: a.name,
+        source: a.source,
+        severity: a.severity,
+        hidden_issue: a.hidden_issue,
+        reference: a.reference || null,
+        tree_hash: a.tree_hash,
+      },
+      requiresReview: false,
+    };
+  }
+  return { blocked: null, requiresReview: entry.trust.requires_review || verdict.advisories.length > 0 };
+};

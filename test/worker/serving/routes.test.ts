@@ -1,0 +1,389 @@
+// Integration tests of the read routes over a fixture generation in workerd's local R2: every
+// route for a SKILL.md-only skill, nested resources, a binary asset and a script; 304/206/HEAD;
+// content types and security headers; traversal; storage failure; a blocked skill; the budget.
+import { env } from "cloudflare:workers";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import app from "../../../src/worker/index.ts";
+import { sha256Hex } from "../../../src/core/hash.ts";
+import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
+import { publishFixtureShelf, setFixtureAdvisories, type PublishedFixture } from "./fixture-shelf.ts";
+
+const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0xff, 0x00, 0x80]);
+const BLOCKING_ADVISORY = {
+  name: "bad-skill",
+  source: "first-party",
+  official_intent: "formats dates",
+  hidden_issue: "exfiltrates environment variables",
+  severity: "critical",
+  reference: "https://example.test/adv/1",
+  tree_hash: null,
+  advisory_id: "ADV-2026-001",
+  discovered_at: "2026-11-01",
+  status: "active",
+  withdrawn_reason: null,
+  withdrawn_at: null,
+};
+
+let shelf: PublishedFixture;
+const BASE = "https://shelf.test";
+
+function get(path: string, init: RequestInit = {}, bindings: object = env): Promise<Response> {
+  return Promise.resolve(app.request(`${BASE}${path}`, init, bindings));
+}
+
+beforeAll(async () => {
+  resetStorageMemory();
+  shelf = await publishFixtureShelf(
+    env,
+    [
+      { name: "solo", description: "A skill that is only a SKILL.md." },
+      {
+        name: "nested",
+        description: "A skill with nested resources, a binary asset and a script.",
+        files: {
+          "references/guide.md": "# Guide\n\nRead me.\n",
+          "references/deep/more.md": "# More\n",
+          "assets/logo.png": PNG,
+          "assets/page.html": "<script>alert(1)</script>\n",
+          "scripts/run.sh": "#!/bin/sh\necho hi\n",
+        },
+      },
+      { name: "review-me", description: "Needs a human look first.", requiresReview: true, files: { "references/x.md": "x\n" } },
+      { name: "bad-skill", description: "Blocked after the build.", files: { "references/y.md": "y\n" } },
+    ],
+    { advisories: [BLOCKING_ADVISORY] },
+  );
+});
+
+beforeEach(() => resetStorageMemory());
+
+describe("agentskills-http static layout", () => {
+  it("lists servable skills in /skills/index.json (blocked one absent)", async () => {
+    const res = await get("/skills/index.json");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("application/json");
+    expect(await res.json()).toEqual({ skills: ["nested", "review-me", "solo"] });
+  });
+
+  it("serves the per-skill manifest with all three kinds sorted, and the full file list", async () => {
+    const res = await get("/skills/nested/index.json");
+    expect(await res.json()).toEqual({
+      references: ["guide.md"],
+      scripts: ["run.sh"],
+      assets: ["logo.png", "page.html"],
+      files: ["SKILL.md", "assets/logo.png", "assets/page.html", "references/deep/more.md", "references/guide.md", "scripts/run.sh"],
+    });
+    expect(await (await get("/skills/solo/index.json")).json()).toEqual({ references: [], scripts: [], assets: [], files: ["SKILL.md"] });
+  });
+
+  it("serves SKILL.md and every file, nested ones at their full path, byte for byte", async () => {
+    for (const [path, bytes] of shelf.files.get("nested")!) {
+      const res = await get(`/skills/nested/${path}`);
+      expect(res.status, path).toBe(200);
+      expect(new Uint8Array(await res.arrayBuffer()), path).toEqual(bytes);
+      expect(res.headers.get("ETag")).toBe(`"${await sha256Hex(bytes)}"`);
+      expect(res.headers.get("Content-Length")).toBe(String(bytes.length));
+      expect(res.headers.get("Cache-Control")).toBe("public, max-age=60, must-revalidate");
+    }
+  });
+
+  it("answers 404 for a missing skill and a missing file", async () => {
+    expect((await get("/skills/no-such-skill-anywhere/SKILL.md")).status).toBe(404);
+    expect((await get("/skills/nested/references/no-such-resource.txt")).status).toBe(404);
+    expect((await get("/skills/nested/references/deep")).status).toBe(404);
+  });
+});
+
+describe("content types and security headers", () => {
+  it.each([
+    ["SKILL.md", "text/markdown; charset=utf-8"],
+    ["references/guide.md", "text/markdown; charset=utf-8"],
+    ["assets/logo.png", "image/png"],
+    ["assets/page.html", "text/plain; charset=utf-8"],
+    ["scripts/run.sh", "text/plain; charset=utf-8"],
+  ])("%s is served as %s with nosniff, a sandboxing CSP, CORS and Repr-Digest", async (path, type) => {
+    const res = await get(`/skills/nested/${path}`);
+    expect(res.headers.get("Content-Type")).toBe(type);
+    expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    expect(res.headers.get("Content-Security-Policy")).toBe("default-src 'none'; sandbox");
+    expect(res.headers.get("Access-Control-Allow-Origin")).toBe("*");
+    expect(res.headers.get("Access-Control-Expose-Headers")).toContain("Repr-Digest");
+    const hex = await sha256Hex(shelf.files.get("nested")!.get(path)!);
+    const b64 = btoa(String.fromCharCode(...hex.match(/../g)!.map((h) => parseInt(h, 16))));
+    expect(res.headers.get("Repr-Digest")).toBe(`sha-256=:${b64}:`);
+  });
+
+  it("answers a CORS preflight on a public shelf", async () => {
+    const res = await get("/skills/solo/SKILL.md", { method: "OPTIONS", headers: { Origin: "https://x.test", "Access-Control-Request-Method": "GET" } });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("Access-Control-Allow-Methods")).toContain("GET");
+  });
+});
+
+describe("conditional requests, ranges, HEAD", () => {
+  it("answers If-None-Match (weakly) with 304 and the same ETag, and only when asked", async () => {
+    const first = await get("/skills/nested/references/guide.md");
+    const etag = first.headers.get("ETag")!;
+    const res = await get("/skills/nested/references/guide.md", { headers: { "If-None-Match": `W/${etag}` } });
+    expect(res.status).toBe(304);
+    expect(res.headers.get("ETag")).toBe(etag);
+    expect(await res.text()).toBe("");
+    const stale = await get("/skills/nested/references/guide.md", { headers: { "If-None-Match": '"other"' } });
+    expect(stale.status).toBe(200);
+  });
+
+  it("revalidates indexes by ETag too", async () => {
+    const first = await get("/.well-known/agent-skills/index.json");
+    const res = await get("/.well-known/agent-skills/index.json", { headers: { "If-None-Match": first.headers.get("ETag")! } });
+    expect(res.status).toBe(304);
+  });
+
+  it("serves a Range as 206 with Content-Range", async () => {
+    const res = await get("/skills/nested/assets/logo.png", { headers: { Range: "bytes=1-3" } });
+    expect(res.status).toBe(206);
+    expect(res.headers.get("Content-Range")).toBe(`bytes 1-3/${PNG.length}`);
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(PNG.slice(1, 4));
+  });
+
+  it("answers an unsatisfiable Range with 416", async () => {
+    const res = await get("/skills/nested/assets/logo.png", { headers: { Range: "bytes=999-" } });
+    expect(res.status).toBe(416);
+    expect(res.headers.get("Content-Range")).toBe(`bytes */${PNG.length}`);
+  });
+
+  it("answers HEAD with the GET headers and no body", async () => {
+    const res = await get("/skills/nested/assets/logo.png", { method: "HEAD" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Length")).toBe(String(PNG.length));
+    expect(res.headers.get("Content-Type")).toBe("image/png");
+    expect(await res.text()).toBe("");
+    const idx = await get("/.well-known/agent-skills/index.json", { method: "HEAD" });
+    expect(idx.status).toBe(200);
+    expect(await idx.text()).toBe("");
+  });
+});
+
+describe("well-known discovery v0.2.0", () => {
+  it("lists each servable skill with an immutable URL whose bytes match the digest", async () => {
+    const res = await get("/.well-known/agent-skills/index.json");
+    expect(res.headers.get("Content-Type")).toBe("application/json");
+    const index = (await res.json()) as { $schema: string; skills: Array<Record<string, string | boolean>> };
+    expect(index.$schema).toBe("https://schemas.agentskills.io/discovery/0.2.0/schema.json");
+    expect(index.skills.map((s) => [s.name, s.type])).toEqual([["nested", "archive"], ["review-me", "archive"], ["solo", "skill-md"]]);
+    expect(index.skills.find((s) => s.name === "review-me")!.requires_review).toBe(true);
+    for (const entry of index.skills) {
+      expect(entry.url).toMatch(new RegExp(`^/g/${shelf.generation}/\\.well-known/agent-skills/`));
+      const artifact = await get(entry.url as string);
+      expect(artifact.status).toBe(200);
+      expect(artifact.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
+      expect(`sha256:${await sha256Hex(new Uint8Array(await artifact.arrayBuffer()))}`).toBe(entry.digest);
+      expect(artifact.headers.get("Content-Type")).toBe(entry.type === "archive" ? "application/gzip" : "text/markdown; charset=utf-8");
+    }
+  });
+
+  it("serves the readable paths: SKILL.md, <name>.tar.gz and <name>.zip", async () => {
+    const md = await get("/.well-known/agent-skills/solo/SKILL.md");
+    expect(md.headers.get("Content-Type")).toBe("text/markdown; charset=utf-8");
+    expect(new Uint8Array(await md.arrayBuffer())).toEqual(shelf.files.get("solo")!.get("SKILL.md"));
+    const tgz = await get("/.well-known/agent-skills/nested.tar.gz");
+    expect(tgz.headers.get("Content-Type")).toBe("application/gzip");
+    expect(new Uint8Array(await tgz.arrayBuffer())).toEqual(shelf.archives.get("nested")!.tarGz);
+    const zip = await get("/.well-known/agent-skills/nested.zip");
+    expect(zip.headers.get("Content-Type")).toBe("application/zip");
+    expect(new Uint8Array(await zip.arrayBuffer())).toEqual(shelf.archives.get("nested")!.zip);
+  });
+
+  it("keeps immutable URLs of an older generation working after a new publish", async () => {
+    const index = (await (await get("/.well-known/agent-skills/index.json")).json()) as { skills: Array<{ name: string; url: string; digest: string }> };
+    const solo = index.skills.find((s) => s.name === "solo")!;
+    const other = await publishFixtureShelf({ SHELF_BUCKET: env.SHELF_BUCKET }, [{ name: "solo", description: "Changed." }], { advisories: [BLOCKING_ADVISORY], seq: 2 });
+    resetStorageMemory();
+    try {
+      const res = await get(solo.url);
+      expect(res.status).toBe(200);
+      expect(`sha256:${await sha256Hex(new Uint8Array(await res.arrayBuffer()))}`).toBe(solo.digest);
+      expect((await get(`/g/${"0".repeat(64)}/skills/solo/SKILL.md`)).status).toBe(404);
+      expect(other.generation).not.toBe(shelf.generation);
+    } finally {
+      shelf = await publishFixtureShelf(env, [...rebuildList()], { advisories: [BLOCKING_ADVISORY], seq: 3 });
+      resetStorageMemory();
+    }
+  });
+});
+
+function rebuildList() {
+  return [...shelf.entries.keys()].map((name) => ({
+    name,
+    description: shelf.entries.get(name)!.description,
+    requiresReview: shelf.entries.get(name)!.trust.requires_review,
+    files: Object.fromEntries([...shelf.files.get(name)!].filter(([p]) => p !== "SKILL.md")),
+  }));
+}
+
+describe("legacy discovery v0.1", () => {
+  it("lists files with SKILL.md first and serves each at /.well-known/skills/<name>/<path>", async () => {
+    const index = (await (await get("/.well-known/skills/index.json")).json()) as { skills: Array<{ name: string; files: string[] }> };
+    expect(index.skills.map((s) => s.name)).toEqual(["nested", "review-me", "solo"]);
+    const nested = index.skills.find((s) => s.name === "nested")!;
+    expect(nested.files[0]).toBe("SKILL.md");
+    expect(new Set(nested.files)).toEqual(new Set(shelf.files.get("nested")!.keys()));
+    for (const path of nested.files) {
+      const res = await get(`/.well-known/skills/nested/${path}`);
+      expect(new Uint8Array(await res.arrayBuffer()), path).toEqual(shelf.files.get("nested")!.get(path));
+    }
+  });
+});
+
+describe("/v1/shelf", () => {
+  it("reports the generation, counts, publish time and the advisories in force", async () => {
+    const body = (await (await get("/v1/shelf")).json()) as Record<string, unknown>;
+    expect(body.generation).toBe(shelf.generation);
+    expect(body.published_at).toBe("2026-11-30T10:00:00.000Z");
+    expect(body.counts).toMatchObject({ skills: 4, served_skills: 3, blocked_skills: 1, requires_review: 1 });
+    expect(body.requires_review).toEqual(["review-me"]);
+    expect((body.advisories as { in_force: unknown[] }).in_force).toHaveLength(1);
+  });
+});
+
+describe("a blocked skill", () => {
+  it.each([
+    "/skills/bad-skill/SKILL.md",
+    "/skills/bad-skill/index.json",
+    "/skills/bad-skill/references/y.md",
+    "/.well-known/agent-skills/bad-skill/SKILL.md",
+    "/.well-known/agent-skills/bad-skill.tar.gz",
+    "/.well-known/agent-skills/bad-skill.zip",
+    "/.well-known/skills/bad-skill/SKILL.md",
+  ])("answers 410 naming the advisory at %s (and at its immutable URL)", async (path) => {
+    for (const p of [path, `/g/${shelf.generation}${path}`]) {
+      const res = await get(p);
+      expect(res.status, p).toBe(410);
+      const body = (await res.json()) as { message: string; advisory: { advisory_id: string } };
+      expect(body.message).toContain("ADV-2026-001");
+      expect(body.advisory.advisory_id).toBe("ADV-2026-001");
+    }
+  });
+
+  it("is absent from every index", async () => {
+    for (const path of ["/skills/index.json", "/.well-known/agent-skills/index.json", "/.well-known/skills/index.json"]) {
+      expect(await (await get(path)).text(), path).not.toContain("bad-skill");
+    }
+  });
+
+  it("comes back once the advisory is withdrawn", async () => {
+    await setFixtureAdvisories(env, [{ ...BLOCKING_ADVISORY, status: "withdrawn" }], 2);
+    resetStorageMemory();
+    try {
+      expect((await get("/skills/bad-skill/SKILL.md")).status).toBe(200);
+    } finally {
+      await setFixtureAdvisories(env, [BLOCKING_ADVISORY], 3);
+      resetStorageMemory();
+    }
+  });
+});
+
+describe("traversal and malformed paths", () => {
+  it.each([
+    "/skills/nested/..%2fsolo%2fSKILL.md",
+    "/skills/nested%2freferences/guide.md",
+    "/skills/nested/references%2fguide.md",
+    "/skills/nested/references%5cguide.md",
+    "/skills/nested/%2e%2e%2f%2e%2e%2fpointer.json",
+    "/skills/nested/SKILL.md%00",
+    "/skills/%2e%2e/SKILL.md",
+    "/skills/..%5c..%5cwindows/SKILL.md",
+    "/skills/Nested/SKILL.md",
+    `/skills/${"a".repeat(65)}/SKILL.md`,
+    `/skills/nested/${"a/".repeat(600)}x`,
+    "/skills/nested/%ff%fe",
+    "/skills/nested/",
+    "/skills/nested",
+    "/skills/",
+    "/.well-known/agent-skills/../skills/index.json",
+    "/.well-known/agent-skills/pointer.json",
+    "/g/not-a-generation/skills/index.json",
+    "/blobs/" + "a".repeat(64),
+  ])("%s → 404, never a redirect", async (path) => {
+    const res = await get(path);
+    expect(res.status, path).toBe(path === "/.well-known/agent-skills/../skills/index.json" ? 200 : 404);
+  });
+});
+
+describe("storage failure", () => {
+  function failingBucket(fail: (method: string, key: string) => boolean): R2Bucket {
+    return new Proxy(env.SHELF_BUCKET, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (fail(String(prop), String(args[0]))) return Promise.reject(new Error("R2 is down: internal detail"));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  }
+
+  it.each([
+    ["every R2 read fails (cold isolate)", () => true, "/skills/index.json"],
+    ["the blob read fails", (_m: string, key: string) => key.startsWith("blobs/"), "/skills/nested/references/guide.md"],
+  ])("%s → 503 with Retry-After ≤ 30 s, never a partial 200", async (_label, fail, path) => {
+    const res = await get(path, {}, { ...env, SHELF_BUCKET: failingBucket(fail) });
+    expect(res.status).toBe(503);
+    expect(Number(res.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(Number(res.headers.get("Retry-After"))).toBeLessThanOrEqual(30);
+    expect(await res.text()).not.toContain("internal detail");
+  });
+});
+
+describe("binding-call budget", () => {
+  type Counts = Record<string, number>;
+  function counting<T extends object>(target: T, name: string, counts: Counts): T {
+    return new Proxy(target, {
+      get(t, prop, receiver) {
+        const value = Reflect.get(t, prop, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          const key = `${name}.${String(prop)}`;
+          counts[key] = (counts[key] ?? 0) + 1;
+          return (value as (...a: unknown[]) => unknown).apply(t, args);
+        };
+      },
+    });
+  }
+  function countedEnv(counts: Counts) {
+    return { ...env, SHELF_BUCKET: counting(env.SHELF_BUCKET, "r2", counts), SHELF_KV: counting(env.SHELF_KV, "kv", counts) };
+  }
+
+  it("a warm file GET reads one R2 object and nothing else; a matching conditional GET reads none", async () => {
+    const counts: Counts = {};
+    const bindings = countedEnv(counts);
+    const warm = await get("/skills/nested/references/guide.md", {}, bindings);
+    const etag = warm.headers.get("ETag")!;
+    await warm.arrayBuffer();
+    for (const k of Object.keys(counts)) delete counts[k];
+
+    const res = await get("/skills/nested/references/guide.md", {}, bindings);
+    await res.arrayBuffer();
+    expect(counts).toEqual({ "r2.get": 1 });
+
+    for (const k of Object.keys(counts)) delete counts[k];
+    const md = await get("/skills/nested/SKILL.md", {}, bindings);
+    await md.arrayBuffer();
+    expect(counts).toEqual({ "r2.get": 1 });
+
+    for (const k of Object.keys(counts)) delete counts[k];
+    const cond = await get("/skills/nested/references/guide.md", { headers: { "If-None-Match": etag } }, bindings);
+    expect(cond.status).toBe(304);
+    expect(counts).toEqual({});
+  });
+
+  it("a warm index GET reads no storage at all", async () => {
+    const counts: Counts = {};
+    const bindings = countedEnv(counts);
+    await (await get("/.well-known/agent-skills/index.json", {}, bindings)).arrayBuffer();
+    for (const k of Object.keys(counts)) delete counts[k];
+    await (await get("/.well-known/agent-skills/index.json", {}, bindings)).arrayBuffer();
+    await (await get("/skills/index.json", {}, bindings)).arrayBuffer();
+    expect(counts).toEqual({});
+  });
+});
