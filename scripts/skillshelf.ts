@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// The skillshelf CLI: dispatches to one module per command in scripts/commands/.
+// User mistakes print one line and exit non-zero; only real bugs print a stack trace.
+import { CliError, type Command } from "./lib/cli.ts";
+
+interface CommandEntry {
+  summary: string;
+  load: () => Promise<{ run: Command }>;
+}
+
+// One line per command; keep alphabetical.
+const COMMANDS: Record<string, CommandEntry> = {
+  attest: { summary: "attest <shelf-dir> (<name>... | --all) [--by <reviewer>] [--check]  bind skills' tree hashes to validation records", load: () => import("./commands/attest.ts") },
+  build: { summary: "build <shelf-dir> [--out <dir>] [--json]  build the shelf into a content-addressed generation", load: () => import("./commands/build.ts") },
+  hash: { summary: "hash <skill-dir>  print the skill's tree hash", load: () => import("./commands/hash.ts") },
+  inspect: { summary: "inspect <skill-dir> --json  inventory, hashes and frontmatter", load: () => import("./commands/inspect.ts") },
+  validate: { summary: "validate <skill-or-shelf-dir> [--json]  check every skill, list every problem", load: () => import("./commands/validate.ts") },
+};
+
+function help(): string {
+  const lines = Object.values(COMMANDS).map((c) => `  skillshelf ${c.summary}`);
+  return `usage: skillshelf <command> [args]\n\ncommands:\n${lines.join("\n")}\n`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    process.stdout.write(help());
+    return name === undefined ? 2 : 0;
+  }
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!entry) {
+    process.stderr.write(`skillshelf: unknown command "${name}"\n\n${help()}`);
+    return 2;
+  }
+  const { run } = await entry.load();
+  return run({
+    args,
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    interactive: Boolean(process.stderr.isTTY) && !process.env.CI,
+    env: process.env,
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof CliError) {
+      process.stderr.write(`skillshelf: ${error.message}\n`);
+      process.exitCode = error.exitCode;
+    } else {
+      process.stderr.write(`skillshelf: internal error (a bug, please report it):\n${(error as Error)?.stack ?? String(error)}\n`);
+      process.exitCode = 70;
+    }
+  },
+);
