@@ -11,8 +11,12 @@ interface CommandEntry {
 // One line per command; keep alphabetical.
 const COMMANDS: Record<string, CommandEntry> = {
   attest: { summary: "attest <shelf-dir> (<name>... | --all) [--by <reviewer>] [--check]  bind skills' tree hashes to validation records", load: () => import("./commands/attest.ts") },
+  build: { summary: "build <shelf-dir> [--out <dir>] [--json]  build the shelf into a content-addressed generation", load: () => import("./commands/build.ts") },
+  catalog: { summary: "catalog <shelf-dir> [--format xml|markdown] [--tags a,b] [--include a,b] [--exclude a,b] [--max-chars N] [--total N] [--no-selection-hints]  the catalog an agent's prompt carries", load: () => import("./commands/catalog.ts") },
   hash: { summary: "hash <skill-dir>  print the skill's tree hash", load: () => import("./commands/hash.ts") },
   inspect: { summary: "inspect <skill-dir> --json  inventory, hashes and frontmatter", load: () => import("./commands/inspect.ts") },
+  outline: { summary: "outline <skill-dir> [--json]  a skill's sections, keys and token estimates", load: () => import("./commands/outline.ts") },
+  section: { summary: "section <skill-dir> <key>  one section of a skill's body", load: () => import("./commands/section.ts") },
   validate: { summary: "validate <skill-or-shelf-dir> [--json]  check every skill, list every problem", load: () => import("./commands/validate.ts") },
 };
 
