@@ -1,0 +1,32 @@
+// skillshelf build <shelf-dir> [--out <dir>] [--json]: check every skill, then write the
+// generation (manifest.json and every object under its SHA-256) atomically to the build folder.
+import { parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
+import { BuildRefusedError, buildShelf, writeBuild } from "../lib/build.ts";
+
+const USAGE = "skillshelf build <shelf-dir> [--out <dir>] [--json]";
+/** Where the build goes when --out is not given (git-ignored). */
+export const DEFAULT_BUILD_DIR = "build";
+
+export const run: Command = async (ctx) => {
+  const { values, positionals } = parseCommandArgs(ctx.args, { out: { type: "string" }, json: { type: "boolean" } }, USAGE);
+  if (positionals.length !== 1) throw new UsageError(`expected one shelf folder\nusage: ${USAGE}`);
+  const out = values.out ?? DEFAULT_BUILD_DIR;
+  let built;
+  try {
+    built = await buildShelf(positionals[0]!);
+  } catch (error) {
+    if (error instanceof BuildRefusedError && values.json) {
+      ctx.stdout(`${JSON.stringify({ ok: false, problems: error.problems }, null, 2)}\n`);
+      return 1;
+    }
+    throw error;
+  }
+  await writeBuild(built, out);
+  const m = built.manifest;
+  if (values.json) {
+    ctx.stdout(`${JSON.stringify({ ok: true, generation: built.id, out, skills: m.skill_count, files: m.file_count, bytes: m.total_bytes, objects: built.objects.length }, null, 2)}\n`);
+  } else {
+    ctx.stdout(`built generation ${built.id}\n  ${m.skill_count} skill(s), ${m.file_count} file(s), ${m.total_bytes} bytes, ${built.objects.length} object(s) in ${m.shards.length} shard(s) → ${out}\n`);
+  }
+  return 0;
+};

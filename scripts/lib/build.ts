@@ -1,0 +1,273 @@
+// `skillshelf build`: turns a shelf folder into a build folder (manifest.json plus every object
+// under its SHA-256). Every skill is checked first and every problem reported; when any skill is
+// refused nothing is written. The folder is written to a temporary sibling and renamed into place.
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { ArchiveError, tarArchive } from "../../src/core/archive.ts";
+import { sha256Hex } from "../../src/core/hash.ts";
+import { assembleGeneration, type BuiltGeneration, type SkillBuildInput, type SkillRecordInput } from "../../src/core/generation.ts";
+import { MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, GenerationManifestSchema, type GenerationManifest } from "../../src/core/manifest.ts";
+import { outlineOf } from "../../src/core/outline.ts";
+import { judgeSkill } from "../../src/core/trust/select.ts";
+import { sourceCandidates, validationsFor } from "../../src/core/trust/evaluate.ts";
+import { loadShelfRecords, type ShelfRecords } from "../../src/core/trust/records.ts";
+import { advisoryToDict, validationToDict } from "../../src/core/trust/serialize.ts";
+import { CliError } from "./cli.ts";
+import { listShelfSkillDirs, loadSkill, requireDir } from "./skill-dir.ts";
+
+/** One reason a shelf cannot be built. `skill` is null for shelf-level problems (trust records). */
+export interface BuildProblem {
+  skill: string | null;
+  field: string;
+  message: string;
+}
+
+/** Thrown when the shelf cannot be built; lists every problem found. Exit code 1. */
+export class BuildRefusedError extends CliError {
+  readonly problems: readonly BuildProblem[];
+  constructor(problems: readonly BuildProblem[]) {
+    super(`build refused: ${problems.length} problem(s); nothing was written:\n${problems.map((p) => `  ${p.skill ?? "shelf"}: ${p.field}: ${p.message}`).join("\n")}`);
+    this.problems = problems;
+  }
+}
+
+const RECORD_FILES = ["validations", "advisories", "guidance", "catalog"] as const;
+
+async function readOptional(file: string): Promise<Uint8Array | undefined> {
+  try {
+    return new Uint8Array(await readFile(file));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/**
+ * Problems with a skill's file paths that would make it unsafe or unportable to unpack:
+ * absolute paths, `.`/`..` segments, backslashes, NUL or control characters, and paths (or
+ * folders) that differ only by case.
+ */
+export function pathProblems(paths: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const p of paths) {
+    const shown = JSON.stringify(p);
+    if (p.startsWith("/")) problems.push(`path ${shown} is absolute; skill paths are relative to the skill folder`);
+    if (p.includes("\\")) problems.push(`path ${shown} contains a backslash; rename it (clients treat \\ as a separator)`);
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(p)) problems.push(`path ${shown} contains a NUL or control character; rename it`);
+    const segments = p.split("/");
+    if (segments.some((s) => s === "..")) problems.push(`path ${shown} contains "..": rename it`);
+    else if (segments.some((s) => s === "" || s === ".")) problems.push(`path ${shown} has an empty or "." segment`);
+  }
+  // Every file and every folder it lives in, grouped case-insensitively.
+  const byFolded = new Map<string, Set<string>>();
+  for (const p of paths) {
+    const segments = p.split("/");
+    for (let i = 1; i <= segments.length; i++) {
+      const prefix = segments.slice(0, i).join("/");
+      const folded = prefix.toLowerCase();
+      const set = byFolded.get(folded) ?? new Set<string>();
+      set.add(prefix);
+      byFolded.set(folded, set);
+    }
+  }
+  for (const variants of byFolded.values()) {
+    if (variants.size > 1) {
+      problems.push(`paths ${[...variants].sort().map((v) => JSON.stringify(v)).join(" and ")} differ only by case; they collide on case-insensitive file systems. Rename one`);
+    }
+  }
+  return problems;
+}
+
+/** Frontmatter as plain JSON (YAML timestamps become ISO strings, as JSON.stringify writes them). */
+function frontmatterJson(frontmatter: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(frontmatter)) as Record<string, unknown>;
+}
+
+/** The outline as plain JSON data for the record. */
+function plainOutline(outline: ReturnType<typeof outlineOf>): SkillRecordInput["outline"] {
+  return { ...outline, sections: outline.sections.map((section) => ({ ...section })) };
+}
+
+/** Reads and checks a whole shelf, then assembles its generation in memory. Writes nothing. */
+export async function buildShelf(shelfDir: string): Promise<BuiltGeneration> {
+  await requireDir(shelfDir, "shelf folder");
+  const problems: BuildProblem[] = [];
+
+  const recordBytes: Partial<Record<(typeof RECORD_FILES)[number], Uint8Array>> = {};
+  for (const name of RECORD_FILES) {
+    const bytes = await readOptional(path.join(shelfDir, `${name}.yaml`));
+    if (bytes) recordBytes[name] = bytes;
+  }
+  const loaded = loadShelfRecords(recordBytes);
+  for (const p of loaded.problems) {
+    problems.push({ skill: null, field: p.file, message: `${p.line !== null ? `line ${p.line}: ` : ""}${p.message}` });
+  }
+  const records: ShelfRecords = loaded.records;
+
+  const skills: SkillBuildInput[] = [];
+  for (const dir of await listShelfSkillDirs(shelfDir)) {
+    const folder = path.basename(dir);
+    let skill;
+    try {
+      skill = await loadSkill(dir);
+    } catch (error) {
+      if (error instanceof CliError) {
+        problems.push({ skill: folder, field: "files", message: error.message });
+        continue;
+      }
+      throw error;
+    }
+    const before = problems.length;
+    for (const p of skill.validation.problems) {
+      if (p.severity === "error") problems.push({ skill: folder, field: p.field, message: p.message });
+    }
+    const paths = skill.files.map((f) => f.path);
+    for (const message of pathProblems(paths)) problems.push({ skill: folder, field: "files", message });
+    if (skill.files.length > MAX_FILES_PER_SKILL) {
+      problems.push({ skill: folder, field: "files", message: `${skill.files.length} files; a skill may hold at most ${MAX_FILES_PER_SKILL} (the MCP skills extension's limit). Split it or remove files` });
+    }
+    const totalBytes = skill.files.reduce((sum, f) => sum + f.bytes.length, 0);
+    if (totalBytes > MAX_BYTES_PER_SKILL) {
+      problems.push({ skill: folder, field: "files", message: `${totalBytes} bytes; a skill may hold at most ${MAX_BYTES_PER_SKILL} bytes (16 MiB, the MCP skills extension's limit). Remove or shrink files` });
+    }
+    if (problems.length > before || !skill.validation.ok || !skill.validation.metadata || !skill.validation.parsed || !skill.inventory) continue;
+    try {
+      tarArchive(skill.files); // refuses paths a ustar header cannot hold
+    } catch (error) {
+      if (error instanceof ArchiveError) {
+        problems.push({ skill: folder, field: "files", message: error.message });
+        continue;
+      }
+      throw error;
+    }
+
+    const meta = skill.validation.metadata;
+    const inventory = skill.inventory;
+    const notes: string[] = [];
+    const verdict = judgeSkill(records, { name: meta.name, tree_hash: inventory.tree_hash, has_scripts: inventory.has_scripts }, (m) => notes.push(m));
+    if (verdict.blocked) {
+      problems.push({ skill: folder, field: "trust", message: `verdict is blocked (${verdict.reasons.join("; ")}); remove the skill from the shelf or withdraw the advisory` });
+      continue;
+    }
+    const hashBound = validationsFor(records, inventory.tree_hash);
+    const bound = hashBound.length ? hashBound : records.validations.filter((r) => r.name === meta.name);
+    skills.push({
+      files: skill.files,
+      record: {
+        name: meta.name,
+        frontmatter: frontmatterJson(skill.validation.parsed.frontmatter),
+        description: meta.description,
+        version: meta.version ?? null,
+        license: meta.license ?? null,
+        compatibility: meta.compatibility ?? null,
+        allowed_tools: meta.allowed_tools ?? null,
+        tags: meta.tags,
+        when_to_use: meta.when_to_use,
+        when_not_to_use: meta.when_not_to_use,
+        requires: { mcp: meta.requires_mcp, tools: meta.requires_tools },
+        content_hash: inventory.content_hash,
+        tree_hash: inventory.tree_hash,
+        files: inventory.files,
+        total_bytes: inventory.total_bytes,
+        has_scripts: inventory.has_scripts,
+        outline: plainOutline(outlineOf(meta.name, skill.validation.parsed.body)),
+        trust: {
+          source: sourceCandidates(records, meta.name, inventory.tree_hash)[0]?.source ?? null,
+          validations: bound.map(validationToDict),
+          verdict: {
+            level: verdict.level,
+            blocked: verdict.blocked,
+            requires_review: verdict.requires_review,
+            attachable: verdict.attachable,
+            reasons: verdict.reasons,
+            warnings: [...new Set([...verdict.warnings, ...notes])],
+          },
+        },
+      },
+    });
+  }
+  if (problems.length) throw new BuildRefusedError(problems);
+
+  const digest = async (name: (typeof RECORD_FILES)[number]) => (recordBytes[name] ? sha256Hex(recordBytes[name]) : null);
+  return assembleGeneration(skills, {
+    catalogVersion: records.catalog?.version ?? null,
+    recordDigests: {
+      validations: await digest("validations"),
+      advisories: await digest("advisories"),
+      guidance: await digest("guidance"),
+      catalog: await digest("catalog"),
+    },
+    advisories: recordBytes.advisories ? records.advisories.map(advisoryToDict) : null,
+  });
+}
+
+/** Folder names inside a build folder, one per object kind. */
+export const BUILD_DIRS = { blob: "blobs", record: "records", shard: "shards" } as const;
+export const BUILD_MANIFEST = "manifest.json";
+
+/**
+ * Writes a build folder atomically: everything goes to a temporary sibling, which is renamed
+ * over `outDir` only when complete, so a crash never leaves a half-written build behind.
+ */
+export async function writeBuild(built: BuiltGeneration, outDir: string): Promise<void> {
+  const parent = path.dirname(path.resolve(outDir));
+  await mkdir(parent, { recursive: true });
+  const suffix = `${process.pid}-${Date.now().toString(36)}`;
+  const tmp = path.join(parent, `.${path.basename(outDir)}.tmp-${suffix}`);
+  const old = path.join(parent, `.${path.basename(outDir)}.old-${suffix}`);
+  try {
+    for (const dir of Object.values(BUILD_DIRS)) await mkdir(path.join(tmp, dir), { recursive: true });
+    for (const object of built.objects) await writeFile(path.join(tmp, BUILD_DIRS[object.kind], object.sha256), object.bytes);
+    await writeFile(path.join(tmp, BUILD_MANIFEST), built.manifestBytes);
+    let hadOld = false;
+    try {
+      await rename(outDir, old);
+      hadOld = true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    await rename(tmp, outDir);
+    if (hadOld) await rm(old, { recursive: true, force: true });
+  } catch (error) {
+    await rm(tmp, { recursive: true, force: true });
+    throw new CliError(`cannot write build folder ${outDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/** A build folder read back: the manifest, its id, and where each object's bytes are. */
+export interface BuildFolder {
+  dir: string;
+  id: string;
+  manifest: GenerationManifest;
+  manifestBytes: Uint8Array;
+}
+
+/** Reads a build folder's manifest and checks it parses and hashes to its id. */
+export async function readBuildFolder(dir: string): Promise<BuildFolder> {
+  await requireDir(dir, "build folder");
+  const file = path.join(dir, BUILD_MANIFEST);
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(await readFile(file));
+  } catch {
+    throw new CliError(`no ${BUILD_MANIFEST} in ${dir}; run \`skillshelf build <shelf-dir> --out ${dir}\` first`);
+  }
+  let manifest: GenerationManifest;
+  try {
+    manifest = GenerationManifestSchema.parse(JSON.parse(new TextDecoder().decode(bytes)));
+  } catch (error) {
+    throw new CliError(`${file} is not a skillshelf generation manifest (${(error as Error).message.split("\n")[0]}); rebuild it`);
+  }
+  return { dir, id: await sha256Hex(bytes), manifest, manifestBytes: bytes };
+}
+
+/** Reads one object of a build folder. */
+export async function readBuildObject(dir: string, kind: keyof typeof BUILD_DIRS, sha256: string): Promise<Uint8Array> {
+  const file = path.join(dir, BUILD_DIRS[kind], sha256);
+  try {
+    return new Uint8Array(await readFile(file));
+  } catch {
+    throw new CliError(`build folder ${dir} is missing ${BUILD_DIRS[kind]}/${sha256}; rebuild it`);
+  }
+}
