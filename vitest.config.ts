@@ -14,6 +14,22 @@ export default defineConfig({
         test: {
           name: "workerd",
           include: ["test/core/**/*.test.ts", "test/worker/**/*.test.ts"],
+          exclude: ["test/worker/serving/team-env/**"],
+        },
+      },
+      {
+        // The same Worker under a team environment ([env.acme] in wrangler.toml): its own
+        // bindings and vars, with a read-token hash as a secret would provide it.
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml", environment: "acme" },
+            // sha256("sk_acme_read_0123456789abcdef0123"), the test's read token.
+            miniflare: { bindings: { READ_TOKEN_SHA256: "94f8d38aa613a33126dfd8153c0356768ab5a4e58461a8badf5af0f14483274a" } },
+          }),
+        ],
+        test: {
+          name: "workerd-team",
+          include: ["test/worker/serving/team-env/**/*.test.ts"],
         },
       },
       {

@@ -387,3 +387,49 @@ describe("binding-call budget", () => {
     expect(counts).toEqual({});
   });
 });
+
+describe("a private shelf", () => {
+  const TOKEN = "sk_test_read_0123456789abcdef01234567";
+  async function privateBindings(capability: "on" | "off") {
+    return { ...env, SHELF_VISIBILITY: "private", SHELF_CAPABILITY_URLS: capability, READ_TOKEN_SHA256: await sha256Hex(TOKEN) };
+  }
+
+  it("answers 401 alike for a present, a missing and a blocked skill without a token", async () => {
+    const bindings = await privateBindings("off");
+    const bodies = new Set<string>();
+    for (const path of ["/skills/solo/SKILL.md", "/skills/no-such/SKILL.md", "/skills/bad-skill/SKILL.md", `/g/${shelf.generation}/skills/solo/SKILL.md`]) {
+      const res = await get(path, {}, bindings);
+      expect(res.status, path).toBe(401);
+      expect(res.headers.get("WWW-Authenticate")).toBe('Bearer realm="skillshelf"');
+      bodies.add(await res.text());
+    }
+    expect(bodies.size).toBe(1);
+  });
+
+  it("serves a bearer-token holder with private caching and no CORS", async () => {
+    const res = await get("/skills/solo/SKILL.md", { headers: { Authorization: `Bearer ${TOKEN}` } }, await privateBindings("off"));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Cache-Control")).toBe("private, max-age=60, must-revalidate");
+    expect(res.headers.get("Access-Control-Allow-Origin")).toBeNull();
+  });
+
+  it("serves through a capability URL when switched on, with index URLs kept under it", async () => {
+    const bindings = await privateBindings("on");
+    const res = await get(`/c/${TOKEN}/.well-known/agent-skills/index.json`, {}, bindings);
+    expect(res.status).toBe(200);
+    const index = (await res.json()) as { skills: Array<{ url: string; digest: string }> };
+    for (const entry of index.skills) {
+      expect(entry.url.startsWith(`/c/${TOKEN}/g/${shelf.generation}/`)).toBe(true);
+      const artifact = await get(entry.url, {}, bindings);
+      expect(artifact.status).toBe(200);
+      expect(artifact.headers.get("Cache-Control")).toBe("private, max-age=31536000, immutable");
+      expect(`sha256:${await sha256Hex(new Uint8Array(await artifact.arrayBuffer()))}`).toBe(entry.digest);
+    }
+    expect((await get(`/c/${TOKEN}/skills/bad-skill/SKILL.md`, {}, bindings)).status).toBe(410);
+  });
+
+  it("answers 404 for a capability URL when switched off or with a wrong token", async () => {
+    expect((await get(`/c/${TOKEN}/skills/index.json`, {}, await privateBindings("off"))).status).toBe(404);
+    expect((await get(`/c/${TOKEN}x/skills/index.json`, {}, await privateBindings("on"))).status).toBe(404);
+  });
+});
