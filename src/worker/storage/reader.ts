@@ -9,12 +9,12 @@ import {
   shardOf,
   ShardSchema,
   SkillRecordSchema,
-  type Advisory,
   type GenerationManifest,
   type ShardRef,
   type SkillEntry,
   type SkillRecord,
 } from "../../core/manifest.ts";
+import { AdvisoryEntrySchema, type AdvisoryEntry } from "../../core/trust/records.ts";
 import { StorageUnavailableError } from "./errors.ts";
 import { kvKey, r2Key, R2_ADVISORIES_KEY, R2_POINTER_KEY, KV_ADVISORIES_KEY, KV_POINTER_KEY } from "./keys.ts";
 import { MemoryCache } from "./memory-cache.ts";
@@ -64,7 +64,7 @@ interface PointerSummary {
 }
 
 interface AdvisoriesInForce {
-  advisories: Advisory[];
+  advisories: AdvisoryEntry[];
   seq: number;
 }
 
@@ -193,7 +193,16 @@ async function loadAdvisories(env: StorageBindings, clock: Clock, budget: KvBudg
       if (from === "kv") return null;
       throw new StorageUnavailableError(`${R2_ADVISORIES_KEY} does not match its schema`);
     }
-    return { value: { advisories: parsed.data.advisories, seq: parsed.data.seq }, seq: parsed.data.seq };
+    const advisories: AdvisoryEntry[] = [];
+    for (const raw of parsed.data.advisories) {
+      const entry = AdvisoryEntrySchema.safeParse(raw);
+      if (!entry.success) {
+        if (from === "kv") return null;
+        throw new StorageUnavailableError(`${R2_ADVISORIES_KEY} holds a malformed advisory`);
+      }
+      advisories.push(entry.data);
+    }
+    return { value: { advisories, seq: parsed.data.seq }, seq: parsed.data.seq };
   });
   return value ?? { advisories: [], seq: 0 };
 }
@@ -325,7 +334,7 @@ export class Generation {
   readonly seq: number;
   readonly publishedAt: string;
   /** Advisories in force (the current advisories record), to apply to every skill served. */
-  readonly advisories: readonly Advisory[];
+  readonly advisories: readonly AdvisoryEntry[];
   readonly advisoriesSeq: number;
   readonly #env: StorageBindings;
   readonly #budget: KvBudget;
