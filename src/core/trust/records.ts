@@ -6,6 +6,7 @@ import { isMap, isSeq, type Node } from "yaml";
 import { z } from "zod";
 import { pyRepr, pyStr, pyTypeName, PyFloat } from "./pyfmt.ts";
 import { parsePyYaml } from "./yaml11.ts";
+import { pyStrip } from "../py-text.ts";
 
 /** Trust levels in rank order; `blocked` is a verdict, never something a record grants. */
 export const TRUST_LEVELS = ["blocked", "unverified", "community", "adopted", "audited", "first_party"] as const;
@@ -132,14 +133,8 @@ const SKILL_NAME_RE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 // ---------------------------------------------------------------------------------------------
 // Python-compatible coercions shared by the schemas.
 
-// Python `str(value).strip()` with str.isspace() semantics (which include \x1c-\x1f and \x85).
-// JavaScript's \s includes U+FEFF and lacks \x1c-\x1f and \x85, so the set is spelled out.
-const PY_SPACE = "[\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
-const PY_STRIP_RE = new RegExp(`^${PY_SPACE}+|${PY_SPACE}+$`, "g");
-/** Python str.strip(): strips every str.isspace() character, not JavaScript's set. */
-export function pyStrip(s: string): string {
-  return s.replace(PY_STRIP_RE, "");
-}
+/** Python str.strip() (re-exported for the trust modules). */
+export { pyStrip };
 function present(data: Record<string, unknown>, key: string): boolean {
   return Object.hasOwn(data, key);
 }
