@@ -4,7 +4,6 @@
 // change a verdict after a build, so the build's validations are not needed here.
 import type { SkillEntry } from "../../core/manifest.ts";
 import { evaluateTrust } from "../../core/trust/evaluate.ts";
-import type { AdvisoryEntry } from "../../core/trust/records.ts";
 import type { AdvisoriesInForce } from "./shelf-view.ts";
 
 /** The advisory that blocks a skill, as shown in a 410 body and in /v1/shelf. */
@@ -28,35 +27,6 @@ export interface EdgeVerdict {
 /** Computes the edge verdict of a skill entry against the advisories in force. */
 export type EdgeTrust = (advisories: AdvisoriesInForce, entry: SkillEntry) => EdgeVerdict;
 
-const normalized = new WeakMap<AdvisoriesInForce, AdvisoryEntry[]>();
-
-/** The advisories in force as evaluateTrust's AdvisoryEntry (defaults for optional fields). */
-function advisoryEntries(record: AdvisoriesInForce): AdvisoryEntry[] {
-  let list = normalized.get(record);
-  if (!list) {
-    list = record.advisories.map((a) => {
-      const raw = a as Record<string, unknown>;
-      const str = (key: string): string | null => (typeof raw[key] === "string" ? (raw[key] as string) : null);
-      return {
-        name: a.name.trim().toLowerCase(),
-        source: a.source.trim(),
-        official_intent: str("official_intent") ?? "",
-        hidden_issue: str("hidden_issue") ?? "",
-        severity: a.severity as AdvisoryEntry["severity"],
-        reference: str("reference") ?? "",
-        tree_hash: str("tree_hash")?.trim().toLowerCase() || null,
-        advisory_id: str("advisory_id"),
-        discovered_at: str("discovered_at"),
-        status: str("status") === "withdrawn" ? "withdrawn" : "active",
-        withdrawn_reason: str("withdrawn_reason"),
-        withdrawn_at: str("withdrawn_at"),
-      } satisfies AdvisoryEntry;
-    });
-    normalized.set(record, list);
-  }
-  return list;
-}
-
 /**
  * The edge verdict: evaluateTrust over the advisories in force, with the entry's tree hash,
  * name and provenance source.
@@ -67,7 +37,7 @@ export const edgeVerdict: EdgeTrust = (advisories, entry) => {
     return { blocked: null, requiresReview: entry.trust.requires_review };
   }
   const verdict = evaluateTrust(
-    { validations: [], advisories: advisoryEntries(advisories) },
+    { validations: [], advisories: advisories.advisories },
     { tree_hash: entry.tree_hash, name: entry.name, source: entry.trust.source, has_scripts: entry.has_scripts },
   );
   if (verdict.blocked) {

@@ -271,7 +271,7 @@ describe("a blocked skill", () => {
   });
 
   it("comes back once the advisory is withdrawn", async () => {
-    await setFixtureAdvisories(env, [{ ...BLOCKING_ADVISORY, status: "withdrawn" }], 2);
+    await setFixtureAdvisories(env, [{ ...BLOCKING_ADVISORY, status: "withdrawn", withdrawn_reason: "false positive", withdrawn_at: "2026-11-30" }], 2);
     resetStorageMemory();
     try {
       expect((await get("/skills/bad-skill/SKILL.md")).status).toBe(200);
