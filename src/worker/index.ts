@@ -1,5 +1,6 @@
 // The skillshelf Worker: a thin Hono app over a published shelf generation.
 import { Hono } from "hono";
+import { adminRoutes } from "./admin/index.ts";
 import { handleError } from "./http/errors.ts";
 import { readRoutes } from "./routes/index.ts";
 
@@ -12,6 +13,9 @@ app.get("/healthz", (c) => c.json({ ok: true }));
 
 // One error path: HTTPExceptions return the Response they carry, headers intact.
 app.onError(handleError);
+
+// The admin API (publish, history, rollback, gc, advisories), behind the publish token.
+app.route("/admin/v1", adminRoutes());
 
 // The read surface: /skills, /.well-known/agent-skills, /.well-known/skills, /v1/shelf, /g/<id>/…, /c/<token>/…
 app.route("/", readRoutes());

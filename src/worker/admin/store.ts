@@ -1,0 +1,486 @@
+// The write side of storage, used only by the authenticated admin API: content-addressed uploads
+// verified before they are stored, the pointer moved by compare-and-swap, advisories merged
+// (never dropped), and garbage collection that never deletes what a kept generation references.
+// Every object is stored only after its children are verified present, so "present" implies
+// "complete" all the way down: generation → shards → records → blobs.
+import { isCanonicalJson } from "../../core/canonical-json.ts";
+import { sha256Hex } from "../../core/hash.ts";
+import {
+  ADVISORIES_SCHEMA,
+  AdvisoriesRecordSchema,
+  GenerationManifestSchema,
+  HISTORY_LIMIT,
+  POINTER_SCHEMA,
+  PointerSchema,
+  shardOf,
+  ShardSchema,
+  SkillRecordSchema,
+  type AdvisoriesRecord,
+  type GenerationManifest,
+  type Pointer,
+  type Shard,
+  type SkillRecord,
+} from "../../core/manifest.ts";
+import { AdvisoryEntrySchema } from "../../core/trust/records.ts";
+import { advisoryToDict } from "../../core/trust/serialize.ts";
+import type { Clock, StorageBindings } from "../storage/reader.ts";
+import {
+  KV_ADVISORIES_KEY,
+  KV_POINTER_KEY,
+  kvKey,
+  r2Key,
+  r2Prefix,
+  R2_ADVISORIES_KEY,
+  R2_POINTER_KEY,
+  type ObjectKind,
+} from "../storage/keys.ts";
+
+/** Most hashes one presence query may ask about (one R2 head each). */
+export const MAX_PRESENCE_BATCH = 500;
+/** Parallel R2 heads while verifying presence. */
+const HEAD_CONCURRENCY = 50;
+/** Largest blob accepted in one upload (a skill is at most 16 MiB; its archives slightly more). */
+export const MAX_BLOB_BYTES = 32 * 1024 * 1024;
+/** Largest JSON document accepted (records, shards, manifests). */
+export const MAX_DOCUMENT_BYTES = 8 * 1024 * 1024;
+/** gc's default grace period: objects younger than this are never deleted. */
+export const DEFAULT_GC_GRACE_SECONDS = 24 * 60 * 60;
+/** gc's default number of most recent generations (from the history) kept besides the current one. */
+export const DEFAULT_GC_KEEP = 5;
+/** Most R2 reads one gc pass may do (manifests, shards, records), staying far from per-invocation limits. */
+export const GC_MAX_READS = 800;
+
+/** A refusal the admin API answers with `status` and a one-line message; nothing was changed. */
+export class AdminError extends Error {
+  readonly status: 400 | 404 | 409 | 411 | 413 | 422 | 503;
+  readonly code: string;
+  readonly details: Record<string, unknown>;
+  constructor(status: AdminError["status"], code: string, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = "AdminError";
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** The document kinds uploaded as canonical JSON. */
+export type DocumentKind = "record" | "shard" | "generation";
+
+/** Which objects of each kind are missing. */
+export type Presence = Record<ObjectKind, string[]>;
+
+function isHex(value: unknown): value is string {
+  return typeof value === "string" && /^[0-9a-f]{64}$/.test(value);
+}
+
+/** Runs `fn` over items with at most `limit` in flight. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  for (let i = 0; i < items.length; i += limit) {
+    const chunk = items.slice(i, i + limit);
+    const results = await Promise.all(chunk.map(fn));
+    results.forEach((r, j) => (out[i + j] = r));
+  }
+  return out;
+}
+
+/** Merges advisories: same key replaces (a withdrawal updates), nothing in force is ever dropped. */
+export function mergeAdvisories(current: readonly Record<string, unknown>[], incoming: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  const keyOf = (a: Record<string, unknown>) =>
+    typeof a.advisory_id === "string" && a.advisory_id ? `id:${a.advisory_id}` : `nsr:${JSON.stringify([a.name, a.source, a.tree_hash ?? null, a.reference])}`;
+  const merged = new Map<string, Record<string, unknown>>();
+  for (const a of current) merged.set(keyOf(a), a);
+  for (const a of incoming) merged.set(keyOf(a), a);
+  return [...merged.values()];
+}
+
+/** The outcome of a gc pass (dry run or applied). */
+export interface GcReport {
+  applied: boolean;
+  keep: number;
+  grace_seconds: number;
+  kept_generations: string[];
+  deletable: Record<ObjectKind, number>;
+  deletable_bytes: number;
+  deleted: Record<ObjectKind, number>;
+  /** Up to 20 keys per kind, for the dry-run listing. */
+  sample: Record<ObjectKind, string[]>;
+}
+
+/** The storage operations of the admin API, over the Worker's bindings. */
+export class ShelfStore {
+  readonly #env: StorageBindings;
+  readonly #clock: Clock;
+
+  constructor(env: StorageBindings, clock: Clock = Date.now) {
+    this.#env = env;
+    this.#clock = clock;
+  }
+
+  /** Which of the given objects are not stored. At most MAX_PRESENCE_BATCH hashes per call. */
+  async missing(query: Partial<Record<ObjectKind, unknown>>): Promise<Presence> {
+    const kinds: ObjectKind[] = ["blob", "record", "shard", "generation"];
+    const wanted: { kind: ObjectKind; sha: string }[] = [];
+    for (const kind of kinds) {
+      const list = query[kind];
+      if (list === undefined) continue;
+      if (!Array.isArray(list) || !list.every(isHex)) throw new AdminError(400, "bad_request", `"${kind}" must be a list of 64-character lowercase hex SHA-256 digests`);
+      for (const sha of new Set(list)) wanted.push({ kind, sha });
+    }
+    if (wanted.length > MAX_PRESENCE_BATCH) throw new AdminError(413, "batch_too_large", `ask about at most ${MAX_PRESENCE_BATCH} objects per call (got ${wanted.length}); split the query`);
+    const heads = await this.#heads(wanted.map((w) => r2Key(w.kind, w.sha)));
+    const out: Presence = { blob: [], record: [], shard: [], generation: [] };
+    wanted.forEach((w, i) => {
+      if (!heads[i]) out[w.kind].push(w.sha);
+    });
+    return out;
+  }
+
+  async #heads(keys: readonly string[]): Promise<(R2Object | null)[]> {
+    try {
+      return await mapLimit(keys, HEAD_CONCURRENCY, (key) => this.#env.SHELF_BUCKET.head(key));
+    } catch (err) {
+      console.error("R2 head failed", err);
+      throw new AdminError(503, "storage_unavailable", "R2 did not answer; nothing was changed. Retry shortly");
+    }
+  }
+
+  /**
+   * Stores a blob whose bytes must hash to `sha256` (R2 checks the digest as it stores; a
+   * mismatch stores nothing). Idempotent: an existing blob is left as is.
+   */
+  async putBlob(sha256: string, body: ReadableStream | null, length: number | null): Promise<{ stored: boolean }> {
+    if (!isHex(sha256)) throw new AdminError(400, "bad_request", "blob key must be a 64-character lowercase hex SHA-256");
+    if (length === null || !Number.isSafeInteger(length) || length < 0) throw new AdminError(411, "length_required", "send Content-Length with the blob body");
+    if (length > MAX_BLOB_BYTES) throw new AdminError(413, "too_large", `blob is ${length} bytes; at most ${MAX_BLOB_BYTES} are accepted`);
+    const key = r2Key("blob", sha256);
+    if (await this.#env.SHELF_BUCKET.head(key)) {
+      await body?.cancel();
+      return { stored: false };
+    }
+    try {
+      // A zero-length body may arrive as null; R2 needs a value of known length.
+      await this.#env.SHELF_BUCKET.put(key, body ?? new Uint8Array(0), { sha256 });
+    } catch (err) {
+      const message = String((err as Error)?.message ?? err);
+      if (/sha-?256|checksum|digest|hash/i.test(message)) {
+        throw new AdminError(422, "digest_mismatch", `the body's SHA-256 is not ${sha256}; nothing was stored. Re-read the file and upload it again`);
+      }
+      console.error("R2 put failed", key, err);
+      throw new AdminError(503, "storage_unavailable", "R2 did not store the blob; retry shortly");
+    }
+    return { stored: true };
+  }
+
+  /**
+   * Stores a canonical JSON document after checking: its SHA-256 is `sha256`, it is canonical,
+   * it matches its schema, and everything it references is present. Then caches it in KV.
+   */
+  async putDocument(kind: DocumentKind, sha256: string, bytes: Uint8Array): Promise<{ stored: boolean }> {
+    if (!isHex(sha256)) throw new AdminError(400, "bad_request", `${kind} key must be a 64-character lowercase hex SHA-256`);
+    if (bytes.length > MAX_DOCUMENT_BYTES) throw new AdminError(413, "too_large", `${kind} is ${bytes.length} bytes; at most ${MAX_DOCUMENT_BYTES} are accepted`);
+    const actual = await sha256Hex(bytes);
+    if (actual !== sha256) throw new AdminError(422, "digest_mismatch", `the ${kind}'s SHA-256 is ${actual}, not ${sha256}; nothing was stored`);
+    if (!isCanonicalJson(bytes)) throw new AdminError(422, "not_canonical", `the ${kind} is not canonical JSON (RFC 8785); build it with skillshelf build`);
+    const json: unknown = JSON.parse(new TextDecoder().decode(bytes));
+    const key = r2Key(kind, sha256);
+    if (await this.#env.SHELF_BUCKET.head(key)) return { stored: false };
+
+    const children = this.#childrenOf(kind, json);
+    const missing = await this.missingAmong(children);
+    if (missing.length) {
+      throw new AdminError(422, "missing_references", `the ${kind} references ${missing.length} object(s) that are not stored; upload them first (nothing was stored)`, { missing: missing.slice(0, 50) });
+    }
+    try {
+      await this.#env.SHELF_BUCKET.put(key, bytes, { sha256, httpMetadata: { contentType: "application/json" } });
+    } catch (err) {
+      console.error("R2 put failed", key, err);
+      throw new AdminError(503, "storage_unavailable", `R2 did not store the ${kind}; retry shortly`);
+    }
+    await this.#kvPut(kvKey(kind, sha256), new TextDecoder().decode(bytes));
+    return { stored: true };
+  }
+
+  /** Validates a document and lists its children as R2 keys (with sizes to check). */
+  #childrenOf(kind: DocumentKind, json: unknown): { key: string; size: number }[] {
+    const fail = (message: string) => new AdminError(422, "invalid_document", message);
+    if (kind === "record") {
+      const parsed = SkillRecordSchema.safeParse(json);
+      if (!parsed.success) throw fail(`not a skill record: ${parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+      const record: SkillRecord = parsed.data;
+      return [
+        ...record.files.map((f) => ({ key: r2Key("blob", f.sha256), size: f.size })),
+        { key: r2Key("blob", record.archives.tar_gz.sha256), size: record.archives.tar_gz.size },
+        { key: r2Key("blob", record.archives.zip.sha256), size: record.archives.zip.size },
+      ];
+    }
+    if (kind === "shard") {
+      const parsed = ShardSchema.safeParse(json);
+      if (!parsed.success) throw fail(`not a shard: ${parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+      const shard: Shard = parsed.data;
+      for (const entry of shard.skills) {
+        if (shardOf(entry.name, shard.shard_count) !== shard.index) throw fail(`skill ${entry.name} does not belong in shard ${shard.index} of ${shard.shard_count}`);
+      }
+      return shard.skills.map((s) => ({ key: r2Key("record", s.record.sha256), size: s.record.size }));
+    }
+    const parsed = GenerationManifestSchema.safeParse(json);
+    if (!parsed.success) throw fail(`not a generation manifest: ${parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    const manifest: GenerationManifest = parsed.data;
+    const children = manifest.shards.map((s) => ({ key: r2Key("shard", s.sha256), size: s.size }));
+    if (manifest.shelf.advisories) children.push({ key: r2Key("blob", manifest.shelf.advisories.sha256), size: manifest.shelf.advisories.size });
+    return children;
+  }
+
+  /** The keys among `children` that are absent or have another size, checked in batches. */
+  async missingAmong(children: readonly { key: string; size: number }[]): Promise<string[]> {
+    const unique = [...new Map(children.map((c) => [c.key, c])).values()];
+    const heads = await this.#heads(unique.map((c) => c.key));
+    return unique.filter((c, i) => heads[i] === null || heads[i]!.size !== c.size).map((c) => c.key);
+  }
+
+  async #kvPut(key: string, value: string): Promise<void> {
+    try {
+      await this.#env.SHELF_KV.put(key, value);
+    } catch (err) {
+      // KV is a cache: readers fall back to R2. Log, do not fail the upload.
+      console.warn("KV cache write failed", key, err);
+    }
+  }
+
+  /** The pointer and its R2 etag, or null when nothing has been published. */
+  async readPointer(): Promise<{ pointer: Pointer; etag: string } | null> {
+    let object: R2ObjectBody | null;
+    try {
+      object = await this.#env.SHELF_BUCKET.get(R2_POINTER_KEY);
+    } catch (err) {
+      console.error("R2 get pointer failed", err);
+      throw new AdminError(503, "storage_unavailable", "R2 did not answer; retry shortly");
+    }
+    if (!object) return null;
+    const pointer = PointerSchema.parse(await object.json());
+    return { pointer, etag: object.etag };
+  }
+
+  /**
+   * Moves the pointer to `generation` if it still names `previous` (null: nothing published
+   * yet). Conflicts answer 409 and change nothing; two publishers cannot both win because the
+   * R2 write is conditional on the etag read here.
+   */
+  async movePointer(generation: string, previous: string | null, action: "publish" | "rollback"): Promise<Pointer> {
+    if (!isHex(generation)) throw new AdminError(400, "bad_request", "generation must be a 64-character lowercase hex id");
+    if (previous !== null && !isHex(previous)) throw new AdminError(400, "bad_request", "previous must be a generation id or null");
+    const current = await this.readPointer();
+    const currentId = current?.pointer.generation ?? null;
+    if (currentId !== previous) {
+      throw new AdminError(409, "conflict", `the current generation is ${currentId ?? "none"}, not ${previous ?? "none"}; another publish won. Re-run to publish on top of it`, { current: currentId });
+    }
+    if (!(await this.#env.SHELF_BUCKET.head(r2Key("generation", generation)))) {
+      throw new AdminError(422, "missing_references", `generation ${generation} is not stored; upload its manifest first`);
+    }
+    const now = new Date(this.#clock()).toISOString();
+    const seq = (current?.pointer.seq ?? 0) + 1;
+    const pointer: Pointer = {
+      schema: POINTER_SCHEMA,
+      generation,
+      seq,
+      published_at: now,
+      history: [{ seq, generation, action, at: now }, ...(current?.pointer.history ?? [])].slice(0, HISTORY_LIMIT),
+    };
+    let written: R2Object | null;
+    try {
+      written = await this.#env.SHELF_BUCKET.put(R2_POINTER_KEY, JSON.stringify(pointer), {
+        onlyIf: current ? { etagMatches: current.etag } : { etagDoesNotMatch: "*" },
+        httpMetadata: { contentType: "application/json" },
+      });
+    } catch (err) {
+      console.error("R2 put pointer failed", err);
+      throw new AdminError(503, "storage_unavailable", "R2 did not store the pointer; nothing changed. Retry shortly");
+    }
+    if (written === null) {
+      const now2 = await this.readPointer();
+      throw new AdminError(409, "conflict", "another publish moved the pointer at the same moment; nothing changed. Re-run to publish on top of it", {
+        current: now2?.pointer.generation ?? null,
+      });
+    }
+    await this.#kvPut(KV_POINTER_KEY, JSON.stringify({ generation, seq, published_at: now }));
+    return pointer;
+  }
+
+  /** Rolls back (or forward) to a generation the history remembers. */
+  async rollback(generation: string, previous: string | null): Promise<Pointer> {
+    const current = await this.readPointer();
+    if (!current) throw new AdminError(409, "conflict", "nothing has been published yet; there is nothing to roll back");
+    if (!current.pointer.history.some((h) => h.generation === generation)) {
+      throw new AdminError(404, "unknown_generation", `generation ${generation} is not in the history; list it with skillshelf history`);
+    }
+    return this.movePointer(generation, previous, "rollback");
+  }
+
+  /** The advisories in force, with the etag to replace them conditionally. */
+  async readAdvisories(): Promise<{ record: AdvisoriesRecord; etag: string | null }> {
+    const object = await this.#env.SHELF_BUCKET.get(R2_ADVISORIES_KEY);
+    if (!object) return { record: { schema: ADVISORIES_SCHEMA, advisories: [], seq: 0, updated_at: new Date(0).toISOString() }, etag: null };
+    return { record: AdvisoriesRecordSchema.parse(await object.json()), etag: object.etag };
+  }
+
+  /**
+   * Merges advisories into the ones in force (validated one by one; a withdrawal replaces the
+   * entry it withdraws; nothing is ever dropped) and stores the result with a conditional write.
+   */
+  async mergeAdvisories(incoming: unknown): Promise<{ record: AdvisoriesRecord; changed: boolean }> {
+    if (!Array.isArray(incoming)) throw new AdminError(400, "bad_request", `"advisories" must be a list`);
+    const entries: Record<string, unknown>[] = [];
+    const problems: string[] = [];
+    incoming.forEach((raw, i) => {
+      const parsed = AdvisoryEntrySchema.safeParse(raw);
+      if (parsed.success) entries.push(advisoryToDict(parsed.data));
+      else problems.push(`advisory ${i}: ${parsed.error.issues.map((x) => x.message).join("; ")}`);
+    });
+    if (problems.length) throw new AdminError(422, "invalid_advisories", `invalid advisories; nothing changed: ${problems.join(" | ")}`);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const { record, etag } = await this.readAdvisories();
+      const merged = mergeAdvisories(record.advisories, entries);
+      if (JSON.stringify(merged) === JSON.stringify(record.advisories)) return { record, changed: false };
+      const next: AdvisoriesRecord = { schema: ADVISORIES_SCHEMA, advisories: merged as AdvisoriesRecord["advisories"], seq: record.seq + 1, updated_at: new Date(this.#clock()).toISOString() };
+      const written = await this.#env.SHELF_BUCKET.put(R2_ADVISORIES_KEY, JSON.stringify(next), {
+        onlyIf: etag ? { etagMatches: etag } : { etagDoesNotMatch: "*" },
+        httpMetadata: { contentType: "application/json" },
+      });
+      if (written) {
+        await this.#kvPut(KV_ADVISORIES_KEY, JSON.stringify(next));
+        return { record: next, changed: true };
+      }
+    }
+    throw new AdminError(409, "conflict", "the advisories changed under three attempts in a row; retry");
+  }
+
+  /** Every object of a kind with its upload time and size (paginated list; ≤1000 per page). */
+  async #list(kind: ObjectKind, budget: { reads: number }): Promise<Map<string, { uploaded: number; size: number }>> {
+    const out = new Map<string, { uploaded: number; size: number }>();
+    let cursor: string | undefined;
+    do {
+      if (++budget.reads > GC_MAX_READS) throw tooLargeForGc();
+      const page = await this.#env.SHELF_BUCKET.list({ prefix: r2Prefix(kind), cursor });
+      for (const o of page.objects) out.set(o.key.slice(r2Prefix(kind).length), { uploaded: o.uploaded.getTime(), size: o.size });
+      cursor = page.truncated ? page.cursor : undefined;
+    } while (cursor);
+    return out;
+  }
+
+  async #readJson(kind: DocumentKind, sha: string, budget: { reads: number }): Promise<unknown> {
+    if (++budget.reads > GC_MAX_READS) throw tooLargeForGc();
+    const object = await this.#env.SHELF_BUCKET.get(r2Key(kind, sha));
+    if (!object) throw new AdminError(503, "inconsistent", `${r2Key(kind, sha)} is referenced but missing; gc refuses to run on inconsistent storage`);
+    return object.json();
+  }
+
+  /**
+   * Garbage collection. Roots: the current generation, the `keep` most recent generations in the
+   * history, and every object younger than the grace period (an upload in flight). Everything a
+   * surviving object references survives. Dry run unless `apply`; deletions go parents first so
+   * a present object always has its children.
+   */
+  async gc(options: { keep?: number; apply?: boolean; graceSeconds?: number }): Promise<GcReport> {
+    const keep = options.keep ?? DEFAULT_GC_KEEP;
+    const graceSeconds = options.graceSeconds ?? DEFAULT_GC_GRACE_SECONDS;
+    if (!Number.isSafeInteger(keep) || keep < 0) throw new AdminError(400, "bad_request", "keep must be a whole number ≥ 0");
+    if (!Number.isSafeInteger(graceSeconds) || graceSeconds < 0) throw new AdminError(400, "bad_request", "grace_seconds must be a whole number ≥ 0");
+    const youngAfter = this.#clock() - graceSeconds * 1000;
+    const budget = { reads: 0 };
+    const pointer = await this.readPointer();
+
+    const keptIds = new Set<string>();
+    if (pointer) {
+      keptIds.add(pointer.pointer.generation);
+      for (const h of pointer.pointer.history) {
+        if (keptIds.size > keep) break;
+        keptIds.add(h.generation);
+      }
+    }
+    const listed = {
+      generation: await this.#list("generation", budget),
+      shard: await this.#list("shard", budget),
+      record: await this.#list("record", budget),
+      blob: await this.#list("blob", budget),
+    };
+    const survive = (kind: ObjectKind, referenced: Set<string>) => {
+      const s = new Set(referenced);
+      for (const [sha, meta] of listed[kind]) if (meta.uploaded > youngAfter) s.add(sha);
+      return s;
+    };
+    const generations = survive("generation", keptIds);
+    const shardRefs = new Set<string>();
+    const blobRefs = new Set<string>();
+    for (const id of generations) {
+      if (!listed.generation.has(id)) continue;
+      const manifest = GenerationManifestSchema.parse(await this.#readJson("generation", id, budget));
+      for (const s of manifest.shards) shardRefs.add(s.sha256);
+      if (manifest.shelf.advisories) blobRefs.add(manifest.shelf.advisories.sha256);
+    }
+    const shards = survive("shard", shardRefs);
+    const recordRefs = new Set<string>();
+    for (const sha of shards) {
+      if (!listed.shard.has(sha)) continue;
+      const shard = ShardSchema.parse(await this.#readJson("shard", sha, budget));
+      for (const s of shard.skills) recordRefs.add(s.record.sha256);
+    }
+    const records = survive("record", recordRefs);
+    for (const sha of records) {
+      if (!listed.record.has(sha)) continue;
+      const record = SkillRecordSchema.parse(await this.#readJson("record", sha, budget));
+      for (const f of record.files) blobRefs.add(f.sha256);
+      blobRefs.add(record.archives.tar_gz.sha256);
+      blobRefs.add(record.archives.zip.sha256);
+    }
+    const blobs = survive("blob", blobRefs);
+    const keepSets: Record<ObjectKind, Set<string>> = { generation: generations, shard: shards, record: records, blob: blobs };
+
+    const order: ObjectKind[] = ["generation", "shard", "record", "blob"];
+    const report: GcReport = {
+      applied: Boolean(options.apply),
+      keep,
+      grace_seconds: graceSeconds,
+      kept_generations: [...keptIds],
+      deletable: { generation: 0, shard: 0, record: 0, blob: 0 },
+      deletable_bytes: 0,
+      deleted: { generation: 0, shard: 0, record: 0, blob: 0 },
+      sample: { generation: [], shard: [], record: [], blob: [] },
+    };
+    const doomed: Record<ObjectKind, string[]> = { generation: [], shard: [], record: [], blob: [] };
+    for (const kind of order) {
+      for (const [sha, meta] of listed[kind]) {
+        if (keepSets[kind].has(sha)) continue;
+        doomed[kind].push(sha);
+        report.deletable[kind]++;
+        report.deletable_bytes += meta.size;
+        if (report.sample[kind].length < 20) report.sample[kind].push(sha);
+      }
+    }
+    if (!options.apply) return report;
+    let kvDeletes = 0;
+    for (const kind of order) {
+      const keys = doomed[kind].map((sha) => r2Key(kind, sha));
+      for (let i = 0; i < keys.length; i += 1000) {
+        await this.#env.SHELF_BUCKET.delete(keys.slice(i, i + 1000));
+      }
+      report.deleted[kind] = keys.length;
+      if (kind === "blob") continue;
+      // KV copies are harmless orphans once R2 is gone; delete what the per-invocation budget allows.
+      for (const sha of doomed[kind]) {
+        if (kvDeletes >= 500) break;
+        kvDeletes++;
+        try {
+          await this.#env.SHELF_KV.delete(kvKey(kind, sha));
+        } catch (err) {
+          console.warn("KV delete failed", err);
+        }
+      }
+    }
+    return report;
+  }
+}
+
+function tooLargeForGc(): AdminError {
+  return new AdminError(413, "gc_too_large", `this bucket needs more than ${GC_MAX_READS} reads for one gc pass; gc in one invocation does not support a shelf this large yet (see docs/storage.md)`);
+}
