@@ -16,7 +16,6 @@ import asyncio
 import base64
 import json
 import mimetypes
-import sys
 from pathlib import Path
 
 # The library guesses media types with the stdlib `mimetypes`, which also reads the host's
@@ -552,7 +551,7 @@ def casefold_goldens() -> dict:
             changed[f"{cp:X}"] = folded
     import unicodedata
 
-    return {"unicode_version": unicodedata.unidata_version, "python": sys.version.split()[0], "changed": changed}
+    return {"unicode_version": unicodedata.unidata_version, "changed": changed}
 
 
 def main() -> None:
