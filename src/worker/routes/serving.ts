@@ -17,11 +17,26 @@ import { discoveryIndexV1, discoveryIndexV2, staticRootIndex, staticSkillIndex }
 import type { OpenShelfView, ShelfView } from "./shelf-view.ts";
 import type { EdgeTrust } from "./edge-trust.ts";
 
+/**
+ * True when SHELF_DISCOVERY serves `family`: unset or "all" serves both; otherwise a comma
+ * list of the families to serve ("v0.2", "v0.1").
+ */
+export function discoveryEnabled(setting: string | undefined, family: "v0.1" | "v0.2"): boolean {
+  if (setting === undefined || setting.trim() === "" || setting.trim() === "all") return true;
+  return setting.split(",").map((s) => s.trim()).includes(family);
+}
+
 /** Hono environment of the read routes. */
-export type ServingEnv<B extends ReadAccessEnv> = { Bindings: B; Variables: ReadAccessVariables & { shelfView?: ShelfView } };
+/** The bindings the read routes consult besides storage. */
+export interface ServingBindings extends ReadAccessEnv {
+  /** "all" (default), or a comma list of the well-known families to serve: "v0.2", "v0.1". */
+  SHELF_DISCOVERY?: string;
+}
+
+export type ServingEnv<B extends ServingBindings> = { Bindings: B; Variables: ReadAccessVariables & { shelfView?: ShelfView } };
 
 /** What the read routes are built from. */
-export interface ServingOptions<B extends ReadAccessEnv> {
+export interface ServingOptions<B extends ServingBindings> {
   openView: OpenShelfView<B>;
   trust: EdgeTrust;
 }
@@ -35,9 +50,17 @@ const FORBIDDEN_RAW = /%2f|%5c|%00|\\/i;
  * its own "/g/:generation" copy for immutable URLs.
  * @example app.route("/", servingRoutes({ openView, trust }))
  */
-export function servingRoutes<B extends ReadAccessEnv>(options: ServingOptions<B>): Hono<ServingEnv<B>> {
+export function servingRoutes<B extends ServingBindings>(options: ServingOptions<B>): Hono<ServingEnv<B>> {
   const reads = new Hono<ServingEnv<B>>();
   const access = readAccess();
+
+  // SHELF_DISCOVERY turns a well-known family off (404), e.g. "v0.1" to serve legacy clients only.
+  for (const [pattern, family] of [["/.well-known/agent-skills/*", "v0.2"], ["/.well-known/skills/*", "v0.1"]] as const) {
+    reads.use(pattern, async function discoveryFamilyEnabled(c, next) {
+      if (!discoveryEnabled(c.env.SHELF_DISCOVERY, family)) throw notFound();
+      return next();
+    });
+  }
 
   for (const pattern of ["/skills/*", "/.well-known/agent-skills/*", "/.well-known/skills/*", "/v1/shelf"]) {
     reads.use(pattern, async function rejectEncodedSeparators(c, next) {

@@ -433,3 +433,18 @@ describe("a private shelf", () => {
     expect((await get(`/c/${TOKEN}x/skills/index.json`, {}, await privateBindings("on"))).status).toBe(404);
   });
 });
+
+describe("SHELF_DISCOVERY", () => {
+  it("serves only the legacy v0.1 family when set to v0.1", async () => {
+    const bindings = { ...env, SHELF_DISCOVERY: "v0.1" };
+    expect((await get("/.well-known/agent-skills/index.json", {}, bindings)).status).toBe(404);
+    expect((await get("/.well-known/agent-skills/solo/SKILL.md", {}, bindings)).status).toBe(404);
+    expect((await get("/.well-known/skills/index.json", {}, bindings)).status).toBe(200);
+    expect((await get("/skills/index.json", {}, bindings)).status).toBe(200);
+  });
+  it("serves only v0.2 when set to v0.2", async () => {
+    const bindings = { ...env, SHELF_DISCOVERY: "v0.2" };
+    expect((await get("/.well-known/agent-skills/index.json", {}, bindings)).status).toBe(200);
+    expect((await get("/.well-known/skills/index.json", {}, bindings)).status).toBe(404);
+  });
+});
