@@ -16,7 +16,10 @@ const COMMANDS: Record<string, CommandEntry> = {
   hash: { summary: "hash <skill-dir>  print the skill's tree hash", load: () => import("./commands/hash.ts") },
   inspect: { summary: "inspect <skill-dir> --json  inventory, hashes and frontmatter", load: () => import("./commands/inspect.ts") },
   outline: { summary: "outline <skill-dir> [--json]  a skill's sections, keys and token estimates", load: () => import("./commands/outline.ts") },
+  seed: { summary: "seed --from <bundle-shelf> --to <team-shelf> [--json]  copy a curated shelf in, never clobbering edits", load: () => import("./commands/seed.ts") },
+  select: { summary: "select <shelf-dir> --names a,b [--enable name|name@hash ...] [--root <dir> ...] [--json]  the trust-gated selection and its <available_skills> block", load: () => import("./commands/select.ts") },
   section: { summary: "section <skill-dir> <key>  one section of a skill's body", load: () => import("./commands/section.ts") },
+  trust: { summary: "trust <shelf-dir> [--json]  each skill's trust verdict and reasons", load: () => import("./commands/trust.ts") },
   validate: { summary: "validate <skill-or-shelf-dir> [--json]  check every skill, list every problem", load: () => import("./commands/validate.ts") },
 };
 

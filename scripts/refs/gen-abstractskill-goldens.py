@@ -653,6 +653,20 @@ def tree_listing(root):
     return dict(sorted(out.items()))
 
 
+def snapshot(root):
+    """The whole folder as inputs for a test: file contents (text) and symlink targets."""
+    files, links = {}, {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in sorted(dirnames + filenames):
+            path = pathlib.Path(dirpath) / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                links[rel] = os.readlink(path)
+            elif path.is_file():
+                files[rel] = path.read_text(encoding="utf-8")
+    return dict(sorted(files.items())), dict(sorted(links.items()))
+
+
 def run_seed(bundle_root, dest):
     bundled.bundled_registry_dir = lambda: bundle_root
     report = seed_registry(dest)
@@ -673,7 +687,9 @@ def gen_seed():
 
         def scenario(label, bundle_name, bundle_root, prepare):
             dest = tmp / f"dest-{len(scenarios)}"
-            before_files, before_links = prepare(dest)
+            prepare(dest)
+            dest.mkdir(exist_ok=True)
+            before_files, before_links = snapshot(dest)
             manifest_before = (dest / ".seeded.json").read_text() if (dest / ".seeded.json").exists() else None
             first = run_seed(bundle_root, dest)
             manifest_after = (dest / ".seeded.json").read_text() if (dest / ".seeded.json").exists() else None

@@ -1,0 +1,27 @@
+// `skillshelf seed --from <bundle-shelf> --to <team-shelf> [--json]`: copy a curated shelf into a
+// team's shelf folder without clobbering their edits (AbstractSkill seed_registry semantics).
+import { parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
+import { SEED_BUCKETS, seedShelf, type SeedReport } from "../lib/seed.ts";
+
+const USAGE = "skillshelf seed --from <bundle-shelf> --to <team-shelf> [--json]";
+
+/** The human report: one line per non-empty bucket, items listed. */
+export function formatSeedReport(report: SeedReport): string {
+  const lines = [`seeded ${report.dest} from bundle ${report.bundled_version}${report.previous_version ? ` (previously ${report.previous_version})` : " (no earlier seed)"}`];
+  for (const bucket of [...SEED_BUCKETS, "not_in_bundle"] as const) {
+    const items = report[bucket];
+    if (items.length) lines.push(`  ${bucket} (${items.length}): ${items.join(", ")}`);
+  }
+  if (report.not_in_bundle.length) lines.push("  not_in_bundle items were left in place; remove them yourself if they are no longer wanted");
+  if (!report.changed) lines.push("  nothing written");
+  return `${lines.join("\n")}\n`;
+}
+
+export const run: Command = async (ctx) => {
+  const { values, positionals } = parseCommandArgs(ctx.args, { from: { type: "string" }, to: { type: "string" }, json: { type: "boolean" } }, USAGE);
+  if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}\nusage: ${USAGE}`);
+  if (!values.from || !values.to) throw new UsageError(`--from and --to are required\nusage: ${USAGE}`);
+  const report = await seedShelf(values.from, values.to);
+  ctx.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatSeedReport(report));
+  return 0;
+};
