@@ -32,6 +32,15 @@ describe("shelf trust records", () => {
     expect(records.catalog?.skills).toEqual([]);
   });
 
+  it("the bundle version (a date) is bumped whenever a skill is re-attested on a later day", () => {
+    const key = (dotted: string) => dotted.split(/[.-]/).map(Number);
+    const newest = records.validations.map((r) => r.validated_at).sort().at(-1)!;
+    const [vy, vm, vd] = key(records.catalog!.version!);
+    const [ay, am, ad] = key(newest);
+    const bumped = vy! * 10000 + vm! * 100 + vd! >= ay! * 10000 + am! * 100 + ad!;
+    expect(bumped, `set version in shelf/catalog.yaml to "${newest.replaceAll("-", ".")}" or later`).toBe(true);
+  });
+
   it("guidance.yaml has a class-level note on skills that ship scripts; advisories.yaml is empty", () => {
     expect(records.guidance.length).toBeGreaterThanOrEqual(1);
     expect(records.guidance.some((g) => /scripts/.test(g.risk_class))).toBe(true);
