@@ -145,9 +145,38 @@ OUTLINE_BODIES: list[tuple[str, str, str]] = [
 ]
 
 
+# Seeded random bodies built line by line from the pieces the rules care about (heading and
+# fence openers, indentation, every Python line break, closing hashes, non-ASCII letters, emoji),
+# so combinations nobody wrote by hand are checked too. random.Random(seed) is stable across
+# Python versions for choice/randint.
+FUZZ_LINE_STARTS = [
+    "", "", "", "# ", "## ", "### ", "#\t", "###### ", "####### ", "#", "   # ", "    # ",
+    "```", "````", "~~~", "   ```", "    ```", "\t~~~", "``", "# #",
+]
+FUZZ_PIECES = [
+    " ", "  ", "\t", "#", "##", " #", " ##  ", "`", "~", "\x1f", "\u3000", "\ufeff", "\xa0",
+    "Setup", "setup 2", "C#", "Straße", "Café", "ﬁ", "ſ", "İ", "日本", "🚨", "👩\u200d👧", "x", "a b", "-", "!!", "\\",
+]
+FUZZ_BREAKS = ["\n", "\n", "\n", "\n", "\r\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+def fuzz_bodies(count: int) -> list[tuple[str, str, str]]:
+    import random
+
+    rng = random.Random(20261130)
+    bodies = []
+    for i in range(count):
+        lines = []
+        for _ in range(rng.randint(0, 14)):
+            line = rng.choice(FUZZ_LINE_STARTS) + "".join(rng.choice(FUZZ_PIECES) for _ in range(rng.randint(0, 5)))
+            lines.append(line + rng.choice(FUZZ_BREAKS))
+        bodies.append((f"fuzz-{i:03d}", "fuzz", "".join(lines)))
+    return bodies
+
+
 def outline_goldens() -> dict:
     cases = []
-    for name, skill_id, body in OUTLINE_BODIES:
+    for name, skill_id, body in OUTLINE_BODIES + fuzz_bodies(120):
         outline = outline_of(skill_id, body)
         sections = split_sections(body)
         missing = None
@@ -306,14 +335,45 @@ async def catalog_goldens() -> dict:
             case.update(await render_catalog(registries["six"], args))
             cases.append(case)
 
-    return {
-        "skills": {
-            "six": CATALOG_SKILLS,
-            "two": TWO_SKILLS,
-            "empty": {},
-        },
-        "cases": cases,
-    }
+    skills = {"six": CATALOG_SKILLS, "two": TWO_SKILLS, "empty": {}}
+
+    # Seeded random registries and options, so the fitting arithmetic meets shapes nobody wrote.
+    import random
+
+    rng = random.Random(3)
+    text_pieces = ["a", "Zed", " ", "&", "<", ">", "&amp;", '"', "'", "\n", "\r\n", "\t", "é", "ß", "日本", "🚨", "]]>", "-", "**"]
+    tag_pool = ["ops", "OPS", " Ops ", "data", "Straße", "strasse", "dev"]
+    for i in range(30):
+        registry: dict[str, dict] = {}
+        for j in range(rng.randint(0, 6)):
+            name = f"{rng.choice(['a', 'b', 'c', 'z'])}{j}"
+            meta: dict = {"name": name, "description": "D" + "".join(rng.choice(text_pieces) for _ in range(rng.randint(0, 12)))}
+            if rng.random() < 0.4:
+                meta["version"] = rng.choice(["1.0.0", "0.0.1-alpha", "10.20.30+meta"])
+            for field in ("when_to_use", "when_not_to_use"):
+                if rng.random() < 0.5:
+                    meta[field] = ["W" + "".join(rng.choice(text_pieces) for _ in range(rng.randint(0, 6))) for _ in range(rng.randint(0, 3))]
+            if rng.random() < 0.6:
+                meta["metadata"] = {"tags": rng.sample(tag_pool, rng.randint(0, 3))}
+            registry[name] = meta
+        key = f"fuzz-{i:02d}"
+        skills[key] = registry
+        reg = await registry_of({k: (v, f"# {k}") for k, v in registry.items()})
+        for fmt in ("xml", "markdown"):
+            args: dict = {"format": fmt}
+            if rng.random() < 0.3:
+                args["selection_hints"] = False
+            if rng.random() < 0.3:
+                args["tags"] = rng.sample(tag_pool, rng.randint(0, 2))
+            if rng.random() < 0.3:
+                args["total"] = rng.randint(0, 9)
+            full = await reg.get_skills_catalog(**{k: v for k, v in args.items() if k != "max_chars"})
+            args["max_chars"] = rng.randint(0, len(full) + 5)
+            case = {"name": f"{key}/{fmt}", "registry": key, "args": args}
+            case.update(await render_catalog(reg, args))
+            cases.append(case)
+
+    return {"skills": skills, "cases": cases}
 
 
 # --------------------------------------------------------------------------------------------
