@@ -1,6 +1,7 @@
 // Reading SKILL.md: strict UTF-8 decoding, the line-based frontmatter split, and YAML 1.1
 // parsing. Lenient about encoding noise (a BOM, CRLF) so problems can be reported rather than
 // crash; validate.ts then reports that noise as portability errors.
+import { pyRstrip, pyStrip } from "./py-text.ts";
 import { parseYaml11, YamlError, type ParsedYaml } from "./yaml11.ts";
 
 /** Frontmatter larger than this (UTF-8 bytes) is refused before any YAML parsing (seed 000). */
@@ -43,29 +44,6 @@ export function decodeSkillMd(bytes: Uint8Array): string {
   } catch {
     throw new SkillMdError("SKILL.md is not valid UTF-8; save it as UTF-8 (without a BOM)");
   }
-}
-
-// Python's str.isspace() set: what str.strip()/rstrip() remove in both seed libraries. It differs
-// from JS trim(): it includes \x1c-\x1f and \x85, and excludes \uFEFF.
-const PY_SPACE = "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
-
-/** True when `ch` is whitespace by Python's str.isspace(). */
-export function isPySpace(ch: string): boolean {
-  return ch.length > 0 && PY_SPACE.includes(ch);
-}
-
-/** Python's str.rstrip() with no arguments. */
-export function pyRstrip(s: string): string {
-  let end = s.length;
-  while (end > 0 && isPySpace(s[end - 1]!)) end--;
-  return s.slice(0, end);
-}
-
-/** Python's str.strip() with no arguments. */
-export function pyStrip(s: string): string {
-  let start = 0;
-  while (start < s.length && isPySpace(s[start]!)) start++;
-  return pyRstrip(s.slice(start));
 }
 
 /** Removes leading U+FEFF characters (all of them, as AbstractSkill does). */

@@ -4,7 +4,8 @@
 // once; each names the skill, the field and the fix.
 import { isMap, isScalar, isSeq } from "yaml";
 import type { SkillMetadata } from "./skill.ts";
-import { decodeSkillMd, parseSkillMd, pyStrip, SkillMdError, type ParsedSkillMd } from "./skill-md.ts";
+import { codePointLength, pyStrip } from "./py-text.ts";
+import { decodeSkillMd, parseSkillMd, SkillMdError, type ParsedSkillMd } from "./skill-md.ts";
 import { mapPairs, pyReprOfNode, pyTypeOfNode, topLevelNode, type PyTypeName } from "./yaml11.ts";
 
 export type Severity = "error" | "warning";
@@ -53,13 +54,6 @@ export const EXTENSION_FIELDS: readonly string[] = ["version", "when_to_use", "w
 // semver.org's grammar, anchored at the true end (unlike Python's `$`, a trailing newline fails).
 const SEMVER_RE =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
-
-/** Length in Unicode code points, the unit every limit here is written in. */
-export function codePointLength(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
 
 /**
  * Checks a `version` value as agentskills-core's validate_version does, with its messages.

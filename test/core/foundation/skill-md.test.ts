@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MAX_FRONTMATTER_BYTES, decodeSkillMd, parseSkillMd, pyStrip, SkillMdError } from "../../../src/core/skill-md.ts";
+import { pyStrip } from "../../../src/core/py-text.ts";
+import { MAX_FRONTMATTER_BYTES, decodeSkillMd, parseSkillMd, SkillMdError } from "../../../src/core/skill-md.ts";
 
 describe("parseSkillMd", () => {
   it("splits frontmatter and body; the body is stripped as agentskills-core strips it", () => {
