@@ -1,0 +1,145 @@
+// `npm run test:interop`: the real clients against a running shelf, on loopback.
+//  1. agentskills-http + agentskills-testing's ProviderConformanceSuite (plain, both manifests,
+//     file manifest, content limit, revalidation) against <shelf>/skills, contract shelf.
+//  2. the `skills` CLI installing the client shelf through the v0.2 index, through the legacy
+//     v0.1 index (SHELF_DISCOVERY=v0.1), and through a private shelf's capability URL.
+// Everything started here is stopped whatever happens; the whole run is bounded.
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { killAll, seedShelf, startShelf, type RunningShelf } from "./shelf-server.ts";
+import { installAndCompare } from "./skills-cli.ts";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const FIXTURES = path.join(import.meta.dirname, "fixtures");
+const CONTRACT_SHELF = path.join(FIXTURES, "contract-shelf");
+const CLIENT_SHELF = path.join(FIXTURES, "client-shelf");
+const PYTHON = path.join(ROOT, ".venv-refs", "bin", "python");
+const RUN_TIMEOUT_MS = 8 * 60_000;
+const PYTEST_TIMEOUT_MS = 4 * 60_000;
+
+let failures = 0;
+function report(name: string, problems: string[], output = ""): void {
+  if (problems.length === 0) {
+    console.log(`ok   ${name}`);
+    return;
+  }
+  failures++;
+  console.log(`FAIL ${name}`);
+  for (const p of problems) console.log(`     - ${p}`);
+  if (output) console.log(output.split("\n").map((l) => `     | ${l}`).join("\n"));
+}
+
+function pytest(base: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(PYTHON, ["-m", "pytest", path.join(import.meta.dirname, "test_agentskills_http.py"), "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning"], {
+      cwd: ROOT,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, SKILLSHELF_INTEROP_BASE: base, PYTHONDONTWRITEBYTECODE: "1" },
+    });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    const timer = setTimeout(() => {
+      output += "\n[pytest killed: timeout]";
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }, PYTEST_TIMEOUT_MS);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+async function withShelf<T>(state: string, vars: Record<string, string>, body: (shelf: RunningShelf) => Promise<T>): Promise<T> {
+  const shelf = await startShelf(state, vars);
+  try {
+    return await body(shelf);
+  } finally {
+    await shelf.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const work = await mkdtemp(path.join(tmpdir(), "skillshelf-interop-"));
+  try {
+    // --- agentskills-http conformance -------------------------------------------------------
+    const contractState = path.join(work, "contract-state");
+    await seedShelf(CONTRACT_SHELF, contractState);
+    await withShelf(contractState, {}, async (shelf) => {
+      const { code, output } = await pytest(shelf.url);
+      const summary = output.trim().split("\n").at(-1) ?? "";
+      report(`agentskills-http ProviderConformanceSuite against ${shelf.url}/skills (${summary})`, code === 0 ? [] : [`pytest exited ${code}`], code === 0 ? "" : output);
+    });
+
+    // --- the skills CLI ---------------------------------------------------------------------
+    const clientState = path.join(work, "client-state");
+    await seedShelf(CLIENT_SHELF, clientState);
+
+    await withShelf(clientState, {}, async (shelf) => {
+      const index = (await (await fetch(`${shelf.url}/.well-known/agent-skills/index.json`)).json()) as { skills: Array<{ type: string }> };
+      const types = index.skills.map((s) => s.type).sort().join(",");
+      const { problems, output } = await installAndCompare(shelf.url, CLIENT_SHELF);
+      if (types !== "archive,archive,skill-md") problems.push(`v0.2 index types were ${types}`);
+      report("skills add via the well-known v0.2.0 index", problems, problems.length ? output : "");
+    });
+
+    await withShelf(clientState, { SHELF_DISCOVERY: "v0.1" }, async (shelf) => {
+      const problems: string[] = [];
+      const v2 = await fetch(`${shelf.url}/.well-known/agent-skills/index.json`);
+      if (v2.status !== 404) problems.push(`v0.2 index answered ${v2.status}, expected 404 in a v0.1-only configuration`);
+      const result = await installAndCompare(shelf.url, CLIENT_SHELF);
+      problems.push(...result.problems);
+      report("skills add via the legacy v0.1 index", problems, problems.length ? result.output : "");
+    });
+
+    const token = `sk_interop_${randomBytes(16).toString("hex")}`;
+    const vars = { SHELF_VISIBILITY: "private", SHELF_CAPABILITY_URLS: "on", READ_TOKEN_SHA256: createHash("sha256").update(token).digest("hex") };
+    await withShelf(clientState, vars, async (shelf) => {
+      const problems: string[] = [];
+      const anonymous = await fetch(`${shelf.url}/.well-known/agent-skills/index.json`);
+      if (anonymous.status !== 401) problems.push(`anonymous index read answered ${anonymous.status}, expected 401`);
+      const result = await installAndCompare(`${shelf.url}/c/${token}`, CLIENT_SHELF);
+      problems.push(...result.problems);
+      report("skills add via a private shelf's capability URL", problems, problems.length ? result.output : "");
+    });
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+const watchdog = setTimeout(() => {
+  console.error(`interop: gave up after ${RUN_TIMEOUT_MS / 60_000} minutes`);
+  killAll();
+  process.exit(1);
+}, RUN_TIMEOUT_MS);
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+main()
+  .then(() => {
+    clearTimeout(watchdog);
+    killAll();
+    if (failures > 0) {
+      console.error(`interop: ${failures} check(s) failed`);
+      process.exit(1);
+    }
+    console.log("interop: all checks passed");
+  })
+  .catch((err) => {
+    clearTimeout(watchdog);
+    killAll();
+    console.error(`interop: ${err instanceof Error ? err.stack : err}`);
+    process.exit(1);
+  });

@@ -1,0 +1,94 @@
+// Installs a shelf with the real `skills` CLI (npm package `skills`, pinned in package.json) and
+// compares what landed on disk with the shelf's bytes. The exit code proves nothing: the CLI
+// skips a skill silently when its digest does not match, so the set and the bytes are compared.
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { isDeepStrictEqual } from "node:util";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const CLI = path.join(ROOT, "node_modules", "skills", "bin", "cli.mjs");
+const CLI_TIMEOUT_MS = 120_000;
+/** The agent whose project folder receives the copy (`.claude/skills/<name>/`). */
+const AGENT = "claude-code";
+const AGENT_DIR = path.join(".claude", "skills");
+const JUNK = new Set([".DS_Store", "Thumbs.db", "desktop.ini"]);
+
+/** Every regular file under `dir`, by POSIX path relative to it. */
+async function readTree(dir: string): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  async function walk(rel: string): Promise<void> {
+    for (const entry of await readdir(path.join(dir, rel), { withFileTypes: true })) {
+      if (JUNK.has(entry.name)) continue;
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(child);
+      else if (entry.isFile()) out.set(child, await readFile(path.join(dir, child)));
+      else throw new Error(`${path.join(dir, child)} is neither a file nor a folder`);
+    }
+  }
+  await walk("");
+  return out;
+}
+
+function run(args: string[], cwd: string, home: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { PATH: process.env.PATH ?? "", HOME: home, DO_NOT_TRACK: "1", DISABLE_TELEMETRY: "1", CI: "1", NO_COLOR: "1" },
+    });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    const timer = setTimeout(() => {
+      output += `\n[killed after ${CLI_TIMEOUT_MS / 1000} s]`;
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }, CLI_TIMEOUT_MS);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+/**
+ * Runs `skills add <url> -y --copy -a claude-code` in a fresh project folder (with its own HOME)
+ * and returns the problems: a missing or extra skill, a missing, extra or different file.
+ */
+export async function installAndCompare(url: string, shelfDir: string): Promise<{ problems: string[]; output: string }> {
+  const work = await mkdtemp(path.join(tmpdir(), "skillshelf-skills-cli-"));
+  try {
+    const project = path.join(work, "project");
+    const home = path.join(work, "home");
+    await Promise.all([mkdir(project), mkdir(home)]);
+    const { output } = await run(["add", url, "-y", "--copy", "-a", AGENT], project, home);
+    const problems: string[] = [];
+    const expectedNames = (await readdir(path.join(shelfDir, "skills"), { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    let installedNames: string[] = [];
+    try {
+      installedNames = (await readdir(path.join(project, AGENT_DIR), { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    } catch {
+      problems.push(`nothing was installed into ${AGENT_DIR}`);
+    }
+    if (!isDeepStrictEqual(installedNames, expectedNames)) problems.push(`installed skills ${JSON.stringify(installedNames)} != shelf skills ${JSON.stringify(expectedNames)}`);
+    for (const name of expectedNames.filter((n) => installedNames.includes(n))) {
+      const want = await readTree(path.join(shelfDir, "skills", name));
+      const got = await readTree(path.join(project, AGENT_DIR, name));
+      for (const [file, bytes] of want) {
+        const have = got.get(file);
+        if (!have) problems.push(`${name}/${file} was not installed`);
+        else if (!have.equals(bytes)) problems.push(`${name}/${file} differs from the shelf's bytes`);
+      }
+      for (const file of got.keys()) if (!want.has(file)) problems.push(`${name}/${file} was installed but is not on the shelf`);
+    }
+    return { problems, output };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
