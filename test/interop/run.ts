@@ -9,7 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { killAll, seedShelf, startShelf, type RunningShelf } from "./shelf-server.ts";
+import { startShelf, stopAll, type RunningShelf } from "./shelf-server.ts";
 import { installAndCompare } from "./skills-cli.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -58,8 +58,8 @@ function pytest(base: string): Promise<{ code: number | null; output: string }> 
   });
 }
 
-async function withShelf<T>(state: string, vars: Record<string, string>, body: (shelf: RunningShelf) => Promise<T>): Promise<T> {
-  const shelf = await startShelf(state, vars);
+async function withShelf<T>(shelfDir: string, state: string, vars: Record<string, string>, body: (shelf: RunningShelf) => Promise<T>): Promise<T> {
+  const shelf = await startShelf(shelfDir, state, vars);
   try {
     return await body(shelf);
   } finally {
@@ -72,8 +72,7 @@ async function main(): Promise<void> {
   try {
     // --- agentskills-http conformance -------------------------------------------------------
     const contractState = path.join(work, "contract-state");
-    await seedShelf(CONTRACT_SHELF, contractState);
-    await withShelf(contractState, {}, async (shelf) => {
+    await withShelf(CONTRACT_SHELF, contractState, {}, async (shelf) => {
       const { code, output } = await pytest(shelf.url);
       const summary = output.trim().split("\n").at(-1) ?? "";
       report(`agentskills-http ProviderConformanceSuite against ${shelf.url}/skills (${summary})`, code === 0 ? [] : [`pytest exited ${code}`], code === 0 ? "" : output);
@@ -81,9 +80,8 @@ async function main(): Promise<void> {
 
     // --- the skills CLI ---------------------------------------------------------------------
     const clientState = path.join(work, "client-state");
-    await seedShelf(CLIENT_SHELF, clientState);
 
-    await withShelf(clientState, {}, async (shelf) => {
+    await withShelf(CLIENT_SHELF, clientState, {}, async (shelf) => {
       const index = (await (await fetch(`${shelf.url}/.well-known/agent-skills/index.json`)).json()) as { skills: Array<{ type: string }> };
       const types = index.skills.map((s) => s.type).sort().join(",");
       const { problems, output } = await installAndCompare(shelf.url, CLIENT_SHELF);
@@ -91,7 +89,7 @@ async function main(): Promise<void> {
       report("skills add via the well-known v0.2.0 index", problems, problems.length ? output : "");
     });
 
-    await withShelf(clientState, { SHELF_DISCOVERY: "v0.1" }, async (shelf) => {
+    await withShelf(CLIENT_SHELF, clientState, { SHELF_DISCOVERY: "v0.1" }, async (shelf) => {
       const problems: string[] = [];
       const v2 = await fetch(`${shelf.url}/.well-known/agent-skills/index.json`);
       if (v2.status !== 404) problems.push(`v0.2 index answered ${v2.status}, expected 404 in a v0.1-only configuration`);
@@ -102,7 +100,7 @@ async function main(): Promise<void> {
 
     const token = `sk_interop_${randomBytes(16).toString("hex")}`;
     const vars = { SHELF_VISIBILITY: "private", SHELF_CAPABILITY_URLS: "on", READ_TOKEN_SHA256: createHash("sha256").update(token).digest("hex") };
-    await withShelf(clientState, vars, async (shelf) => {
+    await withShelf(CLIENT_SHELF, clientState, vars, async (shelf) => {
       const problems: string[] = [];
       const anonymous = await fetch(`${shelf.url}/.well-known/agent-skills/index.json`);
       if (anonymous.status !== 401) problems.push(`anonymous index read answered ${anonymous.status}, expected 401`);
@@ -117,29 +115,25 @@ async function main(): Promise<void> {
 
 const watchdog = setTimeout(() => {
   console.error(`interop: gave up after ${RUN_TIMEOUT_MS / 60_000} minutes`);
-  killAll();
-  process.exit(1);
+  process.exit(1); // start.ts's exit hook kills every wrangler it started
 }, RUN_TIMEOUT_MS);
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    killAll();
-    process.exit(130);
-  });
+  process.on(signal, () => process.exit(130));
 }
 
 main()
-  .then(() => {
+  .then(async () => {
     clearTimeout(watchdog);
-    killAll();
+    await stopAll();
     if (failures > 0) {
       console.error(`interop: ${failures} check(s) failed`);
       process.exit(1);
     }
     console.log("interop: all checks passed");
   })
-  .catch((err) => {
+  .catch(async (err) => {
     clearTimeout(watchdog);
-    killAll();
+    await stopAll();
     console.error(`interop: ${err instanceof Error ? err.stack : err}`);
     process.exit(1);
   });
