@@ -34,6 +34,10 @@ export interface StartOptions {
   /** Where wrangler persists local R2 and KV; defaults to <root>/.wrangler/state. */
   persistTo?: string;
   log?: (line: string) => void;
+  /** Extra Worker variables for this run (`wrangler dev --var NAME:VALUE`). */
+  vars?: Record<string, string>;
+  /** Where the build folder goes; defaults to <root>/.skillshelf/build. */
+  buildDir?: string;
   /** Forward wrangler's own output (default: only when it fails to start). */
   verbose?: boolean;
   /** Extra Worker vars for this run (`wrangler dev --var K:V`), e.g. SHELF_VISIBILITY for tests. */
@@ -119,7 +123,7 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
   const port = options.port ?? DEFAULT_PORT;
   const log = options.log ?? (() => {});
   const shelfDir = options.shelfDir ?? path.join(root, "shelf");
-  const buildDir = path.join(root, LOCAL_BUILD_DIR);
+  const buildDir = options.buildDir ?? path.join(root, LOCAL_BUILD_DIR);
 
   const built = await buildShelf(shelfDir);
   await writeBuild(built, buildDir);
@@ -128,6 +132,7 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
 
   const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", options.persistTo ?? path.join(root, ".wrangler", "state"), "--show-interactive-dev-session=false", "--log-level", "warn"];
+  for (const [name, value] of Object.entries(options.vars ?? {})) args.push("--var", `${name}:${value}`);
   for (const [name, value] of Object.entries(options.vars ?? {})) args.push("--var", `${name}:${value}`);
   const child = spawn(wrangler, args, {
     cwd: root,
