@@ -40,8 +40,6 @@ export interface StartOptions {
   buildDir?: string;
   /** Forward wrangler's own output (default: only when it fails to start). */
   verbose?: boolean;
-  /** Extra Worker vars for this run (`wrangler dev --var K:V`), e.g. SHELF_VISIBILITY for tests. */
-  vars?: Record<string, string>;
 }
 
 /** A running local shelf. */
@@ -132,7 +130,6 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
 
   const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", options.persistTo ?? path.join(root, ".wrangler", "state"), "--show-interactive-dev-session=false", "--log-level", "warn"];
-  for (const [name, value] of Object.entries(options.vars ?? {})) args.push("--var", `${name}:${value}`);
   for (const [name, value] of Object.entries(options.vars ?? {})) args.push("--var", `${name}:${value}`);
   const child = spawn(wrangler, args, {
     cwd: root,
