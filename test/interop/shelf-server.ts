@@ -3,6 +3,7 @@
 // on a free port, over a given state folder, with extra vars; and stops it again. start.ts kills
 // wrangler's whole process group on stop() and on process exit.
 import { createServer } from "node:net";
+import path from "node:path";
 import { startShelf as startLikeNpmStart, type RunningShelf } from "../../scripts/start.ts";
 
 export type { RunningShelf };
@@ -31,7 +32,7 @@ async function freePort(): Promise<number> {
  * @example const shelf = await startShelf(dir, state, { SHELF_DISCOVERY: "v0.1" }); try { … } finally { await shelf.stop() }
  */
 export async function startShelf(shelfDir: string, stateDir: string, vars: Record<string, string> = {}): Promise<RunningShelf> {
-  const shelf = await startLikeNpmStart({ port: await freePort(), shelfDir, persistTo: stateDir, vars });
+  const shelf = await startLikeNpmStart({ port: await freePort(), shelfDir, persistTo: stateDir, buildDir: path.join(stateDir, "build"), vars });
   running.add(shelf);
   const stop = shelf.stop;
   return {
