@@ -23,6 +23,8 @@ export const LOCAL_TOKEN_FILE = ".skillshelf/publish-token";
 /** Where `npm start` writes its build (git-ignored). */
 export const LOCAL_BUILD_DIR = ".skillshelf/build";
 const READY_TIMEOUT_MS = 90_000;
+/** Every wrangler this process started and has not seen exit, for signal and exit handlers. */
+const live = new Set<ChildProcess>();
 
 /** Options for {@link startShelf}. */
 export interface StartOptions {
@@ -83,15 +85,11 @@ export async function ensureLocalToken(root: string): Promise<string> {
 }
 
 function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, signal); // the whole process group: wrangler and its workerd
   } catch {
-    try {
-      child.kill(signal);
-    } catch {
-      // already gone
-    }
+    // the group is gone already
   }
 }
 
@@ -128,10 +126,11 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
   log(`built ${shelfDir}: generation ${built.id} (${built.manifest.skill_count} skills, ${built.manifest.file_count} files)`);
   const token = await ensureLocalToken(root);
 
-  const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
+  // Run wrangler on this Node (the pinned 24), whatever `node` is first on PATH.
+  const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", options.persistTo ?? path.join(root, ".wrangler", "state"), "--show-interactive-dev-session=false", "--log-level", "warn"];
   for (const [name, value] of Object.entries(options.vars ?? {})) args.push("--var", `${name}:${value}`);
-  const child = spawn(wrangler, args, {
+  const child = spawn(process.execPath, [wrangler, ...args], {
     cwd: root,
     detached: true, // its own process group, so stop() ends workerd too
     stdio: ["ignore", "pipe", "pipe"],
@@ -142,6 +141,8 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
     output = (output + chunk.toString()).slice(-20_000);
     if (options.verbose) process.stderr.write(chunk);
   };
+  live.add(child);
+  child.once("exit", () => live.delete(child));
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
   const onExit = () => killTree(child, "SIGKILL");
@@ -150,13 +151,16 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      killTree(child, "SIGTERM");
+      const timer = setTimeout(() => killTree(child, "SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    // workerd may outlive wrangler's own exit by a moment; the group kill is harmless if gone.
+    killTree(child, "SIGKILL");
     process.off("exit", onExit);
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    killTree(child, "SIGTERM");
-    const timer = setTimeout(() => killTree(child, "SIGKILL"), 5000);
-    await exited;
-    clearTimeout(timer);
   };
 
   const url = `http://127.0.0.1:${port}`;
@@ -180,23 +184,34 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
   }
 }
 
+/** Kills every wrangler process group this process started (for signal handlers). */
+export function killAllStarted(): void {
+  for (const child of live) killTree(child, "SIGKILL");
+}
+
 async function main(): Promise<void> {
+  // Handle signals from the first moment: a signal during startup must still stop wrangler.
+  let shelf: RunningShelf | undefined;
+  const shutdown = () => {
+    if (!shelf) {
+      killAllStarted();
+      process.exit(143);
+    }
+    void shelf.stop().then(() => process.exit(0));
+  };
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
   const { values } = parseArgs({ options: { port: { type: "string" }, verbose: { type: "boolean" } }, strict: true });
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new CliError(`--port must be a port number, not ${values.port}`, 2);
   const log = (line: string) => process.stdout.write(`${line}\n`);
-  const shelf = await startShelf({ port, log, verbose: values.verbose });
+  shelf = await startShelf({ port, log, verbose: values.verbose });
   const first = (JSON.parse(await readFile(path.join(ROOT, LOCAL_BUILD_DIR, "manifest.json"), "utf8")) as { skill_count: number }).skill_count;
   log(`\nskillshelf is serving ./shelf (${first} skills) at ${shelf.url}. Try:`);
   for (const p of ["/.well-known/agent-skills/index.json", "/skills/index.json", "/skills/code-review/SKILL.md", "/v1/shelf"]) log(`  curl ${shelf.url}${p}`);
   log(`  npx skills add ${shelf.url} --list`);
   log(`\nPublish again after editing ./shelf: npm start (or: npx skillshelf build shelf && SKILLSHELF_PUBLISH_TOKEN=$(cat ${LOCAL_TOKEN_FILE}) npx skillshelf publish --url ${shelf.url})`);
   log("Press Ctrl+C to stop.");
-  const shutdown = () => {
-    void shelf.stop().then(() => process.exit(0));
-  };
-  process.on("SIGINT", shutdown);
-  process.on("SIGTERM", shutdown);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
