@@ -54,6 +54,14 @@ async function main(argv: string[]): Promise<number> {
   });
 }
 
+// A reader that goes away early (`skillshelf catalog … | head`) is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -184,13 +184,17 @@ export function validateSkillMd(folderName: string, bytes: Uint8Array): SkillVal
       const len = codePointLength(compatibility);
       if (len > MAX_COMPATIBILITY_CHARS) add("compatibility", `compatibility is ${len} characters, over the limit of ${MAX_COMPATIBILITY_CHARS}`);
       else if (pyStrip(compatibility).length === 0) add("compatibility", "compatibility is empty; remove it or describe the environment the skill needs", "warning");
+      add("compatibility", AGENTSKILLS_CORE_CONFLICT("compatibility", "a mapping"), "warning");
     }
   }
 
   let allowedTools: string[] | undefined;
   if (has("allowed-tools")) {
     const v = fm["allowed-tools"];
-    if (typeof v === "string") allowedTools = v.split(/\s+/).filter((t) => t.length > 0);
+    if (typeof v === "string") {
+      allowedTools = v.split(/\s+/).filter((t) => t.length > 0);
+      add("allowed-tools", AGENTSKILLS_CORE_CONFLICT("allowed-tools", "a list"), "warning");
+    }
     else if (Array.isArray(v) && v.every((t) => typeof t === "string")) {
       allowedTools = (v as string[]).map((t) => t.trim()).filter((t) => t.length > 0);
       add("allowed-tools", "allowed-tools is a YAML list; the specification defines a space-separated string (accepted, but some clients reject lists)", "warning");
@@ -249,6 +253,15 @@ export function validateSkillMd(folderName: string, bytes: Uint8Array): SkillVal
   };
   return done({ metadata: metadataOut, parsed });
 }
+
+/**
+ * agentskills-core 0.7 types `compatibility` as a mapping and `allowed-tools` as a list, against
+ * the specification (a string for both), and refuses to register such a skill — and, because
+ * registration is atomic, every skill its provider loads with it. No value satisfies both, so the
+ * spec wins and the conflict is a warning the author can act on.
+ */
+const AGENTSKILLS_CORE_CONFLICT = (field: string, expected: string) =>
+  `${field} is a string, as the Agent Skills specification defines, but agentskills-core 0.7 (agentskills-http) expects ${expected} and refuses to register the skill, and with it every skill its provider loads; leave ${field} out if such clients must load this shelf`;
 
 type AddProblem = (field: string, message: string, severity?: Severity) => void;
 

@@ -31,7 +31,7 @@ describe("a valid skill", () => {
         "  requires_tools: [git, jq]",
       ].join("\n"),
     );
-    expect(v.problems).toEqual([]);
+    expect(v.problems.map((p) => `${p.severity}:${p.field}`)).toEqual(["warning:compatibility", "warning:allowed-tools"]);
     expect(v.ok).toBe(true);
     expect(v.metadata).toMatchObject({
       name: "demo",
@@ -198,5 +198,14 @@ describe("portability: a skill that passes parses identically in every client", 
 describe("body", () => {
   it("must not be empty", () => {
     expect(errors(check("name: demo\ndescription: d", "demo", "  \n\n").problems)[0]).toMatchObject({ field: "body" });
+  });
+});
+
+describe("agentskills-core 0.7 type conflicts are warnings", () => {
+  it("warns on a string compatibility or allowed-tools, naming the consequence", () => {
+    const v = check("name: demo\ndescription: d\ncompatibility: Needs git\nallowed-tools: Read");
+    expect(v.ok).toBe(true);
+    expect(warnings(v.problems).map((p) => p.field)).toEqual(["compatibility", "allowed-tools"]);
+    expect(warnings(v.problems)[0]!.message).toMatch(/agentskills-core 0\.7 .* expects a mapping and refuses to register the skill/);
   });
 });

@@ -45,8 +45,12 @@ describe("every shelf skill", () => {
     expect(skills.length).toBeGreaterThanOrEqual(12);
   });
 
-  it.each(skills.map((s) => [s.skill.name, s] as const))("%s validates with no problems at all", (_name, s) => {
-    expect(s.skill.validation.problems).toEqual([]);
+  it.each(skills.map((s) => [s.skill.name, s] as const))("%s validates with no errors, warned only of the agentskills-core type conflict", (_name, s) => {
+    // The spec's string `compatibility` / `allowed-tools` conflict with agentskills-core 0.7 (see
+    // validate.ts); those are the only warnings a curated skill may carry.
+    const fm = s.frontmatter as Record<string, unknown>;
+    const expected = ["compatibility", "allowed-tools"].filter((k) => typeof fm[k] === "string");
+    expect(s.skill.validation.problems.map((p) => `${p.severity}:${p.field}`)).toEqual(expected.map((k) => `warning:${k}`));
     expect(s.skill.validation.ok).toBe(true);
   });
 
