@@ -17,6 +17,7 @@ import logging
 import os
 import pathlib
 import shutil
+import subprocess
 import tempfile
 
 import abstractskill
@@ -39,7 +40,8 @@ from abstractskill import (
 )
 from abstractskill.catalog import CatalogEntry
 
-OUT = pathlib.Path(__file__).resolve().parents[2] / "test" / "goldens" / "abstractskill"
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+OUT = ROOT / "test" / "goldens" / "abstractskill"
 VERSION = abstractskill.__version__ if hasattr(abstractskill, "__version__") else "0.3.2"
 
 
@@ -759,6 +761,58 @@ def gen_seed():
         shutil.rmtree(tmp)
 
 
+# ----------------------------------------------------------------------------------------------
+# our writer, read by abstractskill
+
+TRICKY = "yes: no # not a comment\n  'single' \"double\" \\ tab\t é ✓ 😀 \u0085 \u2028 2026-07-11 1e5 ~ null"
+
+
+def gen_serialized():
+    """Runs our serializer (scripts/refs/serialize-records.ts) on fixed records and checks that
+    abstractskill loads its YAML back to exactly the records' to_dict()."""
+    inputs = {
+        "validations": [
+            validation_entry(notes=TRICKY, activation_description="Use when: reviewing & \"shipping\"",
+                             evidence={"files": 3, "has_scripts": False, "ratio": 0.25, "big": 1.5e21, "tags": ["on", "off", None], "nested": {"k": "v"}, "empty": {}}),
+            validation_entry(name="entity-skill", audience="entity", delivered_via_map=True, validated_at="2026-07-11 10:00:00"),
+            validation_entry(name="sim", method="simulated-execution", level="audited", evidence={"epochs": 2, "models": ["m1", "m2"]}),
+        ],
+        "advisories": [
+            {"name": "evil", "source": "market", "official_intent": TRICKY, "hidden_issue": "steals: tokens", "severity": "critical",
+             "reference": "https://x", "tree_hash": GOOD_HASH, "advisory_id": "ASA-1", "discovered_at": "2026-07-01"},
+            {"name": "meh", "source": "market", "official_intent": "i", "hidden_issue": "h", "severity": "low", "reference": "r",
+             "status": "withdrawn", "withdrawn_reason": "false positive", "withdrawn_at": "2026-07-02"},
+        ],
+        "guidance": [{"guidance_id": "G-1", "title": TRICKY, "risk_class": "supply chain", "detail": "d", "severity": "high", "reference": "r"}],
+        "catalog": {"version": "2026.10.01", "skills": [
+            {"name": "tdd", "source": "obra/superpowers", "repo": "obra/superpowers", "upstream_ref": "a" * 40, "subdir": "skills/tdd",
+             "license": "MIT", "archetype": "procedure", "risk": "low", "improves": TRICKY, "vendored": True, "expected_tree_hash": GOOD_HASH,
+             "evidence": ["https://example.com"], "notes": "n", "activation_description": "a"}]},
+    }
+    node = ROOT / "node_modules" / ".bin" / "node"
+    if not node.exists():
+        raise SystemExit(f"{node} not found; run npm install first (the generator runs our serializer)")
+    run = subprocess.run([str(node), str(ROOT / "scripts/refs/serialize-records.ts")], input=json.dumps(inputs),
+                         capture_output=True, text=True, check=False, cwd=ROOT)
+    if run.returncode != 0:
+        raise SystemExit(f"serialize-records.ts failed:\n{run.stderr}")
+    texts = json.loads(run.stdout)
+    expected = {
+        "validations": [ValidationRecord.from_dict(d).to_dict() for d in inputs["validations"]],
+        "advisories": [AdvisoryEntry.from_dict(d).to_dict() for d in inputs["advisories"]],
+        "guidance": [GuidanceEntry.from_dict(d).to_dict() for d in inputs["guidance"]],
+        "catalog": [CatalogEntry.from_dict(d).to_dict() for d in inputs["catalog"]["skills"]],
+    }
+    loaded = {kind: load_file(kind, texts[kind]) for kind in ("validations", "advisories", "guidance", "catalog")}
+    version = yaml.safe_load(texts["catalog"]).get("version")
+    checks = {kind: loaded[kind]["ok"] and json.loads(json.dumps(loaded[kind]["entries"], default=str)) == json.loads(json.dumps(expected[kind], default=str))
+              for kind in loaded}
+    checks["catalog_version"] = version == inputs["catalog"]["version"]
+    write("serialized.json", {"inputs": inputs, "our_yaml": texts, "abstractskill_loaded": loaded, "loads_unchanged": checks})
+    if not all(checks.values()):
+        raise SystemExit(f"abstractskill does not load our serialized records unchanged: {checks}")
+
+
 if __name__ == "__main__":
     logging.getLogger("abstractskill").setLevel(logging.WARNING)
     gen_verdicts()
@@ -768,4 +822,5 @@ if __name__ == "__main__":
     gen_tools()
     gen_demand()
     gen_seed()
+    gen_serialized()
     print(f"wrote {OUT.relative_to(OUT.parents[2])}/*.json")

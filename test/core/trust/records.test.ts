@@ -3,6 +3,7 @@
 // its message, and we report every malformed entry where it stops at the first.
 import { describe, expect, it } from "vitest";
 import golden from "../../goldens/abstractskill/records.json";
+import golden_serialized from "../../goldens/abstractskill/serialized.json";
 import {
   loadShelfRecords,
   assertRecordsValid,
@@ -13,7 +14,7 @@ import {
   TrustRecordsError,
   type RecordFileResult,
 } from "../../../src/core/trust/records.ts";
-import { advisoryToDict, catalogEntryToDict, guidanceToDict, serializeAdvisories, serializeValidations, validationToDict } from "../../../src/core/trust/serialize.ts";
+import { advisoryToDict, catalogEntryToDict, guidanceToDict, serializeAdvisories, serializeCatalog, serializeGuidance, serializeValidations, validationToDict } from "../../../src/core/trust/serialize.ts";
 
 type Kind = "validations" | "advisories" | "guidance" | "catalog";
 const PARSERS: Record<Kind, (text: string) => RecordFileResult<unknown>> = {
@@ -138,5 +139,30 @@ describe("loading a shelf's records", () => {
   it("refuses a catalog version that is not dotted-numeric", () => {
     expect(parseCatalog("version: 2026.1\nskills: []\n").problems[0]!.code).toBe("version_invalid");
     expect(parseCatalog("version: '2026.10.01'\nskills: []\n").version).toBe("2026.10.01");
+  });
+});
+
+describe("abstractskill loads what we write", () => {
+  // serialized.json holds the YAML our serializer wrote for fixed records, and what
+  // abstractskill's TrustRegistry.load / load_catalog made of it (the generator refuses to
+  // write it unless every record came back unchanged). Byte equality here keeps that proof
+  // current: change the writer and the goldens must be regenerated, so Python re-checks it.
+  const s = golden_serialized as any;
+  it("the generator confirmed every file loads unchanged", () => {
+    expect(s.loads_unchanged).toEqual({ validations: true, advisories: true, guidance: true, catalog: true, catalog_version: true });
+  });
+  it("our writer still produces exactly those bytes", () => {
+    const header = ["Written by skillshelf (src/core/trust/serialize.ts)."];
+    const v = parseValidations(JSON.stringify({ validations: s.inputs.validations }));
+    const a = parseAdvisories(JSON.stringify({ advisories: s.inputs.advisories }));
+    const g = parseGuidance(JSON.stringify({ guidance: s.inputs.guidance }));
+    const c = parseCatalog(JSON.stringify(s.inputs.catalog));
+    expect(serializeValidations(v.entries, header)).toBe(s.our_yaml.validations);
+    expect(serializeAdvisories(a.entries, header)).toBe(s.our_yaml.advisories);
+    expect(serializeGuidance(g.entries, header)).toBe(s.our_yaml.guidance);
+    expect(serializeCatalog(c.version, c.entries, header)).toBe(s.our_yaml.catalog);
+    // And our own loader reads them back to the same records.
+    expect(parseValidations(s.our_yaml.validations).entries).toEqual(v.entries);
+    expect(parseCatalog(s.our_yaml.catalog).entries).toEqual(c.entries);
   });
 });
