@@ -53,6 +53,8 @@ const FORBIDDEN_RAW = /%2f|%5c|%00|\\/i;
 export function servingRoutes<B extends ServingBindings>(options: ServingOptions<B>): Hono<ServingEnv<B>> {
   const reads = new Hono<ServingEnv<B>>();
   const access = readAccess();
+  /** Built v0.1 index bodies by ETag (generation + advisories seq). */
+  const legacyIndexCache = new Map<string, string>();
 
   // SHELF_DISCOVERY turns a well-known family off (404), e.g. "v0.1" to serve legacy clients only.
   for (const [pattern, family] of [["/.well-known/agent-skills/*", "v0.2"], ["/.well-known/skills/*", "v0.1"]] as const) {
@@ -183,7 +185,10 @@ export function servingRoutes<B extends ServingBindings>(options: ServingOptions
     const entry = await servableEntry(c, c.req.param("name"));
     const v = await view(c);
     const record = await guarded(() => v.record(entry));
-    return json(c, staticSkillIndex(record), etagFor(`skill-${entry.record.sha256}`));
+    // agentskills-http ignores unknown keys, so the review mark rides along.
+    const review = options.trust(v.advisories, entry).requiresReview;
+    const body = { ...staticSkillIndex(record), ...(review ? { requires_review: true } : {}) };
+    return json(c, body, etagFor(`skill-${entry.record.sha256}-${review ? "review" : "ok"}`));
   });
   reads.get("/skills/:name/:path{.+}", (c) => serveSkillFile(c, c.req.param("name"), c.req.param("path")));
 
@@ -207,9 +212,18 @@ export function servingRoutes<B extends ServingBindings>(options: ServingOptions
   // --- well-known discovery v0.1 (legacy) ----------------------------------------------------
   reads.get("/.well-known/skills/index.json", async (c) => {
     const v = await view(c);
-    const entries = await servableEntries(c);
-    const skills = await guarded(() => Promise.all(entries.map(async (entry) => ({ entry, record: await v.record(entry) }))));
-    return json(c, discoveryIndexV1(skills), indexEtag(v, "v1"));
+    const etag = indexEtag(v, "v1");
+    // v0.1 needs every skill's file list, i.e. every record: build it once per isolate per
+    // generation and advisories change (the body does not depend on the caller's prefix).
+    let body = legacyIndexCache.get(etag);
+    if (body === undefined) {
+      const entries = await servableEntries(c);
+      const skills = await guarded(() => Promise.all(entries.map(async (entry) => ({ entry, record: await v.record(entry) }))));
+      body = JSON.stringify(discoveryIndexV1(skills));
+      if (legacyIndexCache.size >= 8) legacyIndexCache.delete(legacyIndexCache.keys().next().value!);
+      legacyIndexCache.set(etag, body);
+    }
+    return serveJson(c.req.raw, body, etag, { cache: cacheKind(c), visibility: c.get("shelfAccess").visibility });
   });
   reads.get("/.well-known/skills/:name/:path{.+}", (c) => serveSkillFile(c, c.req.param("name"), c.req.param("path")));
 

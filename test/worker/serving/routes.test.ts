@@ -74,6 +74,7 @@ describe("agentskills-http static layout", () => {
       files: ["SKILL.md", "assets/logo.png", "assets/page.html", "references/deep/more.md", "references/guide.md", "scripts/run.sh"],
     });
     expect(await (await get("/skills/solo/index.json")).json()).toEqual({ references: [], scripts: [], assets: [], files: ["SKILL.md"] });
+    expect(await (await get("/skills/review-me/index.json")).json()).toMatchObject({ references: ["x.md"], requires_review: true });
   });
 
   it("serves SKILL.md and every file, nested ones at their full path, byte for byte", async () => {
