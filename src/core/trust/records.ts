@@ -452,6 +452,14 @@ export function parseRecordList<T>(file: string, input: FileText, key: string, s
     out.problems.push(decoded.problem);
     return out;
   }
+  // PyYAML refuses control characters anywhere in a stream; so do we, naming the line.
+  const bad = /[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u.exec(decoded.text);
+  if (bad) {
+    const line = decoded.text.slice(0, bad.index).split("\n").length;
+    const code = bad[0].codePointAt(0)!.toString(16).padStart(4, "0");
+    out.problems.push(fileProblem(file, "invalid_yaml", `invalid YAML in ${file} at line ${line}: unacceptable character #x${code} (YAML forbids control characters); remove it or write it as an escape in a double-quoted string`, line, null));
+    return out;
+  }
   const { doc, lines } = parsePyYaml(decoded.text);
   if (doc.errors.length) {
     for (const error of doc.errors) {

@@ -136,6 +136,9 @@ describe("loading a shelf's records", () => {
     expect(parseValidations("validations: [\n").problems[0]).toMatchObject({ code: "invalid_yaml", index: null });
     expect(parseValidations("validations: []\nvalidations: []\n").problems[0]!.message).toMatch(/line 2/);
   });
+  it("refuses control characters as PyYAML does", () => {
+    expect(parseValidations("validations: []\n# bell \u0007\n").problems[0]).toMatchObject({ code: "invalid_yaml", line: 2 });
+  });
   it("refuses a catalog version that is not dotted-numeric", () => {
     expect(parseCatalog("version: 2026.1\nskills: []\n").problems[0]!.code).toBe("version_invalid");
     expect(parseCatalog("version: '2026.10.01'\nskills: []\n").version).toBe("2026.10.01");
