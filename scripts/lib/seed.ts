@@ -266,8 +266,22 @@ async function install(item: { key: string; src: string; isDir: boolean }, targe
   await rm(retired, { recursive: true, force: true });
 }
 
+// The real path of `p`, or of its nearest existing ancestor joined with the rest, so a
+// destination that does not exist yet still compares correctly against the bundle's real path.
 async function resolvedOrAbsolute(p: string): Promise<string> {
-  return realpath(p).catch(() => path.resolve(p));
+  const absolute = path.resolve(p);
+  let head = absolute;
+  const tail: string[] = [];
+  for (;;) {
+    try {
+      return path.join(await realpath(head), ...tail);
+    } catch {
+      const parent = path.dirname(head);
+      if (parent === head) return absolute;
+      tail.unshift(path.basename(head));
+      head = parent;
+    }
+  }
 }
 
 /**

@@ -200,6 +200,8 @@ describe("concurrency and idempotence", () => {
   it("refuses bad input with one clear line", async () => {
     await expect(seedShelf(path.join(tmp, "nope"), path.join(tmp, "x"))).rejects.toThrow(/has no skills\/ folder/);
     await expect(seedShelf(bundles.v1!, path.join(bundles.v1!, "skills", "inside"))).rejects.toThrow(/refusing to seed into the bundle shelf itself/);
+    await symlink(bundles.v1!, path.join(tmp, "bundle-alias"));
+    await expect(seedShelf(bundles.v1!, path.join(tmp, "bundle-alias", "new", "deeper"))).rejects.toThrow(/refusing to seed into the bundle shelf itself/);
     const noVersion = path.join(tmp, "no-version");
     await materialize(noVersion, { "skills/a/SKILL.md": "x", "catalog.yaml": "skills: []\n" });
     await expect(seedShelf(noVersion, path.join(tmp, "y"))).rejects.toThrow(/must declare a dotted-numeric string 'version'/);
