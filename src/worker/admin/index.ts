@@ -59,7 +59,7 @@ export function adminRoutes(options: AdminRoutesOptions = {}): Hono<{ Bindings: 
   });
 
   admin.put("/blobs/:sha", async (c) => {
-    const result = await store(c).putBlob(c.req.param("sha"), c.req.raw.body, contentLength(c)).catch(toHttp);
+    const result = await store(c).putBlob(c.req.param("sha"), c.req.raw).catch(toHttp);
     return c.json(result, result.stored ? 201 : 200);
   });
 

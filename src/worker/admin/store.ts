@@ -150,18 +150,26 @@ export class ShelfStore {
    * Stores a blob whose bytes must hash to `sha256` (R2 checks the digest as it stores; a
    * mismatch stores nothing). Idempotent: an existing blob is left as is.
    */
-  async putBlob(sha256: string, body: ReadableStream | null, length: number | null): Promise<{ stored: boolean }> {
+  async putBlob(sha256: string, request: Request): Promise<{ stored: boolean }> {
     if (!isHex(sha256)) throw new AdminError(400, "bad_request", "blob key must be a 64-character lowercase hex SHA-256");
-    if (length === null || !Number.isSafeInteger(length) || length < 0) throw new AdminError(411, "length_required", "send Content-Length with the blob body");
-    if (length > MAX_BLOB_BYTES) throw new AdminError(413, "too_large", `blob is ${length} bytes; at most ${MAX_BLOB_BYTES} are accepted`);
+    const header = request.headers.get("Content-Length");
+    const length = header !== null && /^\d+$/.test(header) ? Number(header) : null;
+    if (length !== null && length > MAX_BLOB_BYTES) throw new AdminError(413, "too_large", `blob is ${length} bytes; at most ${MAX_BLOB_BYTES} are accepted`);
     const key = r2Key("blob", sha256);
     if (await this.#env.SHELF_BUCKET.head(key)) {
-      await body?.cancel();
+      await request.body?.cancel();
       return { stored: false };
     }
+    // R2 needs a body of known length: stream it when Content-Length says how long it is,
+    // otherwise (chunked uploads) read it, bounded by MAX_BLOB_BYTES.
+    let value: ReadableStream | ArrayBuffer;
+    if (length !== null && request.body) value = request.body;
+    else {
+      value = await request.arrayBuffer();
+      if (value.byteLength > MAX_BLOB_BYTES) throw new AdminError(413, "too_large", `blob is ${value.byteLength} bytes; at most ${MAX_BLOB_BYTES} are accepted`);
+    }
     try {
-      // A zero-length body may arrive as null; R2 needs a value of known length.
-      await this.#env.SHELF_BUCKET.put(key, body ?? new Uint8Array(0), { sha256 });
+      await this.#env.SHELF_BUCKET.put(key, value, { sha256 });
     } catch (err) {
       const message = String((err as Error)?.message ?? err);
       if (/sha-?256|checksum|digest|hash/i.test(message)) {

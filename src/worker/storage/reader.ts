@@ -75,7 +75,7 @@ interface ParsedShard {
 
 // Module state is per isolate: that is the memory cache.
 const documents = new MemoryCache<unknown>(MEMORY_CACHE_BYTES);
-const live: { pointer?: LiveValue<PointerSummary>; advisories?: LiveValue<AdvisoriesInForce> } = {};
+const live: { pointer?: LiveValue<PointerSummary | null>; advisories?: LiveValue<AdvisoriesInForce | null> } = {};
 const inflight = new Map<string, Promise<unknown>>();
 
 /** Forgets everything this isolate cached (tests use it to simulate a cold isolate). */
@@ -144,7 +144,7 @@ async function readLive<T>(
   load: (from: "kv" | "r2") => Promise<{ value: T; seq: number } | null>,
 ): Promise<T | null> {
   const now = clock();
-  const state = live[name] as LiveValue<T> | undefined;
+  const state = live[name] as LiveValue<T | null> | undefined;
   if (state && now - state.checkedAt < LIVE_MEMORY_TTL_MS) return state.value;
   return once(`live:${name}`, async () => {
     // A cold isolate and a periodic revalidation read R2, which is strongly consistent; in
@@ -157,11 +157,14 @@ async function readLive<T>(
       r2CheckedAt = now;
     }
     if (fetched === null) {
-      if (state) return state.value; // never go back to "nothing" once something was seen
-      return null;
+      // Never go back to "nothing" once something was seen; remember "nothing yet" for the TTL
+      // too, so an unpublished shelf (or one without advisories) costs no read per request.
+      const kept = state ?? { value: null, seq: 0, checkedAt: now, r2CheckedAt };
+      (live as Record<string, LiveValue<T | null>>)[name] = { ...kept, checkedAt: now, r2CheckedAt };
+      return kept.value;
     }
     const keep = state && state.seq > fetched.seq ? state : { value: fetched.value, seq: fetched.seq };
-    (live as Record<string, LiveValue<T>>)[name] = { value: keep.value, seq: keep.seq, checkedAt: now, r2CheckedAt };
+    (live as Record<string, LiveValue<T | null>>)[name] = { value: keep.value, seq: keep.seq, checkedAt: now, r2CheckedAt };
     return keep.value;
   });
 }

@@ -1,0 +1,384 @@
+// Publishing through the admin API inside workerd, with real local R2 and KV: into empty storage,
+// unchanged republish, bad tokens, mismatched uploads, racing publishers, an interrupted publish,
+// rollback, advisories published after a build, and gc.
+import { reset } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { beforeEach, describe, expect, it } from "vitest";
+import { sha256Hex } from "../../../src/core/hash.ts";
+import { PublishError, publishGeneration } from "../../../src/core/publish.ts";
+import { openGeneration, resetStorageMemory } from "../../../src/worker/storage/index.ts";
+import { r2Key, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
+import { adminEnv, adminRequest, bucketKeys, buildGeneration, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "./helpers.ts";
+
+const noSleep = async () => {};
+
+async function shelfV1() {
+  return buildGeneration([
+    await skillInput("alpha"),
+    await skillInput("beta", { "references/guide.md": "# Guide\n\nRead me.\n", "assets/logo.bin": new Uint8Array([0, 1, 2, 255]) }),
+    await skillInput("gamma", { "scripts/run.py": "print('hello')\n" }),
+  ]);
+}
+
+async function shelfV2() {
+  return buildGeneration([
+    await skillInput("alpha"),
+    await skillInput("beta", { "references/guide.md": "# Guide\n\nRead me. Updated.\n", "assets/logo.bin": new Uint8Array([0, 1, 2, 255]) }),
+    await skillInput("gamma", { "scripts/run.py": "print('hello')\n" }),
+  ]);
+}
+
+async function publish(built: Awaited<ReturnType<typeof shelfV1>>, fetchImpl?: (r: Request) => Promise<Response>) {
+  return publishGeneration(memorySource(built), { url: WORKER_URL, token: TOKEN, fetch: fetchImpl ?? workerFetch(await adminEnv()), sleep: noSleep });
+}
+
+async function getText(path: string): Promise<{ status: number; text: string }> {
+  resetStorageMemory(); // a fresh isolate's view: no memory cache
+  const res = await workerFetch(await adminEnv())(new Request(`${WORKER_URL}${path}`));
+  return { status: res.status, text: await res.text() };
+}
+
+beforeEach(async () => {
+  await reset();
+  resetStorageMemory();
+});
+
+describe("publish into empty storage", () => {
+  it("uploads every object, moves the pointer, and the shelf serves the exact bytes", async () => {
+    const built = await shelfV1();
+    const result = await publish(built);
+    expect(result.previous).toBeNull();
+    expect(result.alreadyCurrent).toBe(false);
+    const blobs = built.objects.filter((o) => o.kind === "blob").length;
+    expect(result.uploaded).toEqual({ blob: blobs, record: 3, shard: built.manifest.shards.length, generation: 1 });
+
+    const gen = await openGeneration(env);
+    expect(gen?.id).toBe(built.id);
+    const beta = await gen!.findSkill("beta");
+    expect(beta?.file_count).toBe(3);
+    const record = await gen!.readRecord(beta!);
+    expect(record.files.map((f) => f.path)).toEqual(["SKILL.md", "assets/logo.bin", "references/guide.md"]);
+
+    const served = await getText("/skills/beta/references/guide.md");
+    expect(served).toEqual({ status: 200, text: "# Guide\n\nRead me.\n" });
+    // Every stored object is under its SHA-256.
+    for (const o of built.objects) expect(await env.SHELF_BUCKET.head(r2Key(o.kind, o.sha256))).not.toBeNull();
+    expect(await env.SHELF_BUCKET.head(r2Key("generation", built.id))).not.toBeNull();
+  });
+
+  it("republishing an unchanged build uploads nothing", async () => {
+    const built = await shelfV1();
+    await publish(built);
+    const again = await publish(await shelfV1());
+    expect(again.alreadyCurrent).toBe(true);
+    expect(again.bytesUploaded).toBe(0);
+    expect(again.uploaded).toEqual({ blob: 0, record: 0, shard: 0, generation: 0 });
+    expect(again.requests).toBe(1);
+  });
+
+  it("publishing a changed build uploads only what changed", async () => {
+    await publish(await shelfV1());
+    const v2 = await shelfV2();
+    const result = await publish(v2);
+    // beta's guide.md, beta's two archives; beta's record; the one shard; the manifest.
+    expect(result.uploaded).toEqual({ blob: 3, record: 1, shard: 1, generation: 1 });
+    expect((await getText("/skills/beta/references/guide.md")).text).toBe("# Guide\n\nRead me. Updated.\n");
+  });
+});
+
+describe("admin authentication", () => {
+  it("is mounted on the Worker at /admin/v1 and refuses a request without a token", async () => {
+    const res = await exports.default.fetch(adminRequest("GET", "/history", undefined, null));
+    // 401 when a token hash is configured (.dev.vars locally), 503 when none is.
+    expect([401, 503]).toContain(res.status);
+  });
+
+  it("refuses calls without a token or with a wrong one, and changes nothing", async () => {
+    const call = workerFetch(await adminEnv());
+    const built = await shelfV1();
+    const blob = built.objects.find((o) => o.kind === "blob")!;
+    const attempts = [
+      adminRequest("POST", "/missing", { blob: [blob.sha256] }, null),
+      adminRequest("POST", "/pointer", { generation: built.id, previous: null }, "wrong-token"),
+      adminRequest("POST", "/gc", { apply: true, keep: 0, grace_seconds: 0 }, "Bearer"),
+      new Request(`${WORKER_URL}/admin/v1/blobs/${blob.sha256}`, { method: "PUT", headers: { Authorization: `Basic ${btoa("a:b")}` }, body: blob.bytes as Uint8Array<ArrayBuffer> }),
+      new Request(`${WORKER_URL}/admin/v1/blobs/${blob.sha256}`, { method: "PUT", headers: { Authorization: `Bearer ${await sha256Hex(TOKEN)}` }, body: blob.bytes as Uint8Array<ArrayBuffer> }),
+    ];
+    for (const request of attempts) {
+      const res = await call(request);
+      expect(res.status).toBe(401);
+      expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer realm="skillshelf-admin"/);
+      expect(((await res.json()) as { error: string }).error).toBe("unauthorized");
+    }
+    expect(await bucketKeys(env.SHELF_BUCKET)).toEqual([]);
+    expect((await env.SHELF_KV.list()).keys).toEqual([]);
+  });
+
+  it("answers 503 when the Worker has no publish token configured", async () => {
+    const res = await workerFetch({ ...env, PUBLISH_TOKEN_SHA256: undefined })(adminRequest("GET", "/history"));
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { message: string }).message).toMatch(/PUBLISH_TOKEN_SHA256/);
+  });
+});
+
+describe("verified uploads", () => {
+  it("rejects a blob whose body does not hash to its key, storing nothing", async () => {
+    const call = workerFetch(await adminEnv());
+    const claimed = await sha256Hex("the real content");
+    const res = await call(new Request(`${WORKER_URL}/admin/v1/blobs/${claimed}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: "something else" }));
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { error: string }).error).toBe("digest_mismatch");
+    expect(await env.SHELF_BUCKET.head(r2Key("blob", claimed))).toBeNull();
+    const ok = await call(new Request(`${WORKER_URL}/admin/v1/blobs/${claimed}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: "the real content" }));
+    expect(ok.status).toBe(201);
+  });
+
+  it("rejects documents that are mis-hashed, not canonical, malformed, or reference missing objects", async () => {
+    const call = workerFetch(await adminEnv());
+    const built = await shelfV1();
+    const record = built.objects.find((o) => o.kind === "record")!;
+    const put = (path: string, body: Uint8Array | string) =>
+      call(new Request(`${WORKER_URL}/admin/v1${path}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: body as BodyInit }));
+
+    const wrongKey = await put(`/records/${"0".repeat(64)}`, record.bytes);
+    expect(wrongKey.status).toBe(422);
+    const pretty = JSON.stringify(JSON.parse(new TextDecoder().decode(record.bytes)), null, 2);
+    const notCanonical = await put(`/records/${await sha256Hex(pretty)}`, pretty);
+    expect(((await notCanonical.json()) as { error: string }).error).toBe("not_canonical");
+    const junk = '{"schema":"skillshelf.skill/1"}';
+    expect(((await (await put(`/records/${await sha256Hex(junk)}`, junk)).json()) as { error: string }).error).toBe("invalid_document");
+    // The record is fine but its blobs were never uploaded.
+    const missing = await put(`/records/${record.sha256}`, record.bytes);
+    expect(missing.status).toBe(422);
+    expect(((await missing.json()) as { error: string; missing: string[] }).missing.length).toBeGreaterThan(0);
+    expect(await bucketKeys(env.SHELF_BUCKET)).toEqual([]);
+
+    // A manifest whose shards are absent is refused too, and the pointer cannot name an unstored generation.
+    expect((await put(`/generations/${built.id}`, built.manifestBytes)).status).toBe(422);
+    const move = await call(adminRequest("POST", "/pointer", { generation: built.id, previous: null }));
+    expect(move.status).toBe(422);
+    expect(await bucketKeys(env.SHELF_BUCKET)).toEqual([]);
+  });
+});
+
+describe("racing publishers", () => {
+  it("lets exactly one of two pointer moves from the same previous generation win", async () => {
+    const v1 = await shelfV1();
+    await publish(v1);
+    const a = await shelfV2();
+    const b = await buildGeneration([await skillInput("alpha"), await skillInput("delta")]);
+    const call = workerFetch(await adminEnv());
+    // Both generations fully uploaded (publishing is rerunnable; only the pointer move races).
+    for (const built of [a, b]) {
+      const src = memorySource(built);
+      for (const o of built.objects) {
+        const path = { blob: "blobs", record: "records", shard: "shards" }[o.kind];
+        expect([200, 201]).toContain((await call(new Request(`${WORKER_URL}/admin/v1/${path}/${o.sha256}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: (await src.read(o.kind, o.sha256)) as Uint8Array<ArrayBuffer> }))).status);
+      }
+    }
+    // Upload order above is blobs, records, shards (objects are sorted by kind), so manifests go last.
+    for (const built of [a, b]) {
+      expect((await call(new Request(`${WORKER_URL}/admin/v1/generations/${built.id}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: built.manifestBytes as Uint8Array<ArrayBuffer> }))).status).toBe(201);
+    }
+    const [ra, rb] = await Promise.all([
+      call(adminRequest("POST", "/pointer", { generation: a.id, previous: v1.id })),
+      call(adminRequest("POST", "/pointer", { generation: b.id, previous: v1.id })),
+    ]);
+    const statuses = [ra.status, rb.status].sort();
+    expect(statuses).toEqual([200, 409]);
+    const winner = ra.status === 200 ? a.id : b.id;
+    const pointer = (await (await env.SHELF_BUCKET.get(R2_POINTER_KEY))!.json()) as { generation: string; seq: number; history: unknown[] };
+    expect(pointer.generation).toBe(winner);
+    expect(pointer.seq).toBe(2);
+    expect(pointer.history).toHaveLength(2);
+  });
+
+  it("makes the losing publish fail with 409 and leave storage consistent", async () => {
+    const v1 = await shelfV1();
+    await publish(v1);
+    const a = await shelfV2();
+    const b = await buildGeneration([await skillInput("alpha"), await skillInput("delta")]);
+    const results = await Promise.allSettled([publish(a), publish(b)]);
+    const fulfilled = results.filter((r) => r.status === "fulfilled");
+    const rejected = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    expect(fulfilled).toHaveLength(1);
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]!.reason).toBeInstanceOf(PublishError);
+    expect((rejected[0]!.reason as PublishError).status).toBe(409);
+    const gen = await openGeneration(env);
+    const winner = (fulfilled[0] as PromiseFulfilledResult<{ generation: string }>).value.generation;
+    expect(gen!.id).toBe(winner);
+    // Every skill of the winner is readable end to end.
+    for (const entry of await gen!.listSkills()) {
+      const record = await gen!.readRecord(entry);
+      for (const f of record.files) expect(await env.SHELF_BUCKET.head(r2Key("blob", f.sha256))).not.toBeNull();
+    }
+  });
+});
+
+describe("interrupted publish", () => {
+  it("leaves readers on the previous generation, and a rerun completes it", async () => {
+    const v1 = await shelfV1();
+    await publish(v1);
+    const v2 = await shelfV2();
+    const inner = workerFetch(await adminEnv());
+    for (const failAfter of [2, 4, 6, 7, 8]) {
+      let calls = 0;
+      const flaky = async (request: Request) => {
+        if (++calls > failAfter) throw new TypeError("network connection lost");
+        return inner(request);
+      };
+      await expect(publishGeneration(memorySource(v2), { url: WORKER_URL, token: TOKEN, fetch: flaky, sleep: noSleep, attempts: 1 })).rejects.toBeInstanceOf(PublishError);
+      resetStorageMemory();
+      expect((await openGeneration(env))!.id).toBe(v1.id);
+      expect((await getText("/skills/beta/references/guide.md")).text).toBe("# Guide\n\nRead me.\n");
+    }
+    const rerun = await publish(v2);
+    expect(rerun.generation).toBe(v2.id);
+    resetStorageMemory();
+    expect((await openGeneration(env))!.id).toBe(v2.id);
+  });
+
+  it("retries transient failures with backoff", async () => {
+    const inner = workerFetch(await adminEnv());
+    let failures = 0;
+    const waits: number[] = [];
+    const flaky = async (request: Request) => {
+      if (failures < 2) {
+        failures++;
+        return new Response("busy", { status: 503, headers: { "Retry-After": "1" } });
+      }
+      return inner(request);
+    };
+    const result = await publishGeneration(memorySource(await shelfV1()), { url: WORKER_URL, token: TOKEN, fetch: flaky, sleep: async (ms) => void waits.push(ms) });
+    expect(result.uploaded.generation).toBe(1);
+    expect(waits).toEqual([1000, 1000]);
+  });
+});
+
+describe("history and rollback", () => {
+  it("rolls back to an earlier generation and records it", async () => {
+    const v1 = await shelfV1();
+    const v2 = await shelfV2();
+    await publish(v1);
+    await publish(v2);
+    const call = workerFetch(await adminEnv());
+    const rolled = await call(adminRequest("POST", "/rollback", { generation: v1.id, previous: v2.id }));
+    expect(rolled.status).toBe(200);
+    const history = (await (await call(adminRequest("GET", "/history"))).json()) as { current: string; history: { generation: string; action: string; seq: number }[] };
+    expect(history.current).toBe(v1.id);
+    expect(history.history.map((h) => [h.seq, h.action, h.generation])).toEqual([
+      [3, "rollback", v1.id],
+      [2, "publish", v2.id],
+      [1, "publish", v1.id],
+    ]);
+    expect((await getText("/skills/beta/references/guide.md")).text).toBe("# Guide\n\nRead me.\n");
+    // A stale rollback (previous no longer current) conflicts; an unknown generation is 404.
+    expect((await call(adminRequest("POST", "/rollback", { generation: v2.id, previous: v2.id }))).status).toBe(409);
+    expect((await call(adminRequest("POST", "/rollback", { generation: "e".repeat(64), previous: v1.id }))).status).toBe(404);
+  });
+});
+
+describe("advisories published after a build", () => {
+  it("block a skill on every route, and a rollback does not bring it back", async () => {
+    const v1 = await shelfV1();
+    const v2 = await shelfV2();
+    await publish(v1);
+    await publish(v2);
+    const gen = await openGeneration(env);
+    const gamma = (await gen!.findSkill("gamma"))!;
+    expect((await getText("/skills/gamma/SKILL.md")).status).toBe(200);
+
+    const call = workerFetch(await adminEnv());
+    const advisory = {
+      name: "gamma",
+      source: "elsewhere",
+      official_intent: "Runs a greeting script.",
+      hidden_issue: "The script exfiltrates environment variables.",
+      severity: "low",
+      reference: "https://example.com/ASA-TEST-1",
+      tree_hash: gamma.tree_hash,
+      advisory_id: "ASA-TEST-1",
+    };
+    const res = await call(adminRequest("POST", "/advisories", { advisories: [advisory] }));
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { changed: boolean }).changed).toBe(true);
+
+    // A new isolate (or one whose 30 s memory TTL has passed) applies it at once.
+    resetStorageMemory();
+    const blockedRoutes = ["/skills/gamma/SKILL.md", "/skills/gamma/scripts/run.py", "/.well-known/agent-skills/gamma/SKILL.md"];
+    for (const path of blockedRoutes) {
+      const r = await getText(path);
+      expect(r.status, path).toBe(410);
+      expect(r.text).toContain("ASA-TEST-1");
+    }
+    expect((await getText("/skills/index.json")).text).not.toContain("gamma");
+    expect((await getText("/skills/alpha/SKILL.md")).status).toBe(200);
+
+    // Roll back to v1: gamma's tree hash is the same there, and the advisory is in force.
+    expect((await call(adminRequest("POST", "/rollback", { generation: v1.id, previous: v2.id }))).status).toBe(200);
+    expect((await getText("/skills/gamma/SKILL.md")).status).toBe(410);
+
+    // Republishing advisories without the entry never drops it; a withdrawal replaces it.
+    const again = await call(adminRequest("POST", "/advisories", { advisories: [] }));
+    expect(((await again.json()) as { changed: boolean }).changed).toBe(false);
+    await call(adminRequest("POST", "/advisories", { advisories: [{ ...advisory, status: "withdrawn", withdrawn_reason: "false alarm" }] }));
+    expect((await getText("/skills/gamma/SKILL.md")).status).toBe(200);
+  });
+
+  it("reach an isolate within the memory TTL given by its clock", async () => {
+    await publish(await shelfV1());
+    let now = 1_000_000;
+    const clock = () => now;
+    expect((await openGeneration(env, { clock }))!.advisories).toHaveLength(0);
+    const call = workerFetch(await adminEnv());
+    const gamma = (await (await openGeneration(env, { clock }))!.findSkill("gamma"))!;
+    await call(adminRequest("POST", "/advisories", { advisories: [{ name: "gamma", source: "x", official_intent: "i", hidden_issue: "h", severity: "critical", reference: "r", tree_hash: gamma.tree_hash }] }));
+    now += 29_000;
+    expect((await openGeneration(env, { clock }))!.advisories).toHaveLength(0);
+    now += 2_000;
+    expect((await openGeneration(env, { clock }))!.advisories).toHaveLength(1);
+  });
+
+  it("refuses malformed advisories, changing nothing", async () => {
+    const call = workerFetch(await adminEnv());
+    const res = await call(adminRequest("POST", "/advisories", { advisories: [{ name: "x", severity: "catastrophic" }] }));
+    expect(res.status).toBe(422);
+    expect(await env.SHELF_BUCKET.head("advisories.json")).toBeNull();
+  });
+});
+
+describe("gc", () => {
+  it("is a dry run by default and never deletes a blob a kept generation references", async () => {
+    const v1 = await shelfV1();
+    const v2 = await shelfV2();
+    await publish(v1);
+    await publish(v2);
+    const call = workerFetch(await adminEnv());
+    const before = await bucketKeys(env.SHELF_BUCKET);
+
+    // Within the grace period nothing is deletable.
+    const graced = (await (await call(adminRequest("POST", "/gc", { keep: 0 }))).json()) as { deletable: Record<string, number> };
+    expect(graced.deletable).toEqual({ generation: 0, shard: 0, record: 0, blob: 0 });
+
+    // Keeping only the current generation, v1-only objects are deletable; dry run deletes nothing.
+    const dry = (await (await call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0 }))).json()) as { applied: boolean; deletable: Record<string, number> };
+    expect(dry.applied).toBe(false);
+    expect(dry.deletable).toEqual({ generation: 1, shard: 1, record: 1, blob: 3 });
+    expect(await bucketKeys(env.SHELF_BUCKET)).toEqual(before);
+
+    // keep=1 keeps v1 too: nothing to delete.
+    const keepOne = (await (await call(adminRequest("POST", "/gc", { keep: 1, grace_seconds: 0 }))).json()) as { deletable: Record<string, number> };
+    expect(keepOne.deletable).toEqual({ generation: 0, shard: 0, record: 0, blob: 0 });
+
+    const applied = (await (await call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }))).json()) as { deleted: Record<string, number> };
+    expect(applied.deleted).toEqual({ generation: 1, shard: 1, record: 1, blob: 3 });
+    expect(await env.SHELF_BUCKET.head(r2Key("generation", v1.id))).toBeNull();
+    // Everything v2 references is still there, including blobs v1 shared with it.
+    for (const o of v2.objects) expect(await env.SHELF_BUCKET.head(r2Key(o.kind, o.sha256)), `${o.kind} ${o.sha256}`).not.toBeNull();
+    resetStorageMemory();
+    expect((await getText("/skills/gamma/scripts/run.py")).text).toBe("print('hello')\n");
+    // Rolling back to a collected generation is refused (its manifest is gone).
+    expect((await call(adminRequest("POST", "/rollback", { generation: v1.id, previous: v2.id }))).status).toBe(422);
+  });
+});
