@@ -6,7 +6,7 @@
 import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { SkillEntry } from "../../core/manifest.ts";
-import { readAccess, type ReadAccessEnv, type ReadAccessVariables } from "../auth/read-access.ts";
+import { readAccess, shelfVisibility, type ReadAccessEnv, type ReadAccessVariables } from "../auth/read-access.ts";
 import { etagFor } from "../http/conditional.ts";
 import { GZIP_TYPE, MARKDOWN_TYPE, ZIP_TYPE } from "../http/content-type.ts";
 import { httpError, notFound, storageUnavailable } from "../http/errors.ts";
@@ -69,7 +69,7 @@ export function servingRoutes<B extends ServingBindings>(options: ServingOptions
       if (FORBIDDEN_RAW.test(new URL(c.req.url).pathname)) throw notFound();
       return next();
     });
-    reads.options(pattern, (c) => preflightResponse(c.env.SHELF_VISIBILITY === "public" ? "public" : "private"));
+    reads.options(pattern, (c) => preflightResponse(shelfVisibility(c.env)));
     reads.use(pattern, access);
   }
 

@@ -5,6 +5,7 @@
 import { GenerationManifestSchema, type GenerationManifest } from "../../core/manifest.ts";
 import { Generation, openGeneration, StorageUnavailableError, type StorageBindings } from "../storage/index.ts";
 import { kvKey, r2Key } from "../storage/keys.ts";
+import { KV_REQUEST_BYTE_BUDGET } from "../storage/reader.ts";
 import type { OpenShelfView, ShelfView } from "./shelf-view.ts";
 
 // Generation manifests are immutable and small; an isolate keeps the few pinned ones it serves.
@@ -63,9 +64,16 @@ export const openStorageView: OpenShelfView<StorageBindings> = async (env, gener
   const manifest = await readPinnedManifest(env, generation);
   if (!manifest) return null;
   // The Generation class is the storage layer's reader; only the manifest differs.
+  // A per-request KV budget like the reader's own, so a pinned listing stays under 2 MB of KV.
+  const budget = {
+    bytes: 0,
+    fits(size: number): boolean {
+      return this.bytes + size <= KV_REQUEST_BYTE_BUDGET;
+    },
+  };
   const pinned = new Generation(
     env,
-    { bytes: 0, fits: () => true } as never,
+    budget,
     { generation, seq: 0, published_at: "" },
     manifest,
     { advisories: [...current.advisories], seq: current.advisoriesSeq },
