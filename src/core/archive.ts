@@ -65,8 +65,7 @@ function ustarHeader(path: string, size: number): Uint8Array {
   header[156] = 0x30; // typeflag '0': regular file
   writeString(header, 257, 6, encoder.encode("ustar\0"));
   writeString(header, 263, 2, encoder.encode("00"));
-  writeOctal(header, 329, 8, 0); // devmajor
-  writeOctal(header, 337, 8, 0); // devminor
+  // devmajor/devminor stay NUL for regular files, as Python's tarfile writes them.
   writeString(header, 345, 155, prefix);
   let sum = 0;
   for (const byte of header) sum += byte;
