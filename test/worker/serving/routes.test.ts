@@ -378,6 +378,18 @@ describe("binding-call budget", () => {
     expect(counts).toEqual({});
   });
 
+  it("a warm file GET at its immutable /g/<generation> URL also reads one R2 object", async () => {
+    const counts: Counts = {};
+    const bindings = countedEnv(counts);
+    const url = `/g/${shelf.generation}/skills/nested/references/guide.md`;
+    await (await get(url, {}, bindings)).arrayBuffer();
+    for (const k of Object.keys(counts)) delete counts[k];
+    const res = await get(url, {}, bindings);
+    expect(res.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
+    await res.arrayBuffer();
+    expect(counts).toEqual({ "r2.get": 1 });
+  });
+
   it("a warm index GET reads no storage at all", async () => {
     const counts: Counts = {};
     const bindings = countedEnv(counts);
