@@ -1,0 +1,171 @@
+// `skillshelf build` on Node: byte-identical output across runs and time zones, every refusal
+// listed at once with nothing written, the atomic replacement of an existing build folder, and
+// the curated shelf building with every skill present.
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { buildInventory } from "../../../src/core/inventory.ts";
+import { GenerationManifestSchema, SkillRecordSchema } from "../../../src/core/manifest.ts";
+import { pathProblems } from "../../../scripts/lib/build.ts";
+
+const CLI = path.resolve("scripts/skillshelf.ts");
+const root = mkdtempSync(path.join(tmpdir(), "skillshelf-build-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 60_000, env: { ...process.env, ...env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const skillMd = (name: string) => `---\nname: ${name}\ndescription: Does ${name} things for the build tests.\n---\n# ${name}\n\nSteps.\n`;
+
+function shelf(name: string, skills: Record<string, Record<string, string | Uint8Array>>, records: Record<string, string> = {}): string {
+  const dir = path.join(root, name);
+  for (const [skill, files] of Object.entries(skills)) {
+    for (const [rel, content] of Object.entries({ "SKILL.md": skillMd(skill), ...files })) {
+      const file = path.join(dir, "skills", skill, rel);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, content);
+    }
+  }
+  for (const [file, text] of Object.entries(records)) writeFileSync(path.join(dir, file), text);
+  mkdirSync(path.join(dir, "skills"), { recursive: true });
+  return dir;
+}
+
+/** Every file of a folder with its SHA-256, for byte-for-byte comparisons. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const entry of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(child);
+      else out[child] = createHash("sha256").update(readFileSync(path.join(dir, child))).digest("hex");
+    }
+  };
+  walk("");
+  return out;
+}
+
+describe("skillshelf build", () => {
+  it("builds the curated shelf: every skill, a manifest that parses, objects under their SHA-256", () => {
+    const out = path.join(root, "curated");
+    const r = cli(["build", "shelf", "--out", out, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const summary = JSON.parse(r.stdout) as { generation: string; skills: number };
+    const manifestBytes = readFileSync(path.join(out, "manifest.json"));
+    expect(createHash("sha256").update(manifestBytes).digest("hex")).toBe(summary.generation);
+    const manifest = GenerationManifestSchema.parse(JSON.parse(manifestBytes.toString("utf8")));
+    expect(manifest.skill_count).toBe(readdirSync("shelf/skills").length);
+    for (const kind of ["blobs", "records", "shards"]) {
+      for (const name of readdirSync(path.join(out, kind))) {
+        expect(createHash("sha256").update(readFileSync(path.join(out, kind, name))).digest("hex")).toBe(name);
+      }
+    }
+    for (const name of readdirSync(path.join(out, "records"))) {
+      const record = SkillRecordSchema.parse(JSON.parse(readFileSync(path.join(out, "records", name), "utf8")));
+      expect(record.trust.verdict.blocked).toBe(false);
+      expect(record.files[0]?.path).toBeDefined();
+      for (const f of record.files) expect(existsSync(path.join(out, "blobs", f.sha256))).toBe(true);
+      expect(existsSync(path.join(out, "blobs", record.archives.tar_gz.sha256))).toBe(true);
+    }
+  });
+
+  it("gives byte-identical output and the same id on every run, in any time zone", () => {
+    const src = shelf("determinism", { alpha: { "references/a.md": "# A\n", "scripts/x.py": "print(1)\n" }, beta: {} });
+    const a = path.join(root, "det-a");
+    const b = path.join(root, "det-b");
+    const ra = cli(["build", src, "--out", a, "--json"], { TZ: "UTC" });
+    const rb = cli(["build", src, "--out", b, "--json"], { TZ: "Pacific/Kiritimati" });
+    expect(ra.code, ra.stderr).toBe(0);
+    expect(rb.code, rb.stderr).toBe(0);
+    expect(JSON.parse(ra.stdout).generation).toBe(JSON.parse(rb.stdout).generation);
+    expect(snapshot(a)).toEqual(snapshot(b));
+    // A copy of the shelf elsewhere (other mtimes, other path) builds the same generation.
+    const copy = path.join(root, "determinism-copy");
+    cpSync(src, copy, { recursive: true });
+    expect(JSON.parse(cli(["build", copy, "--out", path.join(root, "det-c"), "--json"]).stdout).generation).toBe(JSON.parse(ra.stdout).generation);
+  });
+
+  it("replaces an existing build folder whole, leaving no temporary folders", () => {
+    const out = path.join(root, "replace");
+    mkdirSync(out, { recursive: true });
+    writeFileSync(path.join(out, "stale.txt"), "old");
+    const src = shelf("replace-src", { alpha: {} });
+    expect(cli(["build", src, "--out", out]).code).toBe(0);
+    expect(existsSync(path.join(out, "stale.txt"))).toBe(false);
+    expect(readdirSync(root).filter((n) => n.startsWith(".replace."))).toEqual([]);
+  });
+
+  it("refuses a shelf with problems, lists every one, and writes nothing", async () => {
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 512; i++) many[`references/f${i}.md`] = "x\n";
+    const src = shelf("refusals", {
+      invalid: {},
+      "too-many": many,
+      backslash: { "references/a\\b.md": "x\n" },
+      control: { "references/bell\u0007.md": "x\n" },
+      "case-clash": { "references/Guide.md": "a\n", "references/guide.md": "b\n" },
+      "folder-clash": { "Refs/a.md": "a\n", "refs/b.md": "b\n" },
+      linked: {},
+      blocked: {},
+      fine: {},
+    });
+    writeFileSync(path.join(src, "skills", "invalid", "SKILL.md"), "---\nname: Invalid_Name\n---\nbody\n");
+    symlinkSync("/etc/hostname", path.join(src, "skills", "linked", "link.md"));
+    const enc = new TextEncoder();
+    const blockedInv = await buildInventory([{ path: "SKILL.md", bytes: enc.encode(skillMd("blocked")) }]);
+    writeFileSync(
+      path.join(src, "advisories.yaml"),
+      `advisories:\n- name: blocked\n  source: anywhere\n  official_intent: Helps.\n  hidden_issue: Steals secrets.\n  severity: low\n  reference: https://example.com/a\n  tree_hash: ${blockedInv.tree_hash}\n`,
+    );
+    const out = path.join(root, "refused-out");
+    const r = cli(["build", src, "--out", out]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const text = r.stderr;
+    expect(text).toMatch(/invalid: name/);
+    expect(text).toMatch(/too-many: files: 513 files; a skill may hold at most 512/);
+    expect(text).toMatch(/backslash: files: path "references\/a\\\\b.md" contains a backslash/);
+    expect(text).toMatch(/control: files: path .* contains a NUL or control character/);
+    expect(text).toMatch(/case-clash: files: paths "references\/Guide.md" and "references\/guide.md" differ only by case/);
+    expect(text).toMatch(/folder-clash: files: paths "Refs" and "refs" differ only by case/);
+    expect(text).toMatch(/linked: files: .*symlink/);
+    expect(text).toMatch(/blocked: trust: verdict is blocked/);
+    expect(text).not.toMatch(/fine:/);
+    expect(existsSync(out)).toBe(false);
+
+    const json = cli(["build", src, "--out", out, "--json"]);
+    expect(json.code).toBe(1);
+    const problems = (JSON.parse(json.stdout) as { problems: { skill: string }[] }).problems;
+    expect(new Set(problems.map((p) => p.skill))).toEqual(new Set(["invalid", "too-many", "backslash", "control", "case-clash", "folder-clash", "linked", "blocked"]));
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("refuses a skill over 16 MiB", () => {
+    const src = shelf("too-big", { huge: { "assets/big.bin": new Uint8Array(16 * 1024 * 1024) } });
+    const r = cli(["build", src, "--out", path.join(root, "too-big-out")]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/huge: files: 1677\d+ bytes; a skill may hold at most 16777216 bytes/);
+    expect(statSync(src).isDirectory()).toBe(true);
+  });
+
+  it("explains usage mistakes with exit 2", () => {
+    expect(cli(["build"]).code).toBe(2);
+    expect(cli(["build", path.join(root, "nope")]).code).toBe(2);
+    expect(cli(["build", "shelf", "--bogus"]).code).toBe(2);
+  });
+});
+
+describe("pathProblems", () => {
+  it("flags absolute, dot-dot, empty segments and NUL, and accepts ordinary nested paths", () => {
+    expect(pathProblems(["/etc/passwd"])[0]).toMatch(/absolute/);
+    expect(pathProblems(["a/../b"])[0]).toMatch(/\.\./);
+    expect(pathProblems(["a//b"])[0]).toMatch(/empty/);
+    expect(pathProblems(["a\u0000b"])[0]).toMatch(/NUL/);
+    expect(pathProblems(["SKILL.md", "references/deep/nested/a.md", "assets/logo.png"])).toEqual([]);
+  });
+});
