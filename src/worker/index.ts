@@ -1,7 +1,7 @@
 // The skillshelf Worker: a thin Hono app over a published shelf generation.
 import { Hono } from "hono";
 import { adminRoutes } from "./admin/index.ts";
-import { handleError } from "./http/errors.ts";
+import { handleError, notFound } from "./http/errors.ts";
 import { readRoutes } from "./routes/index.ts";
 
 export type AppEnv = { Bindings: CloudflareBindings };
@@ -13,6 +13,8 @@ app.get("/healthz", (c) => c.json({ ok: true }));
 
 // One error path: HTTPExceptions return the Response they carry, headers intact.
 app.onError(handleError);
+// Anything no router matched: the same JSON 404 (and security headers) the read routes send.
+app.notFound(() => notFound().getResponse());
 
 // The admin API (publish, history, rollback, gc, advisories), behind the publish token.
 app.route("/admin/v1", adminRoutes());

@@ -310,6 +310,15 @@ describe("traversal and malformed paths", () => {
   });
 });
 
+describe("paths outside the read surface", () => {
+  it("answer the same JSON 404 with the security headers", async () => {
+    const res = await get("/nope/at/all");
+    expect(res.status).toBe(404);
+    expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    expect(((await res.json()) as { error: string }).error).toBe("not_found");
+  });
+});
+
 describe("storage failure", () => {
   function failingBucket(fail: (method: string, key: string) => boolean): R2Bucket {
     return new Proxy(env.SHELF_BUCKET, {
