@@ -385,6 +385,10 @@ describe("binding-call budget", () => {
     const cond = await get("/skills/nested/references/guide.md", { headers: { "If-None-Match": etag } }, bindings);
     expect(cond.status).toBe(304);
     expect(counts).toEqual({});
+
+    const head = await get("/skills/nested/references/guide.md", { method: "HEAD" }, bindings);
+    expect(head.status).toBe(200);
+    expect(counts).toEqual({});
   });
 
   it("a warm file GET at its immutable /g/<generation> URL also reads one R2 object", async () => {
