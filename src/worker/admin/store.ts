@@ -3,7 +3,7 @@
 // (never dropped), and garbage collection that never deletes what a kept generation references.
 // Every object is stored only after its children are verified present, so "present" implies
 // "complete" all the way down: generation → shards → records → blobs.
-import { isCanonicalJson } from "../../core/canonical-json.ts";
+import { canonicalJson, isCanonicalJson } from "../../core/canonical-json.ts";
 import { sha256Hex } from "../../core/hash.ts";
 import {
   ADVISORIES_SCHEMA,
@@ -349,7 +349,8 @@ export class ShelfStore {
     for (let attempt = 0; attempt < 3; attempt++) {
       const { record, etag } = await this.readAdvisories();
       const merged = mergeAdvisories(record.advisories, entries);
-      if (JSON.stringify(merged) === JSON.stringify(record.advisories)) return { record, changed: false };
+      // Canonical comparison: parsing may reorder keys, which is not a change.
+      if (sameJson(merged, record.advisories)) return { record, changed: false };
       const next: AdvisoriesRecord = { schema: ADVISORIES_SCHEMA, advisories: merged as AdvisoriesRecord["advisories"], seq: record.seq + 1, updated_at: new Date(this.#clock()).toISOString() };
       const written = await this.#env.SHELF_BUCKET.put(R2_ADVISORIES_KEY, JSON.stringify(next), {
         onlyIf: etag ? { etagMatches: etag } : { etagDoesNotMatch: "*" },
@@ -487,6 +488,12 @@ export class ShelfStore {
     }
     return report;
   }
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  const x = canonicalJson(a);
+  const y = canonicalJson(b);
+  return x.length === y.length && x.every((byte, i) => byte === y[i]);
 }
 
 function tooLargeForGc(): AdminError {

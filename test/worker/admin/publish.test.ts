@@ -319,6 +319,9 @@ describe("advisories published after a build", () => {
     expect((await call(adminRequest("POST", "/rollback", { generation: v1.id, previous: v2.id }))).status).toBe(200);
     expect((await getText("/skills/gamma/SKILL.md")).status).toBe(410);
 
+    // The same advisory again is no change (whatever order its keys arrive in).
+    const same = await call(adminRequest("POST", "/advisories", { advisories: [Object.fromEntries(Object.entries(advisory).reverse())] }));
+    expect(((await same.json()) as { changed: boolean }).changed).toBe(false);
     // Republishing advisories without the entry never drops it; a withdrawal replaces it.
     const again = await call(adminRequest("POST", "/advisories", { advisories: [] }));
     expect(((await again.json()) as { changed: boolean }).changed).toBe(false);
