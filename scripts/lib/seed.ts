@@ -9,8 +9,8 @@ import path from "node:path";
 import lockfile from "proper-lockfile";
 import { isOsJunkFile, sha256Hex, treeHash } from "../../src/core/hash.ts";
 import { compareCodePoints } from "../../src/core/py-text.ts";
-import { pyRepr } from "../../src/core/trust/pyfmt.ts";
-import { parsePyYaml } from "../../src/core/trust/yaml11.ts";
+import { pyRepr } from "../../src/core/pyfmt.ts";
+import { parsePyYaml } from "../../src/core/yaml11.ts";
 import { CliError } from "./cli.ts";
 
 /** The manifest of what seeds wrote (shared with AbstractSkill). */

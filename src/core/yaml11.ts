@@ -3,7 +3,8 @@
 // The `yaml` package's own 1.1 schema differs in corners (`y`/`n`, `1e3`), so plain scalars are
 // resolved with PyYAML's implicit-resolver rules instead. Duplicate keys are an error (PyYAML
 // keeps the last one: a deliberate difference) and aliases are capped against expansion bombs.
-import { isMap, isScalar, isSeq, parseDocument, type Document, type Node, type ScalarTag } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type ScalarTag } from "yaml";
+import { PyFloat, pyRepr } from "./pyfmt.ts";
 
 /** Python type names, used in messages so they read the same as the seed libraries'. */
 export type PyTypeName = "str" | "int" | "float" | "bool" | "NoneType" | "date" | "datetime" | "list" | "dict";
@@ -64,25 +65,95 @@ function resolveFloat(source: string): number {
   return sign * Number(s);
 }
 
-function resolveTimestamp(source: string): Date {
-  if (DATE_RE.test(source)) return new Date(`${source}T00:00:00Z`);
-  const m = /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9]{1,2})(?::([0-9]{2}))?))?$/.exec(source);
+const TIMESTAMP_PARTS_RE =
+  /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9]{1,2})(?::([0-9]{2}))?))?)?$/;
+
+/** A timestamp as a JS Date (UTC; a bare date is midnight UTC). */
+function timestampAsDate(source: string): Date {
+  const m = TIMESTAMP_PARTS_RE.exec(source);
   if (!m) return new Date(Number.NaN);
-  const [, y, mo, d, h, mi, sec, frac = "", tz, tzSign, tzH = "0", tzM = "0"] = m;
+  const [, y, mo, d, h = "0", mi = "0", sec = "0", frac = "", tz, tzSign, tzH = "0", tzM = "0"] = m;
   const ms = Number(`0.${frac || "0"}`) * 1000;
   let t = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec), Math.floor(ms));
   if (tz && tz !== "Z") t -= (tzSign === "-" ? -1 : 1) * (Number(tzH) * 60 + Number(tzM)) * 60_000;
   return new Date(t);
 }
 
-// Order matters only where rules overlap; it follows PyYAML's resolver registration order.
-const PYYAML_SCALAR_TAGS: ScalarTag[] = [
-  { tag: "tag:yaml.org,2002:bool", default: true, test: BOOL_RE, resolve: (s) => /^(?:yes|true|on)$/i.test(s) },
-  { tag: "tag:yaml.org,2002:float", default: true, test: FLOAT_RE, resolve: resolveFloat },
-  { tag: "tag:yaml.org,2002:int", default: true, test: INT_RE, resolve: resolveInt },
-  { tag: "tag:yaml.org,2002:null", default: true, test: NULL_RE, resolve: () => null },
-  { tag: "tag:yaml.org,2002:timestamp", default: true, test: TIMESTAMP_RE, resolve: resolveTimestamp },
-];
+/** A timestamp as Python's str() of the date/datetime PyYAML builds: "2026-07-11", "2001-12-14 21:59:43.100000-05:00". */
+function timestampAsPyStr(source: string): string {
+  const m = TIMESTAMP_PARTS_RE.exec(source)!;
+  const pad = (s: string | undefined, n = 2) => (s ?? "0").padStart(n, "0");
+  const date = `${m[1]}-${pad(m[2])}-${pad(m[3])}`;
+  if (m[4] === undefined) return date;
+  let out = `${date} ${pad(m[4])}:${m[5]}:${m[6]}`;
+  const fraction = (m[7] ?? "").slice(0, 6);
+  if (fraction && Number(fraction) !== 0) out += `.${fraction.padEnd(6, "0")}`;
+  const tz = m[8];
+  if (tz === "Z") out += "+00:00";
+  else if (tz !== undefined) out += `${m[9]}${pad(m[10])}:${pad(m[11] ?? "00")}`;
+  return out;
+}
+
+/**
+ * How resolved values are represented. "js": floats are numbers, timestamps Dates (frontmatter,
+ * which becomes JSON). "python": an integral float stays a PyFloat and a timestamp becomes the
+ * string Python's str() gives, because trust records compare and print values as AbstractSkill does.
+ */
+export type YamlValueStyle = "js" | "python";
+
+/** PyYAML's implicit resolvers as `yaml` scalar tags, in PyYAML's registration order. */
+function pyyamlScalarTags(style: YamlValueStyle): ScalarTag[] {
+  const float = style === "js" ? resolveFloat : (s: string) => {
+    const n = resolveFloat(s);
+    return Number.isInteger(n) ? new PyFloat(n) : n;
+  };
+  return [
+    { tag: "tag:yaml.org,2002:bool", default: true, test: BOOL_RE, resolve: (s) => /^(?:yes|true|on)$/i.test(s) },
+    { tag: "tag:yaml.org,2002:float", default: true, test: FLOAT_RE, resolve: float as ScalarTag["resolve"] },
+    { tag: "tag:yaml.org,2002:int", default: true, test: INT_RE, resolve: resolveInt },
+    { tag: "tag:yaml.org,2002:null", default: true, test: NULL_RE, resolve: () => null },
+    {
+      tag: "tag:yaml.org,2002:timestamp",
+      default: true,
+      test: TIMESTAMP_RE,
+      resolve: (style === "js" ? timestampAsDate : timestampAsPyStr) as ScalarTag["resolve"],
+    },
+  ];
+}
+
+const JS_TAGS = pyyamlScalarTags("js");
+const PYTHON_TAGS = pyyamlScalarTags("python");
+
+/** Parse options shared by every YAML read: PyYAML typing, merge keys, unique keys. */
+function parseWithPyYamlTyping(
+  text: string,
+  style: YamlValueStyle,
+  options: { lineCounter?: LineCounter; prettyErrors: boolean },
+): Document.Parsed {
+  return parseDocument(text, {
+    schema: "failsafe",
+    customTags: style === "js" ? JS_TAGS : PYTHON_TAGS,
+    merge: true,
+    uniqueKeys: true,
+    ...options,
+  });
+}
+
+/** A parsed YAML document plus the line counter that turns offsets into line:column. */
+export interface PyYamlDocument {
+  doc: Document.Parsed;
+  lines: LineCounter;
+}
+
+/**
+ * Parses YAML as PyYAML's safe_load types it, with values in Python's form (see YamlValueStyle);
+ * errors stay on `doc.errors` for the caller to report with positions. Used for trust records.
+ * @example parsePyYaml("a: yes").doc.toJS() // { a: true }
+ */
+export function parsePyYaml(text: string): PyYamlDocument {
+  const lines = new LineCounter();
+  return { doc: parseWithPyYamlTyping(text, "python", { lineCounter: lines, prettyErrors: false }), lines };
+}
 
 /**
  * The Python type PyYAML would give a scalar's source text (plain scalars only; quoted and
@@ -126,12 +197,8 @@ export function pyReprOfNode(node: unknown): string {
       return v ? "True" : "False";
     case "int":
       return String(v);
-    case "float": {
-      const n = v as number;
-      if (Number.isNaN(n)) return "nan";
-      if (!Number.isFinite(n)) return n > 0 ? "inf" : "-inf";
-      return Number.isInteger(n) && Math.abs(n) < 1e16 ? `${n}.0` : String(n);
-    }
+    case "float":
+      return pyRepr(new PyFloat(v as number));
     case "date": {
       const d = v as Date;
       return `datetime.date(${d.getUTCFullYear()}, ${d.getUTCMonth() + 1}, ${d.getUTCDate()})`;
@@ -161,13 +228,7 @@ export function parseYaml11(text: string): ParsedYaml {
     const code = bad[0].codePointAt(0)!.toString(16).padStart(4, "0");
     throw new YamlError(`unacceptable character #x${code} at line ${line} (YAML forbids control characters)`, line);
   }
-  const document = parseDocument(text, {
-    schema: "failsafe",
-    customTags: PYYAML_SCALAR_TAGS,
-    merge: true,
-    uniqueKeys: true,
-    prettyErrors: true,
-  });
+  const document = parseWithPyYamlTyping(text, "js", { prettyErrors: true });
   const first = document.errors[0];
   if (first) {
     const line = first.linePos?.[0].line;

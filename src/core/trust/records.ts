@@ -4,8 +4,8 @@
 // dropping one malformed advisory would silently remove a protection.
 import { isMap, isSeq, type Node } from "yaml";
 import { z } from "zod";
-import { pyRepr, pyStr, pyTypeName, PyFloat } from "./pyfmt.ts";
-import { parsePyYaml } from "./yaml11.ts";
+import { pyRepr, pyStr, pyTypeName, PyFloat } from "../pyfmt.ts";
+import { parsePyYaml } from "../yaml11.ts";
 import { pyStrip } from "../py-text.ts";
 
 /** Trust levels in rank order; `blocked` is a verdict, never something a record grants. */
