@@ -51,8 +51,18 @@ function pytest(base: string): Promise<{ code: number | null; output: string }> 
         // gone
       }
     }, PYTEST_TIMEOUT_MS);
+    // If this process exits first (watchdog, Ctrl+C), take the child's process group with it.
+    const killOnExit = () => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // gone
+      }
+    };
+    process.on("exit", killOnExit);
     child.on("exit", (code) => {
       clearTimeout(timer);
+      process.off("exit", killOnExit);
       resolve({ code, output });
     });
   });

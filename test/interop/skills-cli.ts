@@ -50,8 +50,18 @@ function run(args: string[], cwd: string, home: string): Promise<{ code: number 
         // gone
       }
     }, CLI_TIMEOUT_MS);
+    // If this process exits first (watchdog, Ctrl+C), take the child's process group with it.
+    const killOnExit = () => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // gone
+      }
+    };
+    process.on("exit", killOnExit);
     child.on("exit", (code) => {
       clearTimeout(timer);
+      process.off("exit", killOnExit);
       resolve({ code, output });
     });
   });
