@@ -51,6 +51,10 @@ function optionalId(value: unknown, field: string): string | null {
 export function adminRoutes(options: AdminRoutesOptions = {}): Hono<{ Bindings: AdminBindings }> {
   const admin = new Hono<{ Bindings: AdminBindings }>();
   const store = (c: Context<{ Bindings: AdminBindings }>) => new ShelfStore(c.env, options.clock);
+  admin.use("*", async function adminNoStore(c, next) {
+    await next();
+    c.res.headers.set("Cache-Control", "no-store");
+  });
   admin.use("*", publishAuth());
 
   admin.post("/missing", async (c) => {

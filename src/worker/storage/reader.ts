@@ -394,6 +394,27 @@ export class Generation {
 }
 
 /**
+ * Opens a generation by id (for immutable URLs such as /g/<id>/…), with the advisories in
+ * force now, so an old URL never serves a skill blocked since. Resolves null when no generation
+ * has that id. Its `seq` is 0 and `publishedAt` empty: it is not (necessarily) current.
+ * @example const gen = await openGenerationById(c.env, c.req.param("generation"))
+ */
+export async function openGenerationById(env: StorageBindings, id: string, options: OpenGenerationOptions = {}): Promise<Generation | null> {
+  if (!/^[0-9a-f]{64}$/.test(id)) return null;
+  const clock = options.clock ?? Date.now;
+  const budget = new KvBudget();
+  const advisories = await loadAdvisories(env, clock, budget);
+  let manifest: GenerationManifest;
+  try {
+    manifest = await readDocument(env, "generation", id, undefined, budget, (text, where) => parseWith(GenerationManifestSchema, text, where));
+  } catch (err) {
+    if (err instanceof StorageUnavailableError && /is referenced but missing/.test(err.message)) return null;
+    throw err;
+  }
+  return new Generation(env, budget, { generation: id, seq: 0, published_at: "" }, manifest, advisories);
+}
+
+/**
  * Opens the current generation: the pointer and advisories (memory for 30 s, then KV, then R2)
  * and the manifest (memory, then KV, then R2). Resolves null when nothing has been published.
  * Throws StorageUnavailableError when R2 fails or the published data is inconsistent.

@@ -6,7 +6,7 @@ import { env, exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../src/core/hash.ts";
 import { PublishError, publishGeneration } from "../../../src/core/publish.ts";
-import { openGeneration, resetStorageMemory } from "../../../src/worker/storage/index.ts";
+import { openGeneration, openGenerationById, resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { r2Key, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
 import { adminEnv, adminRequest, bucketKeys, buildGeneration, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "./helpers.ts";
 
@@ -265,14 +265,21 @@ describe("history and rollback", () => {
     const call = workerFetch(await adminEnv());
     const rolled = await call(adminRequest("POST", "/rollback", { generation: v1.id, previous: v2.id }));
     expect(rolled.status).toBe(200);
-    const history = (await (await call(adminRequest("GET", "/history"))).json()) as { current: string; history: { generation: string; action: string; seq: number }[] };
-    expect(history.current).toBe(v1.id);
-    expect(history.history.map((h) => [h.seq, h.action, h.generation])).toEqual([
+    const listed = (await (await call(adminRequest("GET", "/history"))).json()) as { current: string; history: { generation: string; action: string; seq: number }[] };
+    expect(listed.current).toBe(v1.id);
+    expect(listed.history.map((h) => [h.seq, h.action, h.generation])).toEqual([
       [3, "rollback", v1.id],
       [2, "publish", v2.id],
       [1, "publish", v1.id],
     ]);
     expect((await getText("/skills/beta/references/guide.md")).text).toBe("# Guide\n\nRead me.\n");
+    // The rolled-back-from generation stays readable by id; an unknown id is null.
+    const pinned = await openGenerationById(env, v2.id);
+    expect(pinned?.manifest.shards).toEqual(v2.manifest.shards);
+    expect(await openGenerationById(env, "f".repeat(64))).toBeNull();
+    expect(await openGenerationById(env, "../pointer.json")).toBeNull();
+    const history = await call(adminRequest("GET", "/history"));
+    expect(history.headers.get("Cache-Control")).toBe("no-store");
     // A stale rollback (previous no longer current) conflicts; an unknown generation is 404.
     expect((await call(adminRequest("POST", "/rollback", { generation: v2.id, previous: v2.id }))).status).toBe(409);
     expect((await call(adminRequest("POST", "/rollback", { generation: "e".repeat(64), previous: v1.id }))).status).toBe(404);
