@@ -313,13 +313,28 @@ describe("advisories published after a build", () => {
 
     // A new isolate (or one whose 30 s memory TTL has passed) applies it at once.
     resetStorageMemory();
-    const blockedRoutes = ["/skills/gamma/SKILL.md", "/skills/gamma/scripts/run.py", "/.well-known/agent-skills/gamma/SKILL.md"];
+    const blockedRoutes = [
+      "/skills/gamma/SKILL.md",
+      "/skills/gamma/scripts/run.py",
+      "/skills/gamma/index.json",
+      "/.well-known/agent-skills/gamma/SKILL.md",
+      "/.well-known/agent-skills/gamma.tar.gz",
+      "/.well-known/agent-skills/gamma.zip",
+      "/.well-known/skills/gamma/SKILL.md",
+      `/g/${v2.id}/skills/gamma/SKILL.md`,
+      `/g/${v1.id}/.well-known/agent-skills/gamma.tar.gz`,
+    ];
     for (const path of blockedRoutes) {
       const r = await getText(path);
       expect(r.status, path).toBe(410);
       expect(r.text).toContain("ASA-TEST-1");
     }
-    expect((await getText("/skills/index.json")).text).not.toContain("gamma");
+    for (const index of ["/skills/index.json", "/.well-known/agent-skills/index.json", "/.well-known/skills/index.json", `/g/${v1.id}/.well-known/agent-skills/index.json`]) {
+      const r = await getText(index);
+      expect(r.status, index).toBe(200);
+      expect(r.text, index).not.toContain("gamma");
+      expect(r.text, index).toContain("alpha");
+    }
     expect((await getText("/skills/alpha/SKILL.md")).status).toBe(200);
 
     // Roll back to v1: gamma's tree hash is the same there, and the advisory is in force.
