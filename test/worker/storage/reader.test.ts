@@ -1,0 +1,124 @@
+// The read side's cache rules: memory, then KV, then R2; KV failures and misses fall back to R2;
+// a lagging KV never moves an isolate back; R2 is re-read at least every LIVE_R2_REVALIDATE_MS,
+// which is what bounds how long after a publish every edge serves it.
+import { reset } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { beforeEach, describe, expect, it } from "vitest";
+import { publishGeneration } from "../../../src/core/publish.ts";
+import { LIVE_MEMORY_TTL_MS, LIVE_R2_REVALIDATE_MS } from "../../../src/worker/storage/reader.ts";
+import { openGeneration, resetStorageMemory, StorageUnavailableError } from "../../../src/worker/storage/index.ts";
+import { KV_POINTER_KEY, kvKey } from "../../../src/worker/storage/keys.ts";
+import { adminEnv, buildGeneration, memorySource, newCounts, skillInput, TOKEN, total, WORKER_URL, workerFetch } from "../admin/helpers.ts";
+
+async function publishShelf(names: string[]) {
+  const built = await buildGeneration(await Promise.all(names.map((n) => skillInput(n))));
+  await publishGeneration(memorySource(built), { url: WORKER_URL, token: TOKEN, fetch: workerFetch(await adminEnv()), sleep: async () => {} });
+  return built;
+}
+
+function failingKv(): KVNamespace {
+  const fail = async () => {
+    throw new Error("KV is down");
+  };
+  return { get: fail, put: fail, delete: fail, list: fail, getWithMetadata: fail } as unknown as KVNamespace;
+}
+
+beforeEach(async () => {
+  await reset();
+  resetStorageMemory();
+});
+
+describe("openGeneration", () => {
+  it("answers null before anything is published, and caches that for the memory TTL", async () => {
+    const counts = newCounts();
+    const counted = await adminEnv(counts);
+    let now = 0;
+    expect(await openGeneration(counted, { clock: () => now })).toBeNull();
+    const reads = total(counts, "R2.") + total(counts, "KV.");
+    now += LIVE_MEMORY_TTL_MS - 1;
+    expect(await openGeneration(counted, { clock: () => now })).toBeNull();
+    expect(total(counts, "R2.") + total(counts, "KV.")).toBe(reads);
+  });
+
+  it("serves from R2 when KV fails or misses, and never writes KV", async () => {
+    const built = await publishShelf(["alpha", "beta"]);
+    resetStorageMemory();
+    const counts = newCounts();
+    const withoutKv = { ...(await adminEnv(counts)), SHELF_KV: failingKv() };
+    const gen = await openGeneration(withoutKv);
+    expect(gen!.id).toBe(built.id);
+    const entry = (await gen!.findSkill("beta"))!;
+    const record = await gen!.readRecord(entry);
+    const body = await gen!.openBlob(record.files[0]!.sha256);
+    expect(await new Response(body).text()).toContain("name: beta");
+
+    // KV emptied (a cold edge): everything still resolves from R2.
+    resetStorageMemory();
+    for (const { name } of (await env.SHELF_KV.list()).keys) await env.SHELF_KV.delete(name);
+    const cold = newCounts();
+    const gen2 = await openGeneration(await adminEnv(cold));
+    expect((await gen2!.listSkills()).map((s) => s.name)).toEqual(["alpha", "beta"]);
+    expect(cold.calls["KV.put"] ?? 0).toBe(0);
+  });
+
+  it("throws StorageUnavailableError when R2 fails", async () => {
+    await publishShelf(["alpha"]);
+    resetStorageMemory();
+    const brokenR2 = {
+      get: async () => {
+        throw new Error("R2 is down");
+      },
+      head: async () => {
+        throw new Error("R2 is down");
+      },
+    } as unknown as R2Bucket;
+    await expect(openGeneration({ SHELF_BUCKET: brokenR2, SHELF_KV: failingKv() })).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+
+  it("keeps one generation for the whole request while the pointer moves", async () => {
+    const v1 = await publishShelf(["alpha", "beta"]);
+    const gen = await openGeneration(env);
+    await publishShelf(["alpha", "gamma"]);
+    expect(gen!.id).toBe(v1.id);
+    expect((await gen!.listSkills()).map((s) => s.name)).toEqual(["alpha", "beta"]);
+    expect(await gen!.findSkill("gamma")).toBeUndefined();
+  });
+
+  it("ignores a lagging KV pointer and re-reads R2 within LIVE_R2_REVALIDATE_MS", async () => {
+    let now = 5_000_000;
+    const clock = () => now;
+    const v1 = await publishShelf(["alpha"]);
+    expect((await openGeneration(env, { clock }))!.id).toBe(v1.id); // cold isolate: from R2
+
+    // v2 is published, but this edge's KV still answers with v1's pointer (propagation lag).
+    const v2 = await publishShelf(["alpha", "beta"]);
+    const staleKv = await env.SHELF_KV.get(KV_POINTER_KEY);
+    expect(JSON.parse(staleKv!).generation).toBe(v2.id);
+    await env.SHELF_KV.put(KV_POINTER_KEY, JSON.stringify({ generation: v1.id, seq: 1, published_at: "then" }));
+
+    now += LIVE_MEMORY_TTL_MS; // memory expired: KV is asked, and lags
+    expect((await openGeneration(env, { clock }))!.id).toBe(v1.id);
+    now += LIVE_R2_REVALIDATE_MS; // the periodic R2 read sees the truth
+    expect((await openGeneration(env, { clock }))!.id).toBe(v2.id);
+    // Once seen, a lagging KV (lower seq) never moves the isolate back.
+    now += LIVE_MEMORY_TTL_MS;
+    expect((await openGeneration(env, { clock }))!.id).toBe(v2.id);
+  });
+
+  it("reads each cached document from KV when memory is cold, not from R2", async () => {
+    await publishShelf(["alpha", "beta"]);
+    // Warm the pointer (cold isolates read it from R2), then drop the documents from memory.
+    const now = 10_000_000;
+    await openGeneration(env, { clock: () => now });
+    const counts = newCounts();
+    const counted = await adminEnv(counts);
+    const gen = await openGeneration(counted, { clock: () => now });
+    const entry = (await gen!.findSkill("alpha"))!;
+    await gen!.readRecord(entry);
+    // Pointer, advisories and manifest from memory; the shard and the record from KV (the admin
+    // API cached them at upload): nothing from R2.
+    expect(counts.calls["R2.get"] ?? 0).toBe(0);
+    expect(counts.calls["KV.get"]).toBe(2);
+    expect(await env.SHELF_KV.get(kvKey("record", entry.record.sha256))).not.toBeNull();
+  });
+});
