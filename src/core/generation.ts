@@ -121,6 +121,9 @@ export async function assembleGeneration(skills: readonly SkillBuildInput[], she
   }
 
   const shardCount = shardCountFor(entries.length);
+  const blobsOf = new Map<string, string[]>();
+  for (const skill of sorted) blobsOf.set(skill.record.name, skill.record.files.map((f) => f.sha256));
+  for (const entry of entries) blobsOf.get(entry.name)!.push(entry.archives.tar_gz.sha256, entry.archives.zip.sha256);
   const buckets = new Map<number, SkillEntry[]>();
   for (const entry of entries) {
     const index = shardOf(entry.name, shardCount);
@@ -131,7 +134,8 @@ export async function assembleGeneration(skills: readonly SkillBuildInput[], she
   const shardRefs: GenerationManifest["shards"] = [];
   for (const index of [...buckets.keys()].sort((a, b) => a - b)) {
     const skillsInShard = buckets.get(index)!;
-    const shard: Shard = { schema: SHARD_SCHEMA, index, shard_count: shardCount, skills: skillsInShard };
+    const blobs = [...new Set(skillsInShard.flatMap((e) => blobsOf.get(e.name)!))].sort();
+    const shard: Shard = { schema: SHARD_SCHEMA, index, shard_count: shardCount, skills: skillsInShard, blobs };
     const doc = await canonicalDocument(shard);
     addDoc("shard", doc);
     shardRefs.push({ index, sha256: doc.sha256, size: doc.size, count: skillsInShard.length });

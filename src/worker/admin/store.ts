@@ -47,7 +47,10 @@ export const MAX_DOCUMENT_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_GC_GRACE_SECONDS = 24 * 60 * 60;
 /** gc's default number of most recent generations (from the history) kept besides the current one. */
 export const DEFAULT_GC_KEEP = 5;
-/** Most R2 reads one gc pass may do (manifests, shards, records), staying far from per-invocation limits. */
+/**
+ * Most R2 reads one gc pass may do (list pages, manifests, shards, young records), staying far from
+ * per-invocation limits. Shards carry their blob lists, so a 10,000-skill shelf needs ~300.
+ */
 export const GC_MAX_READS = 800;
 
 /** A refusal the admin API answers with `status` and a one-line message; nothing was changed. */
@@ -196,7 +199,7 @@ export class ShelfStore {
     if (await this.#env.SHELF_BUCKET.head(key)) return { stored: false };
 
     const children = this.#childrenOf(kind, json);
-    const missing = await this.missingAmong(children);
+    const missing = kind === "shard" ? await this.#verifyShardBlobs(ShardSchema.parse(json)) : await this.missingAmong(children);
     if (missing.length) {
       throw new AdminError(422, "missing_references", `the ${kind} references ${missing.length} object(s) that are not stored; upload them first (nothing was stored)`, { missing: missing.slice(0, 50) });
     }
@@ -238,6 +241,39 @@ export class ShelfStore {
     const children = manifest.shards.map((s) => ({ key: r2Key("shard", s.sha256), size: s.size }));
     if (manifest.shelf.advisories) children.push({ key: r2Key("blob", manifest.shelf.advisories.sha256), size: manifest.shelf.advisories.size });
     return children;
+  }
+
+  /**
+   * Reads a shard's records (so also checks they are present) and checks that the shard's blob
+   * list is exactly the blobs they reference: gc trusts that list. Returns the missing records.
+   */
+  async #verifyShardBlobs(shard: Shard): Promise<string[]> {
+    const sizes = new Map(shard.skills.map((e) => [r2Key("record", e.record.sha256), e.record.size]));
+    const keys = [...sizes.keys()];
+    let records: (SkillRecord | null)[];
+    try {
+      records = await mapLimit(keys, HEAD_CONCURRENCY, async (key) => {
+        const object = await this.#env.SHELF_BUCKET.get(key);
+        if (!object) return null;
+        if (object.size !== sizes.get(key)) {
+          await object.body.cancel();
+          return null;
+        }
+        return SkillRecordSchema.parse(await object.json());
+      });
+    } catch (err) {
+      console.error("R2 read of shard records failed", err);
+      throw new AdminError(503, "storage_unavailable", "R2 did not answer; nothing was stored. Retry shortly");
+    }
+    const missing = keys.filter((_, i) => records[i] === null);
+    if (missing.length) return missing;
+    const expected = new Set<string>();
+    for (const record of records as SkillRecord[]) for (const sha of blobsOfRecord(record)) expected.add(sha);
+    const listed = new Set(shard.blobs);
+    if (listed.size !== shard.blobs.length || listed.size !== expected.size || [...expected].some((sha) => !listed.has(sha))) {
+      throw new AdminError(422, "invalid_document", `shard ${shard.index}'s blob list is not exactly the blobs its records reference; rebuild it with skillshelf build`);
+    }
+    return [];
   }
 
   /** The keys among `children` that are absent or have another size, checked in batches. */
@@ -431,16 +467,17 @@ export class ShelfStore {
     const recordRefs = new Set<string>();
     for (const sha of shards) {
       if (!listed.shard.has(sha)) continue;
+      // A stored shard's blob list was checked against its records when it was stored.
       const shard = ShardSchema.parse(await this.#readJson("shard", sha, budget));
       for (const s of shard.skills) recordRefs.add(s.record.sha256);
+      for (const b of shard.blobs) blobRefs.add(b);
     }
     const records = survive("record", recordRefs);
     for (const sha of records) {
-      if (!listed.record.has(sha)) continue;
+      // Only records no surviving shard covers (young uploads of a publish in flight) are read.
+      if (!listed.record.has(sha) || recordRefs.has(sha)) continue;
       const record = SkillRecordSchema.parse(await this.#readJson("record", sha, budget));
-      for (const f of record.files) blobRefs.add(f.sha256);
-      blobRefs.add(record.archives.tar_gz.sha256);
-      blobRefs.add(record.archives.zip.sha256);
+      for (const b of blobsOfRecord(record)) blobRefs.add(b);
     }
     const blobs = survive("blob", blobRefs);
     const keepSets: Record<ObjectKind, Set<string>> = { generation: generations, shard: shards, record: records, blob: blobs };
@@ -488,6 +525,11 @@ export class ShelfStore {
     }
     return report;
   }
+}
+
+/** Every blob a record references: its files and both archives. */
+function blobsOfRecord(record: SkillRecord): string[] {
+  return [...record.files.map((f) => f.sha256), record.archives.tar_gz.sha256, record.archives.zip.sha256];
 }
 
 function sameJson(a: unknown, b: unknown): boolean {

@@ -4,6 +4,7 @@
 import { reset } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
+import { canonicalJson } from "../../../src/core/canonical-json.ts";
 import { sha256Hex } from "../../../src/core/hash.ts";
 import { PublishError, publishGeneration } from "../../../src/core/publish.ts";
 import { openGeneration, openGenerationById, resetStorageMemory } from "../../../src/worker/storage/index.ts";
@@ -152,6 +153,17 @@ describe("verified uploads", () => {
     expect(missing.status).toBe(422);
     expect(((await missing.json()) as { error: string; missing: string[] }).missing.length).toBeGreaterThan(0);
     expect(await bucketKeys(env.SHELF_BUCKET)).toEqual([]);
+
+    // A shard whose blob list is not exactly what its records reference is refused.
+    await publish(built);
+    const shard = built.objects.find((o) => o.kind === "shard")!;
+    const forged = JSON.parse(new TextDecoder().decode(shard.bytes)) as { blobs: string[] };
+    forged.blobs = forged.blobs.slice(1);
+    const forgedBytes = canonicalJson(forged);
+    const forgedRes = await put(`/shards/${await sha256Hex(forgedBytes)}`, forgedBytes);
+    expect(forgedRes.status).toBe(422);
+    expect(((await forgedRes.json()) as { message: string }).message).toMatch(/blob list/);
+    await reset();
 
     // A manifest whose shards are absent is refused too, and the pointer cannot name an unstored generation.
     expect((await put(`/generations/${built.id}`, built.manifestBytes)).status).toBe(422);
