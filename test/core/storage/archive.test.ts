@@ -53,3 +53,22 @@ describe("canonical JSON (RFC 8785)", () => {
     expect(isCanonicalJson(new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d]))).toBe(false);
   });
 });
+
+describe("generation assembly", () => {
+  it("gives the same bytes and id whatever order skills and files arrive in", async () => {
+    const { assembleGeneration } = await import("../../../src/core/generation.ts");
+    const { skillInput } = await import("../../worker/admin/helpers.ts");
+    const skills = [await skillInput("zeta", { "references/b.md": "b\n", "references/a.md": "a\n" }), await skillInput("alpha")];
+    const shelf = { catalogVersion: "2026.1", recordDigests: { validations: null, advisories: null, guidance: null, catalog: null }, advisories: [] };
+    const one = await assembleGeneration(skills, shelf);
+    const reordered = skills.map((s) => ({ ...s, files: [...s.files].reverse() })).reverse();
+    const two = await assembleGeneration(reordered, shelf);
+    expect(two.id).toBe(one.id);
+    expect(two.manifestBytes).toEqual(one.manifestBytes);
+    expect(two.objects.map((o) => `${o.kind}:${o.sha256}`)).toEqual(one.objects.map((o) => `${o.kind}:${o.sha256}`));
+    expect(one.id).toBe(await sha256Hex(one.manifestBytes));
+    // Any change to any byte changes the id.
+    const changed = await assembleGeneration([await skillInput("zeta", { "references/b.md": "b\n", "references/a.md": "A\n" }), await skillInput("alpha")], shelf);
+    expect(changed.id).not.toBe(one.id);
+  });
+});
