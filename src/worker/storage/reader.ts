@@ -34,8 +34,12 @@ export const LIVE_MEMORY_TTL_MS = 30_000;
 export const LIVE_R2_REVALIDATE_MS = 300_000;
 /** KV edge-cache TTL for the live keys (KV's minimum). */
 export const KV_LIVE_CACHE_TTL_S = 30;
-/** KV edge-cache TTL for immutable, content-addressed documents. */
-export const KV_IMMUTABLE_CACHE_TTL_S = 86_400;
+/**
+ * KV edge-cache TTL for immutable, content-addressed documents. Not longer: KV caches misses
+ * too, and an edge that asked before a new document propagated would otherwise fall back to R2
+ * for that document for as long as the TTL.
+ */
+export const KV_IMMUTABLE_CACHE_TTL_S = 3_600;
 /** No request reads more than this from KV; beyond it, listings read R2 (issue budget: 2 MB). */
 export const KV_REQUEST_BYTE_BUDGET = 1_800_000;
 /** Memory budget for parsed documents per isolate (isolates have 128 MB). */
