@@ -8,16 +8,22 @@ import { publishAuth, type PublishAuthBindings } from "./auth.ts";
 import { AdminError, MAX_DOCUMENT_BYTES, ShelfStore, type DocumentKind } from "./store.ts";
 
 /** The bindings the admin API uses. */
-export type AdminBindings = StorageBindings & PublishAuthBindings;
+export type AdminBindings = StorageBindings &
+  PublishAuthBindings & {
+    /** Overrides gc's settle wait in milliseconds (tests set 0; never lower it in production). */
+    SHELF_GC_SETTLE_MS?: string;
+  };
 
 /** Options for {@link adminRoutes}. */
 export interface AdminRoutesOptions {
   /** Milliseconds since the epoch, for publish times and gc's grace period. */
   clock?: Clock;
+  /** Waits (gc's settle period); tests pass a no-op. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 function toHttp(err: unknown): never {
-  if (err instanceof AdminError) throw httpError(err.status, err.code, err.message, {}, err.details);
+  if (err instanceof AdminError) throw httpError(err.status, err.code, err.message, err.headers, err.details);
   throw err;
 }
 
@@ -50,7 +56,10 @@ function optionalId(value: unknown, field: string): string | null {
  */
 export function adminRoutes(options: AdminRoutesOptions = {}): Hono<{ Bindings: AdminBindings }> {
   const admin = new Hono<{ Bindings: AdminBindings }>();
-  const store = (c: Context<{ Bindings: AdminBindings }>) => new ShelfStore(c.env, options.clock);
+  const store = (c: Context<{ Bindings: AdminBindings }>) => {
+    const settle = c.env.SHELF_GC_SETTLE_MS;
+    return new ShelfStore(c.env, options.clock, options.sleep, settle !== undefined && /^\d+$/.test(settle) ? Number(settle) : undefined);
+  };
   admin.use("*", async function adminNoStore(c, next) {
     await next();
     c.res.headers.set("Cache-Control", "no-store");

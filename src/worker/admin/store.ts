@@ -31,6 +31,7 @@ import {
   r2Key,
   r2Prefix,
   R2_ADVISORIES_KEY,
+  R2_GC_LEASE_KEY,
   R2_POINTER_KEY,
   type ObjectKind,
 } from "../storage/keys.ts";
@@ -52,18 +53,24 @@ export const DEFAULT_GC_KEEP = 5;
  * per-invocation limits. Shards carry their blob lists, so a 10,000-skill shelf needs ~300.
  */
 export const GC_MAX_READS = 800;
+/** How long gc's lease on the pointer holds pointer moves back (released as soon as gc is done). */
+export const GC_LEASE_MS = 120_000;
+/** How long gc waits after taking its lease, longer than any document upload or pointer move takes. */
+export const GC_SETTLE_MS = 15_000;
 
 /** A refusal the admin API answers with `status` and a one-line message; nothing was changed. */
 export class AdminError extends Error {
   readonly status: 400 | 404 | 409 | 411 | 413 | 422 | 503;
   readonly code: string;
   readonly details: Record<string, unknown>;
-  constructor(status: AdminError["status"], code: string, message: string, details: Record<string, unknown> = {}) {
+  readonly headers: Record<string, string>;
+  constructor(status: AdminError["status"], code: string, message: string, details: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
     super(message);
     this.name = "AdminError";
     this.status = status;
     this.code = code;
     this.details = details;
+    this.headers = headers;
   }
 }
 
@@ -115,10 +122,19 @@ export interface GcReport {
 export class ShelfStore {
   readonly #env: StorageBindings;
   readonly #clock: Clock;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #settleMs: number;
 
-  constructor(env: StorageBindings, clock: Clock = Date.now) {
+  constructor(
+    env: StorageBindings,
+    clock: Clock = Date.now,
+    sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    settleMs: number = GC_SETTLE_MS,
+  ) {
     this.#env = env;
     this.#clock = clock;
+    this.#sleep = sleep;
+    this.#settleMs = settleMs;
   }
 
   /** Which of the given objects are not stored. At most MAX_PRESENCE_BATCH hashes per call. */
@@ -197,6 +213,7 @@ export class ShelfStore {
     const json: unknown = JSON.parse(new TextDecoder().decode(bytes));
     const key = r2Key(kind, sha256);
     if (await this.#env.SHELF_BUCKET.head(key)) return { stored: false };
+    await this.assertNoGcRunning();
 
     const children = this.#childrenOf(kind, json);
     const missing = kind === "shard" ? await this.#verifyShardBlobs(ShardSchema.parse(json)) : await this.missingAmong(children);
@@ -319,9 +336,8 @@ export class ShelfStore {
     if (currentId !== previous) {
       throw new AdminError(409, "conflict", `the current generation is ${currentId ?? "none"}, not ${previous ?? "none"}; another publish won. Re-run to publish on top of it`, { current: currentId });
     }
-    if (!(await this.#env.SHELF_BUCKET.head(r2Key("generation", generation)))) {
-      throw new AdminError(422, "missing_references", `generation ${generation} is not stored; upload its manifest first`);
-    }
+    await this.assertNoGcRunning();
+    await this.#verifyGenerationComplete(generation, currentId);
     const now = new Date(this.#clock()).toISOString();
     const seq = (current?.pointer.seq ?? 0) + 1;
     const pointer: Pointer = {
@@ -349,6 +365,35 @@ export class ShelfStore {
     }
     await this.#kvPut(KV_POINTER_KEY, JSON.stringify({ generation, seq, published_at: now }));
     return pointer;
+  }
+
+  /**
+   * Checks, just before the pointer moves, that the generation is stored and that every shard it
+   * does not share with the current generation still is: present implies complete below it, and
+   * gc (which deletes only under its lease, never during a move) may have removed old objects a
+   * publish reused. Reads two manifests and heads the changed shards: proportional to the change.
+   */
+  async #verifyGenerationComplete(generation: string, currentId: string | null): Promise<void> {
+    const read = async (id: string) => {
+      const object = await this.#env.SHELF_BUCKET.get(r2Key("generation", id));
+      return object ? GenerationManifestSchema.parse(await object.json()) : null;
+    };
+    let target: GenerationManifest | null;
+    let current: GenerationManifest | null;
+    try {
+      [target, current] = await Promise.all([read(generation), currentId ? read(currentId) : Promise.resolve(null)]);
+    } catch (err) {
+      console.error("R2 read of manifests failed", err);
+      throw new AdminError(503, "storage_unavailable", "R2 did not answer; nothing changed. Retry shortly");
+    }
+    if (!target) throw new AdminError(422, "missing_references", `generation ${generation} is not stored; upload its manifest first (or rerun publish)`);
+    const shared = new Set(current?.shards.map((s) => s.sha256) ?? []);
+    const changed = target.shards.filter((s) => !shared.has(s.sha256)).map((s) => ({ key: r2Key("shard", s.sha256), size: s.size }));
+    if (target.shelf.advisories) changed.push({ key: r2Key("blob", target.shelf.advisories.sha256), size: target.shelf.advisories.size });
+    const missing = await this.missingAmong(changed);
+    if (missing.length) {
+      throw new AdminError(422, "missing_references", `generation ${generation} references ${missing.length} object(s) that are no longer stored (collected by gc); rerun publish to upload them again`, { missing: missing.slice(0, 50) });
+    }
   }
 
   /** Rolls back (or forward) to a generation the history remembers. */
@@ -431,9 +476,22 @@ export class ShelfStore {
     const graceSeconds = options.graceSeconds ?? DEFAULT_GC_GRACE_SECONDS;
     if (!Number.isSafeInteger(keep) || keep < 0) throw new AdminError(400, "bad_request", "keep must be a whole number ≥ 0");
     if (!Number.isSafeInteger(graceSeconds) || graceSeconds < 0) throw new AdminError(400, "bad_request", "grace_seconds must be a whole number ≥ 0");
+    if (options.apply) {
+      await this.#takeGcLease();
+      try {
+        return await this.#collect(keep, graceSeconds, true);
+      } finally {
+        await this.#releaseGcLease();
+      }
+    }
+    return this.#collect(keep, graceSeconds, false);
+  }
+
+  async #collect(keep: number, graceSeconds: number, apply: boolean): Promise<GcReport> {
     const youngAfter = this.#clock() - graceSeconds * 1000;
     const budget = { reads: 0 };
     const pointer = await this.readPointer();
+    if (apply && !pointer) throw new AdminError(409, "conflict", "nothing has been published yet, so gc cannot tell what to keep; publish first");
 
     const keptIds = new Set<string>();
     if (pointer) {
@@ -484,7 +542,7 @@ export class ShelfStore {
 
     const order: ObjectKind[] = ["generation", "shard", "record", "blob"];
     const report: GcReport = {
-      applied: Boolean(options.apply),
+      applied: apply,
       keep,
       grace_seconds: graceSeconds,
       kept_generations: [...keptIds],
@@ -503,7 +561,57 @@ export class ShelfStore {
         if (report.sample[kind].length < 20) report.sample[kind].push(sha);
       }
     }
-    if (!options.apply) return report;
+    if (!apply) return report;
+    await this.#deleteDoomed(order, doomed, report);
+    return report;
+  }
+
+  /**
+   * 503 (retryable) while gc holds its lease: document uploads and pointer moves wait, so gc's
+   * listing and deletions never interleave with an upload that relies on an old object.
+   */
+  async assertNoGcRunning(): Promise<void> {
+    let lease: R2Object | null;
+    try {
+      lease = await this.#env.SHELF_BUCKET.head(R2_GC_LEASE_KEY);
+    } catch (err) {
+      console.error("R2 head of the gc lease failed", err);
+      throw new AdminError(503, "storage_unavailable", "R2 did not answer; nothing changed. Retry shortly");
+    }
+    const left = lease ? Date.parse(lease.customMetadata?.until ?? "") - this.#clock() : 0;
+    if (left > 0) {
+      const seconds = Math.min(30, Math.ceil(left / 1000));
+      throw new AdminError(503, "gc_in_progress", `garbage collection is deleting unreferenced objects; retry in ${seconds} s (nothing changed)`, {}, { "Retry-After": String(seconds) });
+    }
+  }
+
+  /**
+   * Takes gc's lease (a create-only object; an expired one is replaced), then waits GC_SETTLE_MS
+   * so uploads and pointer moves that checked before the lease existed have finished.
+   */
+  async #takeGcLease(): Promise<void> {
+    const until = new Date(this.#clock() + GC_LEASE_MS).toISOString();
+    const existing = await this.#env.SHELF_BUCKET.head(R2_GC_LEASE_KEY);
+    if (existing && Date.parse(existing.customMetadata?.until ?? "") > this.#clock()) {
+      throw new AdminError(409, "conflict", "another gc is running; retry when it has finished");
+    }
+    const written = await this.#env.SHELF_BUCKET.put(R2_GC_LEASE_KEY, "", {
+      onlyIf: existing ? { etagMatches: existing.etag } : { etagDoesNotMatch: "*" },
+      customMetadata: { until },
+    });
+    if (!written) throw new AdminError(409, "conflict", "another gc is running; retry when it has finished");
+    if (this.#settleMs > 0) await this.#sleep(this.#settleMs);
+  }
+
+  async #releaseGcLease(): Promise<void> {
+    try {
+      await this.#env.SHELF_BUCKET.delete(R2_GC_LEASE_KEY);
+    } catch (err) {
+      console.warn("releasing the gc lease failed; it expires by itself", err);
+    }
+  }
+
+  async #deleteDoomed(order: ObjectKind[], doomed: Record<ObjectKind, string[]>, report: GcReport): Promise<void> {
     let kvDeletes = 0;
     for (const kind of order) {
       const keys = doomed[kind].map((sha) => r2Key(kind, sha));
@@ -523,7 +631,6 @@ export class ShelfStore {
         }
       }
     }
-    return report;
   }
 }
 

@@ -14,6 +14,8 @@ export const R2_GENERATION_PREFIX = "generations/";
 export const R2_POINTER_KEY = "pointer.json";
 /** R2: the advisories in force (replaced by compare-and-swap). */
 export const R2_ADVISORIES_KEY = "advisories.json";
+/** R2: gc's lease (empty body, `until` in custom metadata): present while gc lists and deletes. */
+export const R2_GC_LEASE_KEY = "gc-lease";
 
 /** KV (cache only): copies of the R2 pointer, advisories, manifests, shards and records. */
 export const KV_POINTER_KEY = "pointer";

@@ -130,7 +130,8 @@ function counting<T extends object>(target: T, label: string, counts: CallCounts
 
 /** The test env with the publish token configured, optionally with counting bindings. */
 export async function adminEnv(counts?: CallCounts): Promise<Cloudflare.Env & { PUBLISH_TOKEN_SHA256: string }> {
-  const base = { ...env, PUBLISH_TOKEN_SHA256: await sha256Hex(TOKEN) };
+  // gc's settle wait (15 s in production) is skipped in tests.
+  const base = { ...env, PUBLISH_TOKEN_SHA256: await sha256Hex(TOKEN), SHELF_GC_SETTLE_MS: "0" };
   if (!counts) return base;
   return { ...base, SHELF_BUCKET: counting(env.SHELF_BUCKET, "R2", counts), SHELF_KV: counting(env.SHELF_KV, "KV", counts) };
 }

@@ -8,7 +8,7 @@ import { canonicalJson } from "../../../src/core/canonical-json.ts";
 import { sha256Hex } from "../../../src/core/hash.ts";
 import { PublishError, publishGeneration } from "../../../src/core/publish.ts";
 import { openGeneration, openGenerationById, resetStorageMemory } from "../../../src/worker/storage/index.ts";
-import { r2Key, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
+import { r2Key, R2_GC_LEASE_KEY, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
 import { adminEnv, adminRequest, bucketKeys, buildGeneration, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "./helpers.ts";
 
 const noSleep = async () => {};
@@ -417,5 +417,44 @@ describe("gc", () => {
     expect((await getText("/skills/gamma/scripts/run.py")).text).toBe("print('hello')\n");
     // Rolling back to a collected generation is refused (its manifest is gone).
     expect((await call(adminRequest("POST", "/rollback", { generation: v1.id, previous: v2.id }))).status).toBe(422);
+    // gc released its lease and left the pointer alone.
+    expect(await env.SHELF_BUCKET.head(R2_GC_LEASE_KEY)).toBeNull();
+    const pointer = (await (await env.SHELF_BUCKET.get(R2_POINTER_KEY))!.json()) as Record<string, unknown>;
+    expect([pointer.generation, pointer.seq]).toEqual([v2.id, 2]);
+
+    // Defence in depth: a generation whose objects are gone cannot become current, because the
+    // pointer move re-checks what it does not share with the current generation.
+    await env.SHELF_BUCKET.put(r2Key("generation", v1.id), v1.manifestBytes);
+    const stale = await call(adminRequest("POST", "/pointer", { generation: v1.id, previous: v2.id }));
+    expect(stale.status).toBe(422);
+    expect(((await stale.json()) as { message: string }).message).toMatch(/no longer stored \(collected by gc\); rerun publish/);
+    await env.SHELF_BUCKET.delete(r2Key("generation", v1.id));
+    expect((await publish(v1)).generation).toBe(v1.id); // publishing it again uploads what gc removed
+  });
+
+  it("holds uploads and pointer moves back while it lists and deletes, and refuses to run twice at once", async () => {
+    const v1 = await shelfV1();
+    await publish(v1);
+    // As gc does while it runs: a lease object with its expiry.
+    await env.SHELF_BUCKET.put(R2_GC_LEASE_KEY, "", { customMetadata: { until: new Date(Date.now() + 60_000).toISOString() } });
+    const call = workerFetch(await adminEnv());
+    const v2 = await shelfV2();
+    const blocked = await publishGeneration(memorySource(v2), { url: WORKER_URL, token: TOKEN, fetch: call, sleep: noSleep, attempts: 2 }).catch((e: unknown) => e);
+    expect(blocked).toBeInstanceOf(PublishError);
+    expect((blocked as PublishError).message).toMatch(/503/);
+    const move = await call(adminRequest("POST", "/pointer", { generation: v2.id, previous: v1.id }));
+    expect(move.status).toBe(503);
+    expect(Number(move.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(Number(move.headers.get("Retry-After"))).toBeLessThanOrEqual(30);
+    expect((await call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }))).status).toBe(409);
+    const record = v2.objects.find((o) => o.kind === "record" && !v1.objects.some((p) => p.sha256 === o.sha256))!;
+    const upload = await call(new Request(`${WORKER_URL}/admin/v1/records/${record.sha256}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: record.bytes as Uint8Array<ArrayBuffer> }));
+    expect(upload.status).toBe(503);
+    // Once the lease has expired, the same publish goes through.
+    await env.SHELF_BUCKET.put(R2_GC_LEASE_KEY, "", { customMetadata: { until: new Date(Date.now() - 1000).toISOString() } });
+    expect((await publish(v2)).generation).toBe(v2.id);
+    const gc = await call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }));
+    expect(gc.status).toBe(200);
+    expect(await env.SHELF_BUCKET.head(R2_GC_LEASE_KEY)).toBeNull();
   });
 });
