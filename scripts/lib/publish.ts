@@ -1,6 +1,7 @@
 // What publishing needs beyond the protocol (src/core/publish.ts): the build folder as a source
 // of objects, the publish token from the environment, and progress for people (a redrawn line
 // on a terminal) or for logs (plain lines in CI).
+import { stat } from "node:fs/promises";
 import type { PublishProgress, PublishSource } from "../../src/core/publish.ts";
 import { AdminClient, PublishError } from "../../src/core/publish.ts";
 import { CliError, UsageError, type CliContext } from "./cli.ts";
@@ -32,6 +33,11 @@ export function workerUrl(value: string | undefined, usage: string): string {
 
 /** A build folder as a publish source. */
 export async function buildFolderSource(dir: string): Promise<PublishSource> {
+  try {
+    await stat(dir);
+  } catch {
+    throw new UsageError(`no build folder at ${dir}; run \`npx skillshelf build <shelf-dir> --out ${dir}\` first (or pass --dir)`);
+  }
   const folder = await readBuildFolder(dir);
   return {
     id: folder.id,

@@ -122,6 +122,9 @@ describe("npm start's publish path and the publish CLI", () => {
     const named = await cli(["history", "--url", shelf!.url, "--token-env", "MY_TOKEN"], { MY_TOKEN: token, SKILLSHELF_PUBLISH_TOKEN: "" });
     expect(named.code).toBe(0);
     expect((await cli(["publish"])).code).toBe(2);
+    const noBuild = await cli(["publish", "--url", shelf!.url, "--dir", path.join(root, "no-such-build")]);
+    expect(noBuild.code).toBe(2);
+    expect(noBuild.stderr).toMatch(/no build folder at .*; run `npx skillshelf build/);
     expect((await cli(["rollback", "--url", shelf!.url, "not-a-generation"])).code).toBe(2);
     expect((await cli(["gc", "--url", shelf!.url, "--keep", "many"])).code).toBe(2);
     for (const r of [wrong, missing]) expect(r.stderr).not.toMatch(/\n\s+at /);
