@@ -13,7 +13,7 @@ export const run: Command = async (ctx) => {
   const out = values.out ?? DEFAULT_BUILD_DIR;
   let built;
   try {
-    built = await buildShelf(positionals[0]!);
+    built = await buildShelf(positionals[0]!, { onWarning: (w) => ctx.stderr(`${w.skill}: warning: ${w.field}: ${w.message}\n`) });
   } catch (error) {
     if (error instanceof BuildRefusedError && values.json) {
       ctx.stdout(`${JSON.stringify({ ok: false, problems: error.problems }, null, 2)}\n`);

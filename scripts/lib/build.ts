@@ -89,8 +89,14 @@ function plainOutline(outline: ReturnType<typeof outlineOf>): SkillRecordInput["
   return { ...outline, sections: outline.sections.map((section) => ({ ...section })) };
 }
 
+/** Options for {@link buildShelf}. */
+export interface BuildShelfOptions {
+  /** Called for each validation warning (warnings never refuse a build). */
+  onWarning?: (warning: BuildProblem) => void;
+}
+
 /** Reads and checks a whole shelf, then assembles its generation in memory. Writes nothing. */
-export async function buildShelf(shelfDir: string): Promise<BuiltGeneration> {
+export async function buildShelf(shelfDir: string, options: BuildShelfOptions = {}): Promise<BuiltGeneration> {
   await requireDir(shelfDir, "shelf folder");
   const problems: BuildProblem[] = [];
 
@@ -121,6 +127,7 @@ export async function buildShelf(shelfDir: string): Promise<BuiltGeneration> {
     const before = problems.length;
     for (const p of skill.validation.problems) {
       if (p.severity === "error") problems.push({ skill: folder, field: p.field, message: p.message });
+      else options.onWarning?.({ skill: folder, field: p.field, message: p.message });
     }
     const paths = skill.files.map((f) => f.path);
     for (const message of pathProblems(paths)) problems.push({ skill: folder, field: "files", message });
