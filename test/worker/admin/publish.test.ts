@@ -458,3 +458,16 @@ describe("gc", () => {
     expect(await env.SHELF_BUCKET.head(R2_GC_LEASE_KEY)).toBeNull();
   });
 });
+
+describe("a private shelf", () => {
+  it("publishes with the publish token, which grants no reads", async () => {
+    const privateEnv = { ...(await adminEnv()), SHELF_VISIBILITY: "private" };
+    const call = workerFetch(privateEnv);
+    const built = await shelfV1();
+    const result = await publishGeneration(memorySource(built), { url: WORKER_URL, token: TOKEN, fetch: call, sleep: noSleep });
+    expect(result.uploaded.generation).toBe(1);
+    resetStorageMemory();
+    const read = await call(new Request(`${WORKER_URL}/skills/alpha/SKILL.md`, { headers: { Authorization: `Bearer ${TOKEN}` } }));
+    expect(read.status).toBe(401);
+  });
+});
