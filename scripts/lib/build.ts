@@ -10,7 +10,8 @@ import { MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, GenerationManifestSchema, typ
 import { outlineOf } from "../../src/core/outline.ts";
 import { judgeSkill } from "../../src/core/trust/select.ts";
 import { sourceCandidates, validationsFor } from "../../src/core/trust/evaluate.ts";
-import { loadShelfRecords, type ShelfRecords } from "../../src/core/trust/records.ts";
+import { loadShelfRecords, type ShelfRecordFiles, type ShelfRecords } from "../../src/core/trust/records.ts";
+import { readShelfRecordFiles } from "./shelf-records.ts";
 import { advisoryToDict, validationToDict } from "../../src/core/trust/serialize.ts";
 import { CliError } from "./cli.ts";
 import { listShelfSkillDirs, loadSkill, requireDir } from "./skill-dir.ts";
@@ -28,17 +29,6 @@ export class BuildRefusedError extends CliError {
   constructor(problems: readonly BuildProblem[]) {
     super(`build refused: ${problems.length} problem(s); nothing was written:\n${problems.map((p) => `  ${p.skill ?? "shelf"}: ${p.field}: ${p.message}`).join("\n")}`);
     this.problems = problems;
-  }
-}
-
-const RECORD_FILES = ["validations", "advisories", "guidance", "catalog"] as const;
-
-async function readOptional(file: string): Promise<Uint8Array | undefined> {
-  try {
-    return new Uint8Array(await readFile(file));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
 }
 
@@ -100,11 +90,7 @@ export async function buildShelf(shelfDir: string, options: BuildShelfOptions = 
   await requireDir(shelfDir, "shelf folder");
   const problems: BuildProblem[] = [];
 
-  const recordBytes: Partial<Record<(typeof RECORD_FILES)[number], Uint8Array>> = {};
-  for (const name of RECORD_FILES) {
-    const bytes = await readOptional(path.join(shelfDir, `${name}.yaml`));
-    if (bytes) recordBytes[name] = bytes;
-  }
+  const recordBytes = await readShelfRecordFiles(shelfDir);
   const loaded = loadShelfRecords(recordBytes);
   for (const p of loaded.problems) {
     problems.push({ skill: null, field: p.file, message: `${p.line !== null ? `line ${p.line}: ` : ""}${p.message}` });
@@ -196,7 +182,7 @@ export async function buildShelf(shelfDir: string, options: BuildShelfOptions = 
   }
   if (problems.length) throw new BuildRefusedError(problems);
 
-  const digest = async (name: (typeof RECORD_FILES)[number]) => (recordBytes[name] ? sha256Hex(recordBytes[name]) : null);
+  const digest = async (name: keyof ShelfRecordFiles) => (recordBytes[name] ? sha256Hex(recordBytes[name]) : null);
   return assembleGeneration(skills, {
     catalogVersion: records.catalog?.version ?? null,
     recordDigests: {

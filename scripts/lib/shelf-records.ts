@@ -14,17 +14,22 @@ async function readOptional(file: string): Promise<Uint8Array | undefined> {
   }
 }
 
-/**
- * Loads a shelf's records, or throws a CliError listing every malformed entry (file:line:col)
- * so the operator can fix them all in one pass. Warnings (absent files) go to `warn`.
- */
-export async function readShelfRecords(shelfDir: string, warn: (message: string) => void): Promise<ShelfRecords> {
+/** The raw bytes of the record files present at a shelf's root (absent files are left out). */
+export async function readShelfRecordFiles(shelfDir: string): Promise<ShelfRecordFiles> {
   const files: ShelfRecordFiles = {};
   for (const kind of ["validations", "advisories", "guidance", "catalog"] as const) {
     const bytes = await readOptional(path.join(shelfDir, `${kind}.yaml`));
     if (bytes !== undefined) files[kind] = bytes;
   }
-  const result = loadShelfRecords(files);
+  return files;
+}
+
+/**
+ * Loads a shelf's records, or throws a CliError listing every malformed entry (file:line:col)
+ * so the operator can fix them all in one pass. Warnings (absent files) go to `warn`.
+ */
+export async function readShelfRecords(shelfDir: string, warn: (message: string) => void): Promise<ShelfRecords> {
+  const result = loadShelfRecords(await readShelfRecordFiles(shelfDir));
   for (const w of result.warnings) warn(w);
   try {
     return assertRecordsValid(result);
