@@ -122,7 +122,7 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
   const buildDir = options.buildDir ?? path.join(root, LOCAL_BUILD_DIR);
 
   const built = await buildShelf(shelfDir);
-  await writeBuild(built, buildDir);
+  await writeBuild(built, buildDir, { shelfDir });
   log(`built ${shelfDir}: generation ${built.id} (${built.manifest.skill_count} skills, ${built.manifest.file_count} files)`);
   const token = await ensureLocalToken(root);
 

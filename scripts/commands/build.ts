@@ -1,7 +1,7 @@
 // skillshelf build <shelf-dir> [--out <dir>] [--json]: check every skill, then write the
 // generation (manifest.json and every object under its SHA-256) atomically to the build folder.
 import { parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
-import { BuildRefusedError, buildShelf, writeBuild } from "../lib/build.ts";
+import { BuildRefusedError, buildShelf, checkBuildTarget, writeBuild } from "../lib/build.ts";
 
 const USAGE = "skillshelf build <shelf-dir> [--out <dir>] [--json]";
 /** Where the build goes when --out is not given (git-ignored). */
@@ -11,6 +11,8 @@ export const run: Command = async (ctx) => {
   const { values, positionals } = parseCommandArgs(ctx.args, { out: { type: "string" }, json: { type: "boolean" } }, USAGE);
   if (positionals.length !== 1) throw new UsageError(`expected one shelf folder\nusage: ${USAGE}`);
   const out = values.out ?? DEFAULT_BUILD_DIR;
+  // Refuse a target we must not replace before the (possibly long) build, not after it.
+  await checkBuildTarget(out, positionals[0]!);
   let built;
   try {
     built = await buildShelf(positionals[0]!, { onWarning: (w) => ctx.stderr(`${w.skill}: warning: ${w.field}: ${w.message}\n`) });
@@ -21,7 +23,7 @@ export const run: Command = async (ctx) => {
     }
     throw error;
   }
-  await writeBuild(built, out);
+  await writeBuild(built, out, { shelfDir: positionals[0]! });
   const m = built.manifest;
   if (values.json) {
     ctx.stdout(`${JSON.stringify({ ok: true, generation: built.id, out, skills: m.skill_count, files: m.file_count, bytes: m.total_bytes, objects: built.objects.length }, null, 2)}\n`);

@@ -1,7 +1,7 @@
 // `skillshelf build`: turns a shelf folder into a build folder (manifest.json plus every object
 // under its SHA-256). Every skill is checked first and every problem reported; when any skill is
 // refused nothing is written. The folder is written to a temporary sibling and renamed into place.
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ArchiveError, tarArchive } from "../../src/core/archive.ts";
 import { sha256Hex } from "../../src/core/hash.ts";
@@ -199,11 +199,66 @@ export async function buildShelf(shelfDir: string, options: BuildShelfOptions = 
 export const BUILD_DIRS = { blob: "blobs", record: "records", shard: "shards" } as const;
 export const BUILD_MANIFEST = "manifest.json";
 
+/** The real path of `p`: symlinks resolved for the longest existing prefix, the rest appended. */
+async function realPathOf(p: string): Promise<string> {
+  const abs = path.resolve(p);
+  try {
+    return await realpath(abs);
+  } catch {
+    const parent = path.dirname(abs);
+    return parent === abs ? abs : path.join(await realPathOf(parent), path.basename(abs));
+  }
+}
+
+/** True when `inner` is `outer` or lies somewhere beneath it. */
+function isWithin(inner: string, outer: string): boolean {
+  const rel = path.relative(outer, inner);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/** Names a build folder holds at its top level, and nothing else. */
+const BUILD_ENTRIES: ReadonlySet<string> = new Set([BUILD_MANIFEST, ...Object.values(BUILD_DIRS)]);
+
+/**
+ * Refuses a build target that writeBuild must not replace, touching nothing: the shelf itself, a
+ * folder inside it or around it, a regular file or symlink, or a folder that is neither empty nor
+ * a build folder (a manifest plus only the build's own entries). A missing target is fine.
+ */
+export async function checkBuildTarget(outDir: string, shelfDir?: string): Promise<void> {
+  const out = await realPathOf(outDir);
+  if (shelfDir !== undefined) {
+    const shelf = await realPathOf(shelfDir);
+    if (isWithin(out, shelf) || isWithin(shelf, out)) {
+      throw new CliError(`refusing to write the build to ${outDir}: it ${out === shelf ? "is" : isWithin(out, shelf) ? "is inside" : "contains"} the shelf folder ${shelfDir}; pass --out a folder outside the shelf`);
+    }
+  }
+  let stat;
+  try {
+    stat = await lstat(outDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw new CliError(`cannot inspect build target ${outDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  if (!stat.isDirectory()) {
+    throw new CliError(`refusing to write the build to ${outDir}: it is ${stat.isSymbolicLink() ? "a symlink" : "a file, not a folder"}; pass --out a new or empty folder, or an earlier build folder`);
+  }
+  const names = await readdir(outDir);
+  if (names.length === 0) return;
+  const foreign = names.filter((n) => !BUILD_ENTRIES.has(n));
+  if (!names.includes(BUILD_MANIFEST) || foreign.length) {
+    const shown = (foreign.length ? foreign : names).slice(0, 3).map((n) => JSON.stringify(n)).join(", ");
+    throw new CliError(`refusing to replace ${outDir}: it is not empty and not a skillshelf build folder (it holds ${shown}${names.length > 3 ? ", …" : ""}); pass --out a new or empty folder, or remove it yourself`);
+  }
+}
+
 /**
  * Writes a build folder atomically: everything goes to a temporary sibling, which is renamed
- * over `outDir` only when complete, so a crash never leaves a half-written build behind.
+ * over `outDir` only when complete, so a crash never leaves a half-written build behind. Only a
+ * missing or empty folder or an earlier build folder is replaced ({@link checkBuildTarget});
+ * anything else is refused with nothing touched.
  */
-export async function writeBuild(built: BuiltGeneration, outDir: string): Promise<void> {
+export async function writeBuild(built: BuiltGeneration, outDir: string, options: { shelfDir?: string } = {}): Promise<void> {
+  await checkBuildTarget(outDir, options.shelfDir);
   const parent = path.dirname(path.resolve(outDir));
   await mkdir(parent, { recursive: true });
   const suffix = `${process.pid}-${Date.now().toString(36)}`;

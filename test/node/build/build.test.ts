@@ -90,14 +90,53 @@ describe("skillshelf build", () => {
     expect(JSON.parse(cli(["build", copy, "--out", path.join(root, "det-c"), "--json"]).stdout).generation).toBe(JSON.parse(ra.stdout).generation);
   });
 
-  it("replaces an existing build folder whole, leaving no temporary folders", () => {
+  it("replaces an earlier build folder whole, leaving no temporary folders", () => {
     const out = path.join(root, "replace");
-    mkdirSync(out, { recursive: true });
-    writeFileSync(path.join(out, "stale.txt"), "old");
     const src = shelf("replace-src", { alpha: {} });
     expect(cli(["build", src, "--out", out]).code).toBe(0);
-    expect(existsSync(path.join(out, "stale.txt"))).toBe(false);
+    writeFileSync(path.join(out, "blobs", "stale"), "old");
+    expect(cli(["build", src, "--out", out]).code).toBe(0);
+    expect(existsSync(path.join(out, "blobs", "stale"))).toBe(false);
+    expect(existsSync(path.join(out, "manifest.json"))).toBe(true);
     expect(readdirSync(root).filter((n) => n.startsWith(".replace."))).toEqual([]);
+    // An empty folder is a fine target too.
+    const empty = path.join(root, "replace-empty");
+    mkdirSync(empty);
+    expect(cli(["build", src, "--out", empty]).code).toBe(0);
+    expect(existsSync(path.join(empty, "manifest.json"))).toBe(true);
+  });
+
+  it("refuses an --out that is not a build folder, or is (inside, around) the shelf, touching nothing", () => {
+    const src = shelf("guarded-src", { alpha: {} });
+    const unrelated = path.join(root, "unrelated");
+    mkdirSync(path.join(unrelated, "docs"), { recursive: true });
+    writeFileSync(path.join(unrelated, "docs", "notes.txt"), "precious");
+    const file = path.join(root, "a-file.txt");
+    writeFileSync(file, "precious");
+    // A folder with a manifest.json but also something else is not ours to replace either.
+    const lookalike = path.join(root, "lookalike");
+    mkdirSync(lookalike);
+    writeFileSync(path.join(lookalike, "manifest.json"), "{}");
+    writeFileSync(path.join(lookalike, "thesis.tex"), "precious");
+    const cases: Array<[string, RegExp]> = [
+      [unrelated, /not empty and not a skillshelf build folder .*"docs"/],
+      [file, /is a file, not a folder/],
+      [lookalike, /not empty and not a skillshelf build folder .*"thesis.tex"/],
+      [src, /is the shelf folder/],
+      [path.join(src, "skills"), /is inside the shelf folder/],
+      [path.join(src, "build"), /is inside the shelf folder/],
+      [root, /contains the shelf folder/],
+    ];
+    const before = snapshot(root);
+    for (const [out, message] of cases) {
+      const r = cli(["build", src, "--out", out]);
+      expect(r.code, out).toBe(1);
+      expect(r.stderr, out).toMatch(message);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(snapshot(root)).toEqual(before);
+    expect(readFileSync(file, "utf8")).toBe("precious");
+    expect(existsSync(path.join(src, "build"))).toBe(false);
   });
 
   it("refuses a shelf with problems, lists every one, and writes nothing", async () => {
