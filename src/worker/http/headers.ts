@@ -1,13 +1,19 @@
 // Response headers shared by every read route: caching policy, security headers and CORS.
 // Kept as plain functions over a Headers object so each policy is testable on its own.
 
-/** Content-addressed URLs never change: cache them for a year and never revalidate. */
-export const IMMUTABLE_CACHE_CONTROL = "public, max-age=31536000, immutable";
+/**
+ * Pinned file bytes (/g/<generation>/…) are content-addressed and never change, so they are not
+ * revalidated while fresh; but an advisory published later turns them into a 410, so freshness is
+ * bounded to an hour rather than a year: a downstream cache stops serving a newly blocked skill's
+ * bytes at most an hour after the edge does. Generated indexes never get this policy (they
+ * change with advisories).
+ */
+export const IMMUTABLE_CACHE_CONTROL = "public, max-age=3600, immutable";
 /** Path URLs move with each publish: a short freshness window, then revalidate by ETag. */
 export const PATH_CACHE_CONTROL = "public, max-age=60, must-revalidate";
 /** Private shelves: browsers may keep a copy, shared caches must not. */
 export const PRIVATE_PATH_CACHE_CONTROL = "private, max-age=60, must-revalidate";
-export const PRIVATE_IMMUTABLE_CACHE_CONTROL = "private, max-age=31536000, immutable";
+export const PRIVATE_IMMUTABLE_CACHE_CONTROL = "private, max-age=3600, immutable";
 /** Errors are never cached, so a transient 404 or 503 cannot outlive its cause. */
 export const NO_STORE = "no-store";
 
@@ -20,12 +26,15 @@ export const FILE_CSP = "default-src 'none'; sandbox";
 /** Headers a browser may read from a cross-origin response (validators, ranges, digests). */
 export const CORS_EXPOSED_HEADERS = ["ETag", "Content-Length", "Content-Range", "Repr-Digest", "Retry-After"];
 
-/** Which caching policy a response falls under. */
+/**
+ * Which caching policy a response falls under: "immutable" only for stored bytes at a pinned
+ * URL; "path" for path URLs and for anything whose content depends on the advisories in force.
+ */
 export type CacheKind = "immutable" | "path";
 
 /**
  * The Cache-Control value for a successful response.
- * @example cacheControlFor("immutable", "public") // => "public, max-age=31536000, immutable"
+ * @example cacheControlFor("immutable", "public") // => "public, max-age=3600, immutable"
  */
 export function cacheControlFor(kind: CacheKind, visibility: "public" | "private"): string {
   if (visibility === "private") return kind === "immutable" ? PRIVATE_IMMUTABLE_CACHE_CONTROL : PRIVATE_PATH_CACHE_CONTROL;

@@ -137,8 +137,12 @@ export function servingRoutes<B extends ServingBindings>(options: ServingOptions
     return etagFor(`${variant}-${v.generation}-${v.advisories.seq}`);
   }
 
+  /**
+   * Generated bodies depend on the advisories in force, even under /g/<generation>/, so they
+   * always get the short, revalidating path policy.
+   */
   function json(c: Context<ServingEnv<B>>, body: unknown, etag: string): Response {
-    return serveJson(c.req.raw, JSON.stringify(body), etag, { cache: cacheKind(c), visibility: c.get("shelfAccess").visibility });
+    return serveJson(c.req.raw, JSON.stringify(body), etag, { cache: "path", visibility: c.get("shelfAccess").visibility });
   }
 
   /** Serves one file of a servable skill, looked up by exact path in its record. */
@@ -223,7 +227,7 @@ export function servingRoutes<B extends ServingBindings>(options: ServingOptions
       if (legacyIndexCache.size >= 8) legacyIndexCache.delete(legacyIndexCache.keys().next().value!);
       legacyIndexCache.set(etag, body);
     }
-    return serveJson(c.req.raw, body, etag, { cache: cacheKind(c), visibility: c.get("shelfAccess").visibility });
+    return serveJson(c.req.raw, body, etag, { cache: "path", visibility: c.get("shelfAccess").visibility });
   });
   reads.get("/.well-known/skills/:name/:path{.+}", (c) => serveSkillFile(c, c.req.param("name"), c.req.param("path")));
 

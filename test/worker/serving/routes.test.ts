@@ -164,6 +164,25 @@ describe("conditional requests, ranges, HEAD", () => {
   });
 });
 
+describe("cache policy", () => {
+  it("gives generated bodies the short, revalidating policy even under /g/<generation>/ (they change with advisories)", async () => {
+    for (const path of ["/skills/index.json", "/skills/nested/index.json", "/.well-known/agent-skills/index.json", "/.well-known/skills/index.json", "/v1/shelf"]) {
+      for (const p of [path, `/g/${shelf.generation}${path}`]) {
+        const res = await get(p);
+        expect(res.status, p).toBe(200);
+        expect(res.headers.get("Cache-Control"), p).toBe("public, max-age=60, must-revalidate");
+      }
+    }
+  });
+
+  it("gives pinned file bytes a bounded immutable lifetime (a later block turns them into 410)", async () => {
+    for (const path of ["/skills/nested/references/guide.md", "/.well-known/agent-skills/nested.tar.gz", "/.well-known/skills/solo/SKILL.md"]) {
+      expect((await get(path)).headers.get("Cache-Control"), path).toBe("public, max-age=60, must-revalidate");
+      expect((await get(`/g/${shelf.generation}${path}`)).headers.get("Cache-Control"), path).toBe("public, max-age=3600, immutable");
+    }
+  });
+});
+
 describe("well-known discovery v0.2.0", () => {
   it("lists each servable skill with an immutable URL whose bytes match the digest", async () => {
     const res = await get("/.well-known/agent-skills/index.json");
@@ -176,7 +195,7 @@ describe("well-known discovery v0.2.0", () => {
       expect(entry.url).toMatch(new RegExp(`^/g/${shelf.generation}/\\.well-known/agent-skills/`));
       const artifact = await get(entry.url as string);
       expect(artifact.status).toBe(200);
-      expect(artifact.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
+      expect(artifact.headers.get("Cache-Control")).toBe("public, max-age=3600, immutable");
       expect(`sha256:${await sha256Hex(new Uint8Array(await artifact.arrayBuffer()))}`).toBe(entry.digest);
       expect(artifact.headers.get("Content-Type")).toBe(entry.type === "archive" ? "application/gzip" : "text/markdown; charset=utf-8");
     }
@@ -398,7 +417,7 @@ describe("binding-call budget", () => {
     await (await get(url, {}, bindings)).arrayBuffer();
     for (const k of Object.keys(counts)) delete counts[k];
     const res = await get(url, {}, bindings);
-    expect(res.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
+    expect(res.headers.get("Cache-Control")).toBe("public, max-age=3600, immutable");
     await res.arrayBuffer();
     expect(counts).toEqual({ "r2.get": 1 });
   });
@@ -448,7 +467,7 @@ describe("a private shelf", () => {
       expect(entry.url.startsWith(`/c/${TOKEN}/g/${shelf.generation}/`)).toBe(true);
       const artifact = await get(entry.url, {}, bindings);
       expect(artifact.status).toBe(200);
-      expect(artifact.headers.get("Cache-Control")).toBe("private, max-age=31536000, immutable");
+      expect(artifact.headers.get("Cache-Control")).toBe("private, max-age=3600, immutable");
       expect(`sha256:${await sha256Hex(new Uint8Array(await artifact.arrayBuffer()))}`).toBe(entry.digest);
     }
     expect((await get(`/c/${TOKEN}/skills/bad-skill/SKILL.md`, {}, bindings)).status).toBe(410);
