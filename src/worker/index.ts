@@ -14,7 +14,7 @@ app.get("/healthz", (c) => c.json({ ok: true }));
 // One error path: HTTPExceptions return the Response they carry, headers intact.
 app.onError(handleError);
 // Anything no router matched: the same JSON 404 (and security headers) the read routes send.
-app.notFound(() => notFound().getResponse());
+app.notFound((c) => handleError(notFound(), c));
 
 // The admin API (publish, history, rollback, gc, advisories), behind the publish token.
 app.route("/admin/v1", adminRoutes());

@@ -5,7 +5,8 @@
 import { HTTPException } from "hono/http-exception";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { applySecurityHeaders, NO_STORE } from "./headers.ts";
+import { shelfVisibility, type ReadAccessEnv } from "../auth/read-access.ts";
+import { applyCorsHeaders, applySecurityHeaders, NO_STORE } from "./headers.ts";
 
 /** Longest Retry-After we ever send: agentskills-http fails fast on anything above 30 s. */
 export const MAX_RETRY_AFTER_SECONDS = 30;
@@ -51,12 +52,25 @@ export function rangeNotSatisfiable(contentRange: string): HTTPException {
 }
 
 /**
+ * Adds the public-shelf CORS headers to an error response, so a browser on another origin can
+ * read a 404, 410, 416 or 503 (and its Retry-After) instead of seeing a network error. Private
+ * shelves and the admin API get none.
+ */
+function withPublicCors(res: Response, c: Context): Response {
+  if (new URL(c.req.url).pathname.startsWith("/admin/")) return res;
+  if (shelfVisibility((c.env ?? {}) as ReadAccessEnv) !== "public") return res;
+  const headers = applyCorsHeaders(new Headers(res.headers), "public");
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
+
+/**
  * The app's single error handler: an HTTPException returns the Response it carries (headers
- * intact); anything else is logged and answered 500 without echoing its message.
+ * intact, plus CORS on a public shelf); anything else is logged and answered 500 without
+ * echoing its message.
  */
 export function handleError(err: Error, c: Context): Response {
-  if (err instanceof HTTPException) return err.getResponse();
+  if (err instanceof HTTPException) return withPublicCors(err.getResponse(), c);
   console.error("unhandled error", err);
   const headers = applySecurityHeaders(new Headers({ "Content-Type": "application/json", "Cache-Control": NO_STORE }));
-  return c.newResponse(JSON.stringify({ error: "internal", message: "Internal error; it has been logged." }), 500, Object.fromEntries(headers));
+  return withPublicCors(new Response(JSON.stringify({ error: "internal", message: "Internal error; it has been logged." }), { status: 500, headers }), c);
 }

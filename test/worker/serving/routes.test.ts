@@ -338,6 +338,41 @@ describe("paths outside the read surface", () => {
   });
 });
 
+describe("CORS on errors", () => {
+  it("public-shelf errors (404, 410, 416, 503) carry CORS so a browser can read them and Retry-After", async () => {
+    const brokenBucket = new Proxy(env.SHELF_BUCKET, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        return typeof value === "function" ? () => Promise.reject(new Error("R2 is down")) : value;
+      },
+    });
+    const cases: Array<[string, number, RequestInit, object]> = [
+      ["/skills/missing/SKILL.md", 404, {}, env],
+      ["/nope/at/all", 404, {}, env],
+      ["/skills/bad-skill/SKILL.md", 410, {}, env],
+      ["/skills/nested/assets/logo.png", 416, { headers: { Range: "bytes=999-" } }, env],
+      ["/skills/index.json", 503, {}, { ...env, SHELF_BUCKET: brokenBucket }],
+    ];
+    for (const [path, status, init, bindings] of cases) {
+      resetStorageMemory();
+      const res = await get(path, init, bindings);
+      expect(res.status, path).toBe(status);
+      expect(res.headers.get("Access-Control-Allow-Origin"), path).toBe("*");
+      expect(res.headers.get("Access-Control-Expose-Headers"), path).toContain("Retry-After");
+      expect(res.headers.get("Cache-Control"), path).toBe("no-store");
+    }
+  });
+
+  it("private-shelf errors and admin errors carry none", async () => {
+    const res = await get("/skills/solo/SKILL.md", {}, { ...env, SHELF_VISIBILITY: "private", READ_TOKEN_SHA256: "0".repeat(64) });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("Access-Control-Allow-Origin")).toBeNull();
+    const admin = await get("/admin/v1/pointer");
+    expect(admin.status).toBe(401);
+    expect(admin.headers.get("Access-Control-Allow-Origin")).toBeNull();
+  });
+});
+
 describe("storage failure", () => {
   function failingBucket(fail: (method: string, key: string) => boolean): R2Bucket {
     return new Proxy(env.SHELF_BUCKET, {
