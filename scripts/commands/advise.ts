@@ -27,6 +27,7 @@ export const run: Command = async (ctx) => {
     throw new UsageError(`cannot read ${file}`);
   }
   const parsed = parseAdvisories(bytes, file);
+  for (const w of parsed.warnings) ctx.stderr(`warning: ${w}\n`);
   if (parsed.problems.length) {
     throw new CliError(`${file} has ${parsed.problems.length} problem(s); nothing was published:\n${parsed.problems.map((p) => `  ${p.message}`).join("\n")}`);
   }

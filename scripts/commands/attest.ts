@@ -119,7 +119,7 @@ export function attestRecord(
 }
 
 /** Reads and parses <shelf>/validations.yaml; an absent file is an empty list, a malformed one is refused. */
-async function readValidations(file: string): Promise<ValidationRecord[]> {
+async function readValidations(file: string, warn: (message: string) => void): Promise<ValidationRecord[]> {
   let bytes: Uint8Array;
   try {
     bytes = new Uint8Array(await readFile(file));
@@ -128,6 +128,7 @@ async function readValidations(file: string): Promise<ValidationRecord[]> {
     throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const parsed = parseValidations(bytes, file);
+  for (const w of parsed.warnings) warn(w);
   if (parsed.problems.length) {
     throw new CliError(`${file} has ${parsed.problems.length} malformed record(s); fix them by hand first, nothing was written:\n${parsed.problems.map((p) => `  ${p.message}`).join("\n")}`);
   }
@@ -185,7 +186,7 @@ export const run: Command = async (ctx) => {
   const selected = values.all ? allDirs : names.map((n) => byName.get(n)!);
 
   const file = path.join(shelfDir, "validations.yaml");
-  let records = await readValidations(file);
+  let records = await readValidations(file, (w) => ctx.stderr(`warning: ${w}\n`));
   let failures = 0;
   let changed = false;
 

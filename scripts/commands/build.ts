@@ -15,7 +15,10 @@ export const run: Command = async (ctx) => {
   await checkBuildTarget(out, positionals[0]!);
   let built;
   try {
-    built = await buildShelf(positionals[0]!, { onWarning: (w) => ctx.stderr(`${w.skill}: warning: ${w.field}: ${w.message}\n`) });
+    built = await buildShelf(positionals[0]!, {
+      onWarning: (w) => ctx.stderr(`${w.skill}: warning: ${w.field}: ${w.message}\n`),
+      onRecordWarning: (w) => ctx.stderr(`warning: ${w}\n`),
+    });
   } catch (error) {
     if (error instanceof BuildRefusedError && values.json) {
       ctx.stdout(`${JSON.stringify({ ok: false, problems: error.problems }, null, 2)}\n`);

@@ -83,6 +83,8 @@ function plainOutline(outline: ReturnType<typeof outlineOf>): SkillRecordInput["
 export interface BuildShelfOptions {
   /** Called for each validation warning (warnings never refuse a build). */
   onWarning?: (warning: BuildProblem) => void;
+  /** Called for each trust-record warning (an absent file, an unknown key); never refuses a build. */
+  onRecordWarning?: (message: string) => void;
 }
 
 /** Reads and checks a whole shelf, then assembles its generation in memory. Writes nothing. */
@@ -92,6 +94,7 @@ export async function buildShelf(shelfDir: string, options: BuildShelfOptions = 
 
   const recordBytes = await readShelfRecordFiles(shelfDir);
   const loaded = loadShelfRecords(recordBytes);
+  for (const w of loaded.warnings) options.onRecordWarning?.(w);
   for (const p of loaded.problems) {
     problems.push({ skill: null, field: p.file, message: `${p.line !== null ? `line ${p.line}: ` : ""}${p.message}` });
   }

@@ -128,6 +128,18 @@ export interface RecordFileResult<T> {
 }
 
 const HASH_RE = /^[0-9a-f]{64}$/;
+
+/**
+ * The keys each entry kind understands (AbstractSkill's from_dict fields). Any other key is
+ * reported as a warning: AbstractSkill ignores it silently and stays loadable, but a typo such
+ * as `tree_hsh` or `stauts` silently changes what an advisory means, so we say so.
+ */
+export const KNOWN_ENTRY_KEYS = {
+  validations: ["name", "source", "tree_hash", "level", "method", "validated_by", "validated_at", "evidence", "notes", "activation_description", "audience", "delivered_via_map"],
+  advisories: ["name", "source", "official_intent", "hidden_issue", "severity", "reference", "tree_hash", "advisory_id", "discovered_at", "status", "withdrawn_reason", "withdrawn_at"],
+  guidance: ["guidance_id", "title", "risk_class", "detail", "severity", "reference"],
+  skills: ["name", "source", "repo", "upstream_ref", "subdir", "license", "archetype", "risk", "improves", "activation_description", "expected_tree_hash", "vendored", "evidence", "notes"],
+} as const satisfies Record<string, readonly string[]>;
 const SKILL_NAME_RE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 // ---------------------------------------------------------------------------------------------
@@ -445,8 +457,20 @@ function fileProblem(file: string, code: string, message: string, line: number |
  * Parses one record file's list (`key: [ … ]`), validating each entry with `schema`. Nothing is
  * skipped silently: each bad entry becomes a RecordProblem with its index and line:column.
  */
-export function parseRecordList<T>(file: string, input: FileText, key: string, schema: z.ZodType<T, unknown>): RecordFileResult<T> & { data: Record<string, unknown> | null } {
-  const out: RecordFileResult<T> & { data: Record<string, unknown> | null } = { entries: [], problems: [], warnings: [], data: null };
+export function parseRecordList<T>(
+  file: string,
+  input: FileText,
+  key: string,
+  schema: z.ZodType<T, unknown>,
+  knownKeys?: readonly string[],
+): RecordFileResult<T> & { data: Record<string, unknown> | null; positions: ({ line: number; column: number } | null)[] } {
+  const out: RecordFileResult<T> & { data: Record<string, unknown> | null; positions: ({ line: number; column: number } | null)[] } = {
+    entries: [],
+    problems: [],
+    warnings: [],
+    data: null,
+    positions: [],
+  };
   const decoded = decode(file, input);
   if ("problem" in decoded) {
     out.problems.push(decoded.problem);
@@ -476,7 +500,24 @@ export function parseRecordList<T>(file: string, input: FileText, key: string, s
   }
   out.data = data;
   if (!present(data, key)) {
-    out.warnings.push(`${file} has no '${key}' key (keys: ${Object.keys(data).length ? pyRepr(Object.keys(data).sort()) : "<empty file>"}); it contributes zero entries`);
+    const keys = Object.keys(data);
+    if (keys.length === 0) {
+      out.warnings.push(`${file} has no '${key}' key (keys: <empty file>); it contributes zero entries`);
+      return out;
+    }
+    // A file with content but without its list key is a misspelt or swapped file: AbstractSkill
+    // only warns and loads zero entries, which would silently drop every advisory. Refuse it.
+    const first = isMap(doc.contents) ? doc.contents.items[0]?.key : undefined;
+    const pos = first && typeof first === "object" && "range" in first && first.range ? lines.linePos((first.range as [number])[0]) : null;
+    out.problems.push(
+      fileProblem(
+        file,
+        "missing_list_key",
+        `${file}${pos ? `:${pos.line}:${pos.col}` : ""}: no '${key}' key (keys: ${pyRepr(keys.sort())}); the file would contribute zero entries. Name its list '${key}:'`,
+        pos?.line ?? null,
+        pos?.col ?? null,
+      ),
+    );
     return out;
   }
   const list = data[key];
@@ -487,13 +528,23 @@ export function parseRecordList<T>(file: string, input: FileText, key: string, s
   const root = doc.contents;
   const seqNode = isMap(root) ? (root.get(key, true) as Node | undefined) : undefined;
   list.forEach((raw, index) => {
+    const itemNode = isSeq(seqNode) ? (seqNode.items[index] as Node | undefined) : undefined;
+    const pos = itemNode?.range ? lines.linePos(itemNode.range[0]) : null;
+    if (knownKeys && isMap(itemNode)) {
+      for (const pair of itemNode.items) {
+        const keyNode = pair.key as Node | null;
+        const name = keyNode && typeof keyNode === "object" && "value" in keyNode ? String((keyNode as { value: unknown }).value) : String(keyNode);
+        if (knownKeys.includes(name)) continue;
+        const at = keyNode?.range ? lines.linePos(keyNode.range[0]) : pos;
+        out.warnings.push(`${file}${at ? `:${at.line}:${at.col}` : ""}: ${key}[${index}]: unknown key ${pyRepr(name)} is ignored; known keys are ${knownKeys.join(", ")}`);
+      }
+    }
     const parsed = schema.safeParse(raw);
     if (parsed.success) {
       out.entries.push(parsed.data);
+      out.positions.push(pos ? { line: pos.line, column: pos.col } : null);
       return;
     }
-    const itemNode = isSeq(seqNode) ? (seqNode.items[index] as Node | undefined) : undefined;
-    const pos = itemNode?.range ? lines.linePos(itemNode.range[0]) : null;
     for (const issue of parsed.error.issues) {
       const rule = (issue as { params?: { rule?: string } }).params?.rule ?? "invalid";
       out.problems.push({
@@ -509,48 +560,62 @@ export function parseRecordList<T>(file: string, input: FileText, key: string, s
   return out;
 }
 
-function duplicates<T>(file: string, key: string, entries: readonly T[], idOf: (e: T) => string | null, label: string): RecordProblem[] {
-  const seen = new Set<string>();
+// Reports every repeat of an id at the position of the repeating entry (line and column).
+function duplicates<T>(
+  file: string,
+  key: string,
+  result: { entries: readonly T[]; positions: readonly ({ line: number; column: number } | null)[] },
+  idOf: (e: T) => string | null,
+  label: string,
+): RecordProblem[] {
+  const seen = new Map<string, { line: number; column: number } | null>();
   const problems: RecordProblem[] = [];
-  for (const entry of entries) {
+  result.entries.forEach((entry, i) => {
     const id = idOf(entry);
-    if (!id) continue;
-    if (seen.has(id)) problems.push(fileProblem(file, "duplicate_id", `${file}: duplicate ${label} in ${key}: ${pyRepr(id)}; give each entry its own ${label}`));
-    seen.add(id);
-  }
+    if (!id) return;
+    const pos = result.positions[i] ?? null;
+    if (seen.has(id)) {
+      const firstPos = seen.get(id);
+      const where = pos ? `:${pos.line}:${pos.column}` : "";
+      const earlier = firstPos ? ` (first at line ${firstPos.line}, column ${firstPos.column})` : "";
+      problems.push(fileProblem(file, "duplicate_id", `${file}${where}: duplicate ${label} in ${key}: ${pyRepr(id)}${earlier}; give each entry its own ${label}`, pos?.line ?? null, pos?.column ?? null));
+    } else seen.set(id, pos);
+  });
   return problems;
 }
 
 /** Parses validations.yaml text or bytes. */
 export function parseValidations(input: FileText, file = "validations.yaml"): RecordFileResult<ValidationRecord> {
-  const { entries, problems, warnings } = parseRecordList(file, input, "validations", ValidationRecordSchema);
+  const { entries, problems, warnings } = parseRecordList(file, input, "validations", ValidationRecordSchema, KNOWN_ENTRY_KEYS.validations);
   return { entries, problems, warnings };
 }
 
 /** Parses advisories.yaml text or bytes; duplicate advisory_id values are problems. */
 export function parseAdvisories(input: FileText, file = "advisories.yaml"): RecordFileResult<AdvisoryEntry> {
-  const { entries, problems, warnings } = parseRecordList(file, input, "advisories", AdvisoryEntrySchema);
-  problems.push(...duplicates(file, "advisories", entries, (a) => a.advisory_id, "advisory_id"));
+  const result = parseRecordList(file, input, "advisories", AdvisoryEntrySchema, KNOWN_ENTRY_KEYS.advisories);
+  const { entries, problems, warnings } = result;
+  problems.push(...duplicates(file, "advisories", result, (a) => a.advisory_id, "advisory_id"));
   return { entries, problems, warnings };
 }
 
 /** Parses guidance.yaml text or bytes; duplicate guidance_id values are problems. */
 export function parseGuidance(input: FileText, file = "guidance.yaml"): RecordFileResult<GuidanceEntry> {
-  const { entries, problems, warnings } = parseRecordList(file, input, "guidance", GuidanceEntrySchema);
-  problems.push(...duplicates(file, "guidance", entries, (g) => g.guidance_id, "guidance_id"));
+  const result = parseRecordList(file, input, "guidance", GuidanceEntrySchema, KNOWN_ENTRY_KEYS.guidance);
+  const { entries, problems, warnings } = result;
+  problems.push(...duplicates(file, "guidance", result, (g) => g.guidance_id, "guidance_id"));
   return { entries, problems, warnings };
 }
 
 /** Parses catalog.yaml: its `skills` entries (required) and its bundle `version` (optional here). */
 export function parseCatalog(input: FileText, file = "catalog.yaml"): RecordFileResult<CatalogEntry> & { version: string | null } {
-  const result = parseRecordList(file, input, "skills", CatalogEntrySchema);
+  const result = parseRecordList(file, input, "skills", CatalogEntrySchema, KNOWN_ENTRY_KEYS.skills);
   const { entries, problems, warnings, data } = result;
-  if (data && !present(data, "skills")) {
-    // Unlike the trust files, a catalog without a `skills` list is refused (AbstractSkill does too).
+  if (data && !present(data, "skills") && Object.keys(data).length === 0) {
+    // Unlike the trust files, even an empty catalog is refused (AbstractSkill does too).
     warnings.length = 0;
     problems.push(fileProblem(file, "not_mapping", `${file} must be a mapping with a 'skills' list`));
   }
-  problems.push(...duplicates(file, "skills", entries, (e) => e.name, "name"));
+  problems.push(...duplicates(file, "skills", result, (e) => e.name, "name"));
   let version: string | null = null;
   if (data && present(data, "version")) {
     const v = data.version;

@@ -37,6 +37,13 @@ describe("whole record files match TrustRegistry.load / load_catalog", () => {
   for (const f of golden.files as { kind: Kind; label: string; text: string; load: { ok: boolean; entries?: unknown[]; error?: string; warnings: string[] }; entries: { ok: boolean; entry?: unknown; error?: string }[] | null }[]) {
     it(`${f.kind}: ${f.label}`, () => {
       const result = PARSERS[f.kind](f.text);
+      // Deliberate difference (docs/compatibility.md): a non-empty file without its list key is
+      // refused here; AbstractSkill only warns and loads zero entries.
+      if (f.label === "no key") {
+        expect(f.load).toMatchObject({ ok: true, entries: [] });
+        expect(result.problems.map((p) => p.code)).toEqual(["missing_list_key"]);
+        return;
+      }
       if (f.load.ok) {
         expect(result.problems).toEqual([]);
         expect(toDicts(f.kind, result.entries)).toEqual(f.load.entries);
@@ -167,5 +174,49 @@ describe("abstractskill loads what we write", () => {
     // And our own loader reads them back to the same records.
     expect(parseValidations(s.our_yaml.validations).entries).toEqual(v.entries);
     expect(parseCatalog(s.our_yaml.catalog).entries).toEqual(c.entries);
+  });
+});
+
+const HASH = "a".repeat(64);
+const advisory = (extra: string) =>
+  `advisories:\n- name: evil\n  source: upstream\n  official_intent: formats text\n  hidden_issue: exfiltrates keys\n  severity: critical\n  reference: https://example.test/a\n${extra}`;
+
+describe("record files are loaded loudly", () => {
+  it("refuses a non-empty file whose list key is misspelt, naming the key and position", () => {
+    const text = advisory("").replace("advisories:", "advisory:");
+    const result = parseAdvisories(text);
+    expect(result.entries).toEqual([]);
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]).toMatchObject({ code: "missing_list_key", line: 1, column: 1 });
+    expect(result.problems[0]!.message).toMatch(/advisories\.yaml:1:1: no 'advisories' key \(keys: \['advisory'\]\)/);
+    expect(parseValidations("validation: []\n").problems[0]!.code).toBe("missing_list_key");
+    expect(parseGuidance("guide: []\n").problems[0]!.code).toBe("missing_list_key");
+    expect(() => assertRecordsValid(loadShelfRecords({ advisories: text }))).toThrow(TrustRecordsError);
+  });
+  it("still only warns about an empty file", () => {
+    const result = parseAdvisories("");
+    expect(result.problems).toEqual([]);
+    expect(result.warnings).toHaveLength(1);
+  });
+  it("warns about each unknown entry key with file:line:col and keeps the file loadable", () => {
+    const result = parseAdvisories(advisory(`  tree_hsh: ${HASH}\n  stauts: withdrawn\n`));
+    expect(result.problems).toEqual([]);
+    expect(result.entries).toHaveLength(1);
+    expect(result.entries[0]!.tree_hash).toBeNull();
+    expect(result.warnings).toEqual([
+      expect.stringMatching(/^advisories\.yaml:8:3: advisories\[0\]: unknown key 'tree_hsh' is ignored/),
+      expect.stringMatching(/^advisories\.yaml:9:3: advisories\[0\]: unknown key 'stauts' is ignored/),
+    ]);
+    expect(parseValidations("validations:\n- {name: a, colour: red}\n").warnings[0]).toMatch(/^validations\.yaml:2:13: validations\[0\]: unknown key 'colour'/);
+    expect(parseGuidance("guidance:\n- {guidance_id: g, title: t, risk_class: r, detail: d, severity: low, reference: x, extra: 1}\n").warnings).toHaveLength(1);
+    expect(loadShelfRecords({ advisories: advisory("  stauts: withdrawn\n") }).warnings).toContainEqual((expect.stringContaining("unknown key 'stauts'")));
+  });
+  it("names the line and column of a repeated advisory_id", () => {
+    const one = advisory("  advisory_id: ADV-1\n");
+    const text = `${one}${one.replace("advisories:\n", "")}`;
+    const dup = parseAdvisories(text).problems;
+    expect(dup).toHaveLength(1);
+    expect(dup[0]).toMatchObject({ code: "duplicate_id", line: 9, column: 3 });
+    expect(dup[0]!.message).toMatch(/^advisories\.yaml:9:3: duplicate advisory_id in advisories: 'ADV-1' \(first at line 2, column 3\)/);
   });
 });

@@ -192,6 +192,23 @@ describe("skillshelf build", () => {
     expect(statSync(src).isDirectory()).toBe(true);
   });
 
+  it("refuses an advisories.yaml whose list key is misspelt, and prints record warnings", () => {
+    const critical = "- name: fine\n  source: anywhere\n  official_intent: Helps.\n  hidden_issue: Steals secrets.\n  severity: critical\n  reference: https://example.com/a\n";
+    const misspelt = shelf("misspelt-advisories", { fine: {} }, { "advisories.yaml": `advisory:\n${critical}` });
+    const out = path.join(root, "misspelt-out");
+    const r = cli(["build", misspelt, "--out", out]);
+    expect(r.code, r.stdout).toBe(1);
+    expect(r.stderr).toMatch(/advisories\.yaml:1:1: no 'advisories' key \(keys: \['advisory'\]\)/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(out)).toBe(false);
+
+    const typo = shelf("typo-advisories", { fine: {} }, { "advisories.yaml": `advisories:\n${critical}  stauts: withdrawn\n  withdrawn_reason: fixed\n`.replace("severity: critical", "severity: low").replace("name: fine", "name: other") });
+    const ok = cli(["build", typo, "--out", path.join(root, "typo-out")]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toMatch(/warning: advisories\.yaml:8:3: advisories\[0\]: unknown key 'stauts' is ignored/);
+    expect(ok.stderr).toMatch(/warning: no validations\.yaml on this shelf/);
+  });
+
   it("explains usage mistakes with exit 2", () => {
     expect(cli(["build"]).code).toBe(2);
     expect(cli(["build", path.join(root, "nope")]).code).toBe(2);

@@ -128,6 +128,15 @@ describe("skillshelf attest", () => {
     expect(readFileSync(path.join(dir, "validations.yaml"), "utf8")).toBe(bad);
   });
 
+  it("warns about unknown keys in validations.yaml, with their position", async () => {
+    const dir = shelf({ alpha: {} });
+    await attest(dir, "alpha", "--by", "Ada");
+    appendFileSync(path.join(dir, "validations.yaml"), "  reviewr: Bob\n");
+    const r = await attest(dir, "alpha", "--check");
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warning: .*validations\.yaml:\d+:3: validations\[0\]: unknown key 'reviewr' is ignored/);
+  });
+
   it("usage errors name the fix", async () => {
     const dir = shelf({ alpha: {} });
     await expect(attest(dir, "alpha")).rejects.toThrow(/pass --by <reviewer>/);

@@ -120,6 +120,23 @@ describe("skillshelf select", () => {
   });
 });
 
+describe("skillshelf advise (before any network call)", () => {
+  const entry = "- name: evil\n  source: team\n  official_intent: formats code\n  hidden_issue: uploads the repo\n  severity: critical\n  reference: https://example.com/a\n";
+  it("refuses an advisories file whose list key is misspelt; nothing is published", () => {
+    const file = path.join(root, "advise-misspelt.yaml");
+    writeFileSync(file, `advisory:\n${entry}`);
+    const r = cli("advise", "--url", "http://127.0.0.1:9", file);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/nothing was published[\s\S]*no 'advisories' key/);
+  });
+  it("prints unknown-key warnings with their position", () => {
+    const file = path.join(root, "advise-typo.yaml");
+    writeFileSync(file, `advisories:\n${entry}  tree_hsh: ${"a".repeat(64)}\n`);
+    const r = cli("advise", file);
+    expect(r.stderr).toMatch(/warning: .*advise-typo\.yaml:8:3: advisories\[0\]: unknown key 'tree_hsh' is ignored/);
+  });
+});
+
 describe("skillshelf seed", () => {
   it("seeds, then writes nothing the second time", () => {
     const bundle = tree(path.join(root, "bundle"), { "catalog.yaml": "version: '2026.11.30'\nskills: []\n", "skills/good/SKILL.md": md("good"), "validations.yaml": "validations: []\n" });
