@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import { adminRoutes } from "./admin/index.ts";
 import { handleError, notFound } from "./http/errors.ts";
+import { applySecurityHeaders, NO_STORE } from "./http/headers.ts";
 import { readRoutes } from "./routes/index.ts";
 
 export type AppEnv = { Bindings: CloudflareBindings };
@@ -9,7 +10,11 @@ export type AppEnv = { Bindings: CloudflareBindings };
 const app = new Hono<AppEnv>();
 
 // Answers without touching storage, so it measures the isolate, not R2 or KV.
-app.get("/healthz", (c) => c.json({ ok: true }));
+// Never cached (it reports this isolate now) and carries the same security headers as every read.
+app.get("/healthz", () => {
+  const headers = applySecurityHeaders(new Headers({ "Content-Type": "application/json", "Cache-Control": NO_STORE }));
+  return new Response(JSON.stringify({ ok: true }), { status: 200, headers });
+});
 
 // One error path: HTTPExceptions return the Response they carry, headers intact.
 app.onError(handleError);
