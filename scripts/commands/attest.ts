@@ -71,8 +71,17 @@ export function attestRecord(
   if (method === undefined) {
     throw new UsageError(`--level ${options.level} needs --method (first-party grants first_party; manual-review or first-party-adoption grant adopted; external-audit or simulated-execution grant audited)`);
   }
-  const by = options.by ?? previous?.validated_by;
-  if (by === undefined) throw new UsageError(`${subject.name} has no earlier record to take a reviewer from; pass --by <reviewer>`);
+  // A reviewer is only carried over for the bytes they reviewed: a new record, or a changed tree,
+  // needs someone to say they looked at it.
+  const sameBytes = records.some((r) => r.name === subject.name && r.tree_hash === subject.tree_hash);
+  if (options.by === undefined && !sameBytes) {
+    throw new UsageError(
+      previous
+        ? `${subject.name} changed since ${previous.validated_by} attested it (tree ${previous.tree_hash} → ${subject.tree_hash}); review it and pass --by <reviewer>`
+        : `${subject.name} has no earlier record to take a reviewer from; pass --by <reviewer>`,
+    );
+  }
+  const by = options.by ?? records.find((r) => r.name === subject.name && r.tree_hash === subject.tree_hash)!.validated_by;
   const source = options.source ?? previous?.source ?? "first-party";
 
   const same = records.find(
@@ -149,6 +158,15 @@ async function writeAtomically(file: string, text: string): Promise<void> {
 
 const LEVELS = GRANTABLE_LEVELS as readonly string[];
 
+/** True for YYYY-MM-DD naming a day that exists (2026-02-29 and 2026-13-45 do not). */
+export function isCalendarDate(text: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
+
 export const run: Command = async (ctx) => {
   const { values, positionals } = parseCommandArgs(
     ctx.args,
@@ -172,7 +190,7 @@ export const run: Command = async (ctx) => {
   const level = (values.level ?? "first_party") as TrustLevel;
   if (!LEVELS.includes(level)) throw new UsageError(`--level must be one of ${LEVELS.join(", ")}; got "${values.level}"`);
   const at = values.at ?? new Date().toISOString().slice(0, 10);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(at)) throw new UsageError(`--at must be a date as YYYY-MM-DD; got "${at}"`);
+  if (!isCalendarDate(at)) throw new UsageError(`--at must be a real calendar date as YYYY-MM-DD; got "${at}"`);
   for (const flag of ["by", "source", "method"] as const) {
     if (values[flag] !== undefined && !values[flag]!.trim()) throw new UsageError(`--${flag} must not be empty`);
   }

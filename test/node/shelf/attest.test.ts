@@ -70,9 +70,9 @@ describe("skillshelf attest", () => {
     expect(stale.stdout).toMatch(/^beta: current /m);
     expect(stale.stderr).toContain(`npx skillshelf attest ${dir} alpha --by <reviewer>`);
 
-    const again = await attest(dir, "alpha", "--at", "2026-11-30");
+    const again = await attest(dir, "alpha", "--by", "Bob", "--at", "2026-11-30");
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/^alpha: attested first_party via first-party by Ada \(2026-11-30\)/m); // reviewer carried over
+    expect(again.stdout).toMatch(/^alpha: attested first_party via first-party by Bob \(2026-11-30\)/m); // edited bytes need a named reviewer
     expect((await attest(dir, "--all", "--check")).code).toBe(0);
     const dates = Object.fromEntries(recordsOf(dir).map((x) => [x.name, x.validated_at]));
     expect(dates).toEqual({ alpha: "2026-11-30", beta: "2026-11-01" });
@@ -137,6 +137,18 @@ describe("skillshelf attest", () => {
     expect(r.stderr).toMatch(/warning: .*validations\.yaml:\d+:3: validations\[0\]: unknown key 'reviewr' is ignored/);
   });
 
+  it("refuses to carry the reviewer over to edited bytes", async () => {
+    const dir = shelf({ alpha: {} });
+    await attest(dir, "alpha", "--by", "Ada", "--at", "2026-11-01");
+    appendFileSync(path.join(dir, "skills", "alpha", "SKILL.md"), "More steps.\n");
+    const before = readFileSync(path.join(dir, "validations.yaml"), "utf8");
+    await expect(attest(dir, "alpha")).rejects.toThrow(/alpha changed since Ada attested it .*pass --by <reviewer>/);
+    await expect(attest(dir, "alpha")).rejects.toThrow(UsageError);
+    expect(readFileSync(path.join(dir, "validations.yaml"), "utf8")).toBe(before);
+    expect((await attest(dir, "alpha", "--by", "Bob")).code).toBe(0);
+    expect(recordsOf(dir)[0]!.validated_by).toBe("Bob");
+  });
+
   it("usage errors name the fix", async () => {
     const dir = shelf({ alpha: {} });
     await expect(attest(dir, "alpha")).rejects.toThrow(/pass --by <reviewer>/);
@@ -146,6 +158,10 @@ describe("skillshelf attest", () => {
     await expect(attest(dir, "alpha", "--prune", "--by", "Ada")).rejects.toThrow(/--prune needs --all/);
     await expect(attest(dir, "alpha", "--by", "Ada", "--level", "blocked")).rejects.toThrow(/--level must be one of community, adopted, audited, first_party/);
     await expect(attest(dir, "alpha", "--by", "Ada", "--at", "30/11/2026")).rejects.toThrow(/YYYY-MM-DD/);
+    for (const at of ["2026-13-45", "2026-02-29", "2026-04-31", "2026-00-10"]) {
+      await expect(attest(dir, "alpha", "--by", "Ada", "--at", at)).rejects.toThrow(`--at must be a real calendar date as YYYY-MM-DD; got "${at}"`);
+    }
+    expect((await attest(shelf({ alpha: {} }), "alpha", "--by", "Ada", "--at", "2028-02-29")).code).toBe(0);
     await expect(attest(dir, "alpha", "--by", "Ada", "--level", "audited")).rejects.toThrow(/needs --method/);
     await expect(attest(path.join(root, "missing-shelf"), "alpha", "--by", "Ada")).rejects.toThrow(UsageError);
     expect(existsSync(path.join(dir, "validations.yaml"))).toBe(false);
@@ -167,11 +183,19 @@ describe("attestRecord and recordState", () => {
   it("replaces every older record of the skill in place, keeping others and their order", () => {
     const first = attestRecord([], { ...subject, name: "zeta" }, { level: "first_party", by: "Ada", at: "2026-11-01" }).records;
     const withOld = attestRecord(first, subject, { level: "first_party", by: "Ada", at: "2026-11-01" }).records;
-    const next = attestRecord(withOld, { ...subject, tree_hash: "c".repeat(64) }, { level: "first_party", at: "2026-11-30" });
+    const next = attestRecord(withOld, { ...subject, tree_hash: "c".repeat(64) }, { level: "first_party", by: "Bob", at: "2026-11-30" });
     expect(next.changed).toBe(true);
     expect(next.records.map((r) => [r.name, r.tree_hash[0]])).toEqual([["zeta", "a"], ["alpha", "c"]]);
     expect(recordState(next.records, "alpha", "c".repeat(64))).toBe("current");
     expect(recordState(next.records, "alpha", "a".repeat(64))).toBe("stale");
     expect(recordState(next.records, "omega", "a".repeat(64))).toBe("missing");
+  });
+  it("needs a reviewer when the tree changed; keeps the reviewer only for the same bytes", () => {
+    const old = attestRecord([], subject, { level: "first_party", by: "Ada", at: "2026-11-01" }).records;
+    expect(() => attestRecord(old, { ...subject, tree_hash: "c".repeat(64) }, { level: "first_party", at: "2026-11-30" })).toThrow(
+      /alpha changed since Ada attested it \(tree a{64} → c{64}\); review it and pass --by <reviewer>/,
+    );
+    const relabel = attestRecord(old, subject, { level: "adopted", method: "manual-review", at: "2026-11-30" });
+    expect(relabel.record).toMatchObject({ validated_by: "Ada", level: "adopted" });
   });
 });
