@@ -1,13 +1,34 @@
-// `skillshelf select <shelf-dir> --names a,b [--enable name|name@hash ...] [--root <dir> ...]`:
+// `skillshelf select <shelf-dir> --names a,b [--enable name|name@hash[,…] ...] [--root <dir> ...]`:
 // the trust-gated selection for a context, and the <available_skills> block it would compose.
 import path from "node:path";
+import { checkSkillName } from "../../src/core/trust/records.ts";
 import { selectSkills } from "../../src/core/trust/select.ts";
 import { commaList, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
 import { readShelfRecords } from "../lib/shelf-records.ts";
 import { requireDir } from "../lib/skill-dir.ts";
 import { filesystemSkillSource } from "../lib/skill-source.ts";
 
-const USAGE = "skillshelf select <shelf-dir> --names a,b [--enable name|name@hash ...] [--root <dir> ...] [--json]";
+const USAGE = "skillshelf select <shelf-dir> --names a,b [--enable name|name@hash[,…] ...] [--root <dir> ...] [--json]";
+
+/**
+ * Notes for --enable entries that cannot do what the operator meant: a bare name that is not a
+ * skill name, or an entry for a skill not in --names (it grants nothing in this selection).
+ * Malformed pins are already noted by selectSkills.
+ */
+export function enableNotes(enabled: readonly string[], names: readonly string[]): string[] {
+  const notes: string[] = [];
+  for (const entry of enabled) {
+    const at = entry.indexOf("@");
+    const name = at < 0 ? entry : entry.slice(0, at);
+    const checked = checkSkillName(name);
+    if (!checked.ok) {
+      if (at < 0) notes.push(`--enable ${JSON.stringify(entry)} is not a skill name or a name@<64-hex tree hash> pin (${checked.message}); it grants nothing`);
+    } else if (!names.includes(checked.name)) {
+      notes.push(`--enable ${JSON.stringify(entry)} names no requested skill (--names ${names.join(",")}); it grants nothing`);
+    }
+  }
+  return notes;
+}
 
 export const run: Command = async (ctx) => {
   const { values, positionals } = parseCommandArgs(
@@ -25,7 +46,9 @@ export const run: Command = async (ctx) => {
   const records = await readShelfRecords(shelf, (w) => warnings.push(w));
   // The shelf's own skills first; each --root after it takes precedence, in order.
   const roots = [path.join(shelf, "skills"), ...(values.root ?? [])];
-  const selection = await selectSkills(records, filesystemSkillSource(roots), names, { enabled: values.enable ?? [] });
+  const enabled = (values.enable ?? []).flatMap((v) => commaList(v) ?? []);
+  const selection = await selectSkills(records, filesystemSkillSource(roots), names, { enabled });
+  selection.warnings.push(...enableNotes(enabled, names));
   if (values.json) {
     ctx.stdout(`${JSON.stringify({ ...selection, record_warnings: warnings }, null, 2)}\n`);
     return 0;

@@ -113,6 +113,17 @@ describe("skillshelf select", () => {
     expect(out.held[0]).toMatchObject({ name: "good", verdict: { level: "unverified" } });
     expect(out.resolved_locations.good).toBe(path.join(user, "good"));
   });
+  it("--enable splits on commas like --names, repeats still work, and useless entries are noted", () => {
+    const r = cli("select", shelf, "--names", "scripted,fresh,good", "--enable", "scripted,fresh", "--json");
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).active_names.sort()).toEqual(["fresh", "good", "scripted"]);
+    const repeated = JSON.parse(cli("select", shelf, "--names", "scripted,fresh", "--enable", "scripted", "--enable", "fresh", "--json").stdout);
+    expect(repeated.active_names.sort()).toEqual(["fresh", "scripted"]);
+    const noted = cli("select", shelf, "--names", "scripted", "--enable", "scripted,ghost,Bad_Name");
+    expect(noted.stdout).toMatch(/^active: scripted$/m);
+    expect(noted.stdout).toMatch(/^note: --enable "ghost" names no requested skill \(--names scripted\); it grants nothing$/m);
+    expect(noted.stdout).toMatch(/^note: --enable "Bad_Name" is not a skill name or a name@<64-hex tree hash> pin/m);
+  });
   it("needs --names", () => {
     const r = cli("select", shelf);
     expect(r.code).toBe(2);
