@@ -99,7 +99,14 @@ async function once<T>(key: string, load: () => Promise<T>): Promise<T> {
   return promise;
 }
 
-/** Counts what one request read from KV so listings can stay under KV_REQUEST_BYTE_BUDGET. */
+const utf8 = new TextEncoder();
+
+/** Size in bytes of a KV value as stored (UTF-8), not its UTF-16 length. */
+function utf8Length(text: string): number {
+  return utf8.encode(text).byteLength;
+}
+
+/** Counts what one request read from KV (in UTF-8 bytes) so listings stay under KV_REQUEST_BYTE_BUDGET. */
 class KvBudget {
   bytes = 0;
   fits(size: number): boolean {
@@ -110,7 +117,7 @@ class KvBudget {
 async function kvText(env: StorageBindings, key: string, cacheTtl: number, budget: KvBudget): Promise<string | null> {
   try {
     const text = await env.SHELF_KV.get(key, { type: "text", cacheTtl });
-    if (text !== null) budget.bytes += text.length;
+    if (text !== null) budget.bytes += utf8Length(text);
     return text;
   } catch (err) {
     // KV is a cache: a failure falls back to R2.
@@ -279,7 +286,7 @@ async function readShards(env: StorageBindings, refs: readonly ShardRef[], budge
     for (const ref of chunk) {
       const text = texts?.get(kvKey("shard", ref.sha256)) ?? null;
       if (text === null) continue;
-      budget.bytes += text.length;
+      budget.bytes += utf8Length(text);
       const shard = parseShard(text, r2Key("shard", ref.sha256));
       documents.set(`shard:${ref.sha256}`, shard, text.length);
       result.set(ref.sha256, shard);

@@ -117,8 +117,9 @@ function counting<T extends object>(target: T, label: string, counts: CallCounts
         const result = (value as (...a: unknown[]) => unknown).apply(obj, args);
         if (label === "KV" && prop === "get" && result instanceof Promise) {
           return result.then((v: unknown) => {
-            if (typeof v === "string") counts.kvBytesRead += v.length;
-            else if (v instanceof Map) for (const x of v.values()) if (typeof x === "string") counts.kvBytesRead += x.length;
+            // Bytes as stored (UTF-8), not UTF-16 code units.
+            if (typeof v === "string") counts.kvBytesRead += encoder.encode(v).length;
+            else if (v instanceof Map) for (const x of v.values()) if (typeof x === "string") counts.kvBytesRead += encoder.encode(x).length;
             return v;
           });
         }

@@ -28,6 +28,24 @@ beforeEach(async () => {
   resetStorageMemory();
 });
 
+describe("the KV byte budget", () => {
+  it("counts UTF-8 bytes as stored, not UTF-16 length", async () => {
+    const skill = await skillInput("multibyte");
+    skill.record.description = "Çà et là, ünïcödé: ".repeat(200) + "✓".repeat(500);
+    const built = await buildGeneration([skill]);
+    await publishGeneration(memorySource(built), { url: WORKER_URL, token: TOKEN, fetch: workerFetch(await adminEnv()), sleep: async () => {} });
+    resetStorageMemory();
+    const counts = newCounts();
+    const gen = (await openGeneration(await adminEnv(counts)))!;
+    const entry = (await gen.findSkill("multibyte"))!;
+    await gen.readRecord(entry);
+    // Cold isolate: pointer and advisories come from R2; manifest, shard and record from KV.
+    const stored = built.manifestBytes.length + built.objects.filter((o) => o.kind !== "blob").reduce((n, o) => n + o.bytes.length, 0);
+    expect(gen.kvBytesRead).toBe(stored);
+    expect(counts.kvBytesRead).toBe(stored);
+  });
+});
+
 describe("openGeneration", () => {
   it("answers null before anything is published, and caches that for the memory TTL", async () => {
     const counts = newCounts();
