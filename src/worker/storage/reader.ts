@@ -80,22 +80,25 @@ interface ParsedShard {
 // Module state is per isolate: that is the memory cache.
 const documents = new MemoryCache<unknown>(MEMORY_CACHE_BYTES);
 const live: { pointer?: LiveValue<PointerSummary | null>; advisories?: LiveValue<AdvisoriesInForce | null> } = {};
-const inflight = new Map<string, Promise<unknown>>();
 
 /** Forgets everything this isolate cached (tests use it to simulate a cold isolate). */
 export function resetStorageMemory(): void {
   documents.clear();
   delete live.pointer;
   delete live.advisories;
-  inflight.clear();
 }
 
-/** Runs `load` once per key at a time, so a cold isolate under load reads each object once. */
-async function once<T>(key: string, load: () => Promise<T>): Promise<T> {
-  const pending = inflight.get(key) as Promise<T> | undefined;
+/**
+ * Runs `load` once per key at a time within one request, so concurrent lookups of the same
+ * object in a request read it once. Never across requests: in Workers a promise started by
+ * another request is bound to that request's I/O and fails or hangs if it is cancelled. Across
+ * requests only settled values are shared (the memory cache and the live state).
+ */
+async function once<T>(scope: RequestReads, key: string, load: () => Promise<T>): Promise<T> {
+  const pending = scope.inflight.get(key) as Promise<T> | undefined;
   if (pending) return pending;
-  const promise = load().finally(() => inflight.delete(key));
-  inflight.set(key, promise);
+  const promise = load().finally(() => scope.inflight.delete(key));
+  scope.inflight.set(key, promise);
   return promise;
 }
 
@@ -106,15 +109,19 @@ function utf8Length(text: string): number {
   return utf8.encode(text).byteLength;
 }
 
-/** Counts what one request read from KV (in UTF-8 bytes) so listings stay under KV_REQUEST_BYTE_BUDGET. */
-class KvBudget {
+/**
+ * Per-request read state: the KV bytes read (in UTF-8 bytes) so listings stay under
+ * KV_REQUEST_BYTE_BUDGET, and the request's own in-flight loads.
+ */
+class RequestReads {
   bytes = 0;
+  readonly inflight = new Map<string, Promise<unknown>>();
   fits(size: number): boolean {
     return this.bytes + size <= KV_REQUEST_BYTE_BUDGET;
   }
 }
 
-async function kvText(env: StorageBindings, key: string, cacheTtl: number, budget: KvBudget): Promise<string | null> {
+async function kvText(env: StorageBindings, key: string, cacheTtl: number, budget: RequestReads): Promise<string | null> {
   try {
     const text = await env.SHELF_KV.get(key, { type: "text", cacheTtl });
     if (text !== null) budget.bytes += utf8Length(text);
@@ -152,12 +159,13 @@ function parseWith<S extends z.ZodType>(schema: S, text: string, where: string):
 async function readLive<T>(
   name: "pointer" | "advisories",
   clock: Clock,
+  scope: RequestReads,
   load: (from: "kv" | "r2") => Promise<{ value: T; seq: number } | null>,
 ): Promise<T | null> {
   const now = clock();
   const state = live[name] as LiveValue<T | null> | undefined;
   if (state && now - state.checkedAt < LIVE_MEMORY_TTL_MS) return state.value;
-  return once(`live:${name}`, async () => {
+  return once(scope, `live:${name}`, async () => {
     // A cold isolate and a periodic revalidation read R2, which is strongly consistent; in
     // between, KV answers (it may lag a publish by its propagation delay).
     const fromR2 = !state || now - state.r2CheckedAt >= LIVE_R2_REVALIDATE_MS;
@@ -180,8 +188,8 @@ async function readLive<T>(
   });
 }
 
-async function loadPointer(env: StorageBindings, clock: Clock, budget: KvBudget): Promise<PointerSummary | null> {
-  return readLive<PointerSummary>("pointer", clock, async (from) => {
+async function loadPointer(env: StorageBindings, clock: Clock, budget: RequestReads): Promise<PointerSummary | null> {
+  return readLive<PointerSummary>("pointer", clock, budget, async (from) => {
     const text = from === "kv" ? await kvText(env, KV_POINTER_KEY, KV_LIVE_CACHE_TTL_S, budget) : await r2Text(env, R2_POINTER_KEY);
     if (text === null) return null;
     if (from === "kv") {
@@ -198,8 +206,8 @@ async function loadPointer(env: StorageBindings, clock: Clock, budget: KvBudget)
   });
 }
 
-async function loadAdvisories(env: StorageBindings, clock: Clock, budget: KvBudget): Promise<AdvisoriesInForce> {
-  const value = await readLive<AdvisoriesInForce>("advisories", clock, async (from) => {
+async function loadAdvisories(env: StorageBindings, clock: Clock, budget: RequestReads): Promise<AdvisoriesInForce> {
+  const value = await readLive<AdvisoriesInForce>("advisories", clock, budget, async (from) => {
     const text = from === "kv" ? await kvText(env, KV_ADVISORIES_KEY, KV_LIVE_CACHE_TTL_S, budget) : await r2Text(env, R2_ADVISORIES_KEY);
     if (text === null) return null;
     const parsed = AdvisoriesRecordSchema.safeParse(safeJson(text));
@@ -237,13 +245,13 @@ async function readDocument<T>(
   kind: DocKind,
   sha256: string,
   size: number | undefined,
-  budget: KvBudget,
+  budget: RequestReads,
   parse: (text: string, where: string) => T,
 ): Promise<T> {
   const cacheKey = `${kind}:${sha256}`;
   const cached = documents.get(cacheKey) as T | undefined;
   if (cached !== undefined) return cached;
-  return once(cacheKey, async () => {
+  return once(budget, cacheKey, async () => {
     let text: string | null = null;
     if (size === undefined || budget.fits(size)) text = await kvText(env, kvKey(kind, sha256), KV_IMMUTABLE_CACHE_TTL_S, budget);
     if (text === null) text = await r2Text(env, r2Key(kind, sha256));
@@ -260,7 +268,7 @@ function parseShard(text: string, where: string): ParsedShard {
 }
 
 /** Reads many shards for a listing: memory, then KV bulk gets within budget, then R2. */
-async function readShards(env: StorageBindings, refs: readonly ShardRef[], budget: KvBudget): Promise<ParsedShard[]> {
+async function readShards(env: StorageBindings, refs: readonly ShardRef[], budget: RequestReads): Promise<ParsedShard[]> {
   const result = new Map<string, ParsedShard>();
   const missing: ShardRef[] = [];
   for (const ref of refs) {
@@ -351,10 +359,10 @@ export class Generation {
   readonly advisories: readonly AdvisoryEntry[];
   readonly advisoriesSeq: number;
   readonly #env: StorageBindings;
-  readonly #budget: KvBudget;
+  readonly #budget: RequestReads;
   readonly #shardByIndex: Map<number, ShardRef>;
 
-  constructor(env: StorageBindings, budget: KvBudget, pointer: PointerSummary, manifest: GenerationManifest, advisories: AdvisoriesInForce) {
+  constructor(env: StorageBindings, budget: RequestReads, pointer: PointerSummary, manifest: GenerationManifest, advisories: AdvisoriesInForce) {
     this.#env = env;
     this.#budget = budget;
     this.id = pointer.generation;
@@ -413,7 +421,7 @@ export class Generation {
 export async function openGenerationById(env: StorageBindings, id: string, options: OpenGenerationOptions = {}): Promise<Generation | null> {
   if (!/^[0-9a-f]{64}$/.test(id)) return null;
   const clock = options.clock ?? Date.now;
-  const budget = new KvBudget();
+  const budget = new RequestReads();
   const advisories = await loadAdvisories(env, clock, budget);
   let manifest: GenerationManifest;
   try {
@@ -433,7 +441,7 @@ export async function openGenerationById(env: StorageBindings, id: string, optio
  */
 export async function openGeneration(env: StorageBindings, options: OpenGenerationOptions = {}): Promise<Generation | null> {
   const clock = options.clock ?? Date.now;
-  const budget = new KvBudget();
+  const budget = new RequestReads();
   const [pointer, advisories] = await Promise.all([loadPointer(env, clock, budget), loadAdvisories(env, clock, budget)]);
   if (pointer === null) return null;
   const manifest = await readDocument(env, "generation", pointer.generation, undefined, budget, (text, where) =>

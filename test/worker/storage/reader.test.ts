@@ -46,6 +46,28 @@ describe("the KV byte budget", () => {
   });
 });
 
+describe("in-flight loads", () => {
+  it("are shared within a request but never across requests (a promise is bound to its request's I/O)", async () => {
+    const built = await publishShelf(["alpha", "beta"]);
+    resetStorageMemory();
+    const counts = newCounts();
+    const counted = await adminEnv(counts);
+    // Two cold requests at once: each reads the pointer, advisories and manifest itself.
+    const [a, b] = await Promise.all([openGeneration(counted), openGeneration(counted)]);
+    expect(a!.id).toBe(built.id);
+    expect(b!.id).toBe(built.id);
+    expect(counts.calls["R2.get"]).toBe(4); // pointer and advisories, twice
+    expect(counts.calls["KV.get"]).toBe(2); // the manifest, twice
+    // Within one request, concurrent lookups of one shard read it once.
+    resetStorageMemory();
+    const gen = (await openGeneration(counted))!;
+    const before = total(counts, "R2.") + total(counts, "KV.");
+    const found = await Promise.all([gen.findSkill("alpha"), gen.findSkill("beta"), gen.findSkill("alpha")]);
+    expect(found.map((e) => e?.name)).toEqual(["alpha", "beta", "alpha"]);
+    expect(total(counts, "R2.") + total(counts, "KV.") - before).toBe(1);
+  });
+});
+
 describe("openGeneration", () => {
   it("answers null before anything is published, and caches that for the memory TTL", async () => {
     const counts = newCounts();
