@@ -7,7 +7,7 @@ import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { SkillEntry } from "../../core/manifest.ts";
 import { readAccess, shelfVisibility, type ReadAccessEnv, type ReadAccessVariables } from "../auth/read-access.ts";
-import { etagFor } from "../http/conditional.ts";
+import { etagFor, ifNoneMatchMatches } from "../http/conditional.ts";
 import { GZIP_TYPE, MARKDOWN_TYPE, ZIP_TYPE } from "../http/content-type.ts";
 import { httpError, notFound, storageUnavailable } from "../http/errors.ts";
 import { serveFile, serveJson, type ServedFile } from "../http/file-response.ts";
@@ -145,6 +145,15 @@ export function servingRoutes<B extends ServingBindings>(options: ServingOptions
     return serveJson(c.req.raw, JSON.stringify(body), etag, { cache: "path", visibility: c.get("shelfAccess").visibility });
   }
 
+  /**
+   * A generated body whose ETag is known before it is built: a matching If-None-Match answers
+   * 304 before `build` reads any shard or record.
+   */
+  async function generated(c: Context<ServingEnv<B>>, etag: string, build: () => Promise<unknown>): Promise<Response> {
+    if (ifNoneMatchMatches(c.req.header("If-None-Match"), etag)) return json(c, null, etag);
+    return json(c, await build(), etag);
+  }
+
   /** Serves one file of a servable skill, looked up by exact path in its record. */
   async function serveSkillFile(c: Context<ServingEnv<B>>, name: string, path: string, contentType?: string): Promise<Response> {
     if (!isPlausibleFilePath(path)) throw notFound(`File '${path.slice(0, 120)}'`);
@@ -183,24 +192,25 @@ export function servingRoutes<B extends ServingBindings>(options: ServingOptions
   // --- agentskills-http static layout -------------------------------------------------------
   reads.get("/skills/index.json", async (c) => {
     const v = await view(c);
-    return json(c, staticRootIndex(await servableEntries(c)), indexEtag(v, "static"));
+    return generated(c, indexEtag(v, "static"), async () => staticRootIndex(await servableEntries(c)));
   });
   reads.get("/skills/:name/index.json", async (c) => {
     const entry = await servableEntry(c, c.req.param("name"));
     const v = await view(c);
-    const record = await guarded(() => v.record(entry));
-    // agentskills-http ignores unknown keys, so the review mark rides along.
+    // agentskills-http ignores unknown keys, so the review mark rides along. The body depends
+    // only on the record (named by the entry) and the review mark, so a 304 needs no record read.
     const review = options.trust(v.advisories, entry).requiresReview;
-    const body = { ...staticSkillIndex(record), ...(review ? { requires_review: true } : {}) };
-    return json(c, body, etagFor(`skill-${entry.record.sha256}-${review ? "review" : "ok"}`));
+    return generated(c, etagFor(`skill-${entry.record.sha256}-${review ? "review" : "ok"}`), async () => {
+      const record = await guarded(() => v.record(entry));
+      return { ...staticSkillIndex(record), ...(review ? { requires_review: true } : {}) };
+    });
   });
   reads.get("/skills/:name/:path{.+}", (c) => serveSkillFile(c, c.req.param("name"), c.req.param("path")));
 
   // --- well-known discovery v0.2.0 -----------------------------------------------------------
   reads.get("/.well-known/agent-skills/index.json", async (c) => {
     const v = await view(c);
-    const body = discoveryIndexV2(await servableEntries(c), v.generation, c.get("shelfAccess").urlPrefix);
-    return json(c, body, indexEtag(v, "v2"));
+    return generated(c, indexEtag(v, "v2"), async () => discoveryIndexV2(await servableEntries(c), v.generation, c.get("shelfAccess").urlPrefix));
   });
   reads.get("/.well-known/agent-skills/:leaf", (c) => {
     const leaf = c.req.param("leaf");
@@ -217,6 +227,7 @@ export function servingRoutes<B extends ServingBindings>(options: ServingOptions
   reads.get("/.well-known/skills/index.json", async (c) => {
     const v = await view(c);
     const etag = indexEtag(v, "v1");
+    if (ifNoneMatchMatches(c.req.header("If-None-Match"), etag)) return json(c, null, etag);
     // v0.1 needs every skill's file list, i.e. every record: build it once per isolate per
     // generation and advisories change (the body does not depend on the caller's prefix).
     let body = legacyIndexCache.get(etag);
@@ -234,6 +245,11 @@ export function servingRoutes<B extends ServingBindings>(options: ServingOptions
   // --- shelf status --------------------------------------------------------------------------
   reads.get("/v1/shelf", async (c) => {
     const v = await view(c);
+    return generated(c, indexEtag(v, "shelf"), () => shelfStatus(c, v));
+  });
+
+  /** The /v1/shelf body: generation, counts, review and blocked lists, advisories in force. */
+  async function shelfStatus(c: Context<ServingEnv<B>>, v: ShelfView): Promise<unknown> {
     const entries = await guarded(() => v.entries());
     const verdicts = entries.map((e) => options.trust(v.advisories, e));
     const blocked = entries.flatMap((e, i) => (verdicts[i]!.blocked ? [{ name: e.name, advisory: verdicts[i]!.blocked }] : []));
@@ -254,8 +270,8 @@ export function servingRoutes<B extends ServingBindings>(options: ServingOptions
       advisories: { seq: v.advisories.seq, in_force: v.advisories.advisories },
       visibility: c.get("shelfAccess").visibility,
     };
-    return json(c, body, indexEtag(v, "shelf"));
-  });
+    return body;
+  }
 
   const app = new Hono<ServingEnv<B>>();
   app.route("/", reads);

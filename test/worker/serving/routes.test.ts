@@ -457,6 +457,33 @@ describe("binding-call budget", () => {
     expect(counts).toEqual({ "r2.get": 1 });
   });
 
+  it.each([
+    ["/skills/index.json", 0],
+    ["/.well-known/agent-skills/index.json", 0],
+    ["/.well-known/skills/index.json", 0],
+    ["/v1/shelf", 0],
+    ["/skills/nested/index.json", 1],
+  ])("a conditional GET of %s answers 304 before listing shards or reading records, cold and warm", async (path, shardReads) => {
+    const etag = (await get(path)).headers.get("ETag")!;
+    const counts: Counts = {};
+    const bindings = countedEnv(counts);
+    for (const p of [path, `/g/${shelf.generation}${path}`]) {
+      // Cold: the pointer and advisories (R2), the manifest, and for a per-skill manifest the one
+      // shard that holds its entry; no shard listing, no record. (The fixture fills no KV, so each
+      // document is a KV miss, then R2.)
+      resetStorageMemory();
+      for (const k of Object.keys(counts)) delete counts[k];
+      const cold = await get(p, { headers: { "If-None-Match": etag } }, bindings);
+      expect(cold.status, p).toBe(304);
+      expect(cold.headers.get("ETag"), p).toBe(etag);
+      expect(counts, p).toEqual({ "r2.get": 3 + shardReads, "kv.get": 1 + shardReads });
+      // Warm: no storage at all.
+      for (const k of Object.keys(counts)) delete counts[k];
+      expect((await get(p, { headers: { "If-None-Match": etag } }, bindings)).status, p).toBe(304);
+      expect(counts, p).toEqual({});
+    }
+  });
+
   it("a warm index GET reads no storage at all", async () => {
     const counts: Counts = {};
     const bindings = countedEnv(counts);
