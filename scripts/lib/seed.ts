@@ -219,6 +219,32 @@ async function copyTree(src: string, dest: string): Promise<void> {
   }
 }
 
+// Refuses, before anything is written, a destination where an item cannot go: `skills/` or
+// `licenses/` that is a file or a symlink (a symlink would send writes outside the shelf).
+async function checkDestinationFolders(dest: string, items: readonly { key: string }[]): Promise<void> {
+  for (const parent of new Set(items.map((i) => path.dirname(i.key)).filter((d) => d !== "."))) {
+    const abs = path.join(dest, parent);
+    const st = await lstatOrNull(abs);
+    if (st?.isSymbolicLink()) throw new CliError(`${abs} is a symlink; seeding writes into a real ${parent}/ folder. Replace it with a folder and seed again`);
+    if (st && !st.isDirectory()) throw new CliError(`${abs} is not a folder; seeding needs ${parent}/ to be a folder. Move the file aside and seed again`);
+  }
+}
+
+// Hashes every bundle item up front, so a bundle that cannot be seeded (a symlink inside a
+// skill, an unreadable file) is refused before the first write, never part-way.
+async function hashBundle(bundle: string, items: readonly { key: string; src: string; isDir: boolean }[]): Promise<Map<string, string>> {
+  const hashes = new Map<string, string>();
+  for (const item of items) {
+    try {
+      hashes.set(item.key, await hashItem(item.src, item.isDir));
+    } catch (error) {
+      if (!(error instanceof UnreadableTree)) throw error;
+      throw new CliError(`bundle shelf ${bundle}: cannot seed ${item.key}: ${error.message}; fix the bundle, nothing was written`);
+    }
+  }
+  return hashes;
+}
+
 // A crash between the two renames of a folder replacement leaves `<staging>/<name>.previous`
 // and no `skills/<name>`: put the old folder back, so the rerun sees it and refreshes it.
 async function recoverStaging(dest: string): Promise<string[]> {
@@ -336,6 +362,8 @@ async function seedLocked(bundle: string, version: string, dest: string, options
   const downgrade = previous !== null && compareVersions(version, previous) < 0;
   const buckets = Object.fromEntries(SEED_BUCKETS.map((b) => [b, [] as string[]])) as Record<SeedBucket, string[]>;
   const items = await bundleItems(bundle);
+  const bundledHashes = await hashBundle(bundle, items);
+  await checkDestinationFolders(dest, items);
   const staging = await mkdtemp(path.join(dest, `${STAGING_PREFIX}-`));
   const checkLock = () => {
     const error = lost();
@@ -343,7 +371,7 @@ async function seedLocked(bundle: string, version: string, dest: string, options
   };
   try {
     for (const item of items) {
-      const bundled = await hashItem(item.src, item.isDir);
+      const bundled = bundledHashes.get(item.key)!;
       const target = path.join(dest, item.key);
       const st = await lstatOrNull(target);
       if (st?.isSymbolicLink()) {

@@ -1,7 +1,7 @@
 // The trust, select and seed commands end to end: output, exit codes, and one-line errors for
 // bad input (never a stack trace).
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -165,5 +165,15 @@ describe("skillshelf seed", () => {
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(cli("seed", "--to", "x").code).toBe(2);
+    const bundle = tree(path.join(root, "bundle-linked"), { "catalog.yaml": "version: '1'\nskills: []\n", "skills/a/SKILL.md": md("a") });
+    symlinkSync("/etc/hostname", path.join(bundle, "skills", "a", "link.md"));
+    const linked = cli("seed", "--from", bundle, "--to", path.join(root, "team-linked"));
+    expect(linked.code).toBe(1);
+    expect(linked.stderr.trim().split("\n")).toHaveLength(1);
+    expect(linked.stderr).toMatch(/skill tree contains a symlink/);
+    const fileDest = tree(path.join(root, "team-file"), { skills: "x" });
+    const blocked = cli("seed", "--from", path.join(root, "bundle"), "--to", fileDest);
+    expect(blocked.code).toBe(1);
+    expect(blocked.stderr).toMatch(/skills is not a folder/);
   });
 });

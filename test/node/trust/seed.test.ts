@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import golden from "../../goldens/abstractskill/seed.json";
 import { readManifest, SEED_LOCK_DIR, seedShelf, type SeedReport } from "../../../scripts/lib/seed.ts";
+import { CliError } from "../../../scripts/lib/cli.ts";
 
 let tmp: string;
 const bundles: Record<string, string> = {};
@@ -205,5 +206,30 @@ describe("concurrency and idempotence", () => {
     const noVersion = path.join(tmp, "no-version");
     await materialize(noVersion, { "skills/a/SKILL.md": "x", "catalog.yaml": "skills: []\n" });
     await expect(seedShelf(noVersion, path.join(tmp, "y"))).rejects.toThrow(/must declare a dotted-numeric string 'version'/);
+  });
+});
+
+describe("refusing before writing anything", () => {
+  const nothingWritten = async (dest: string) => {
+    const names = (await readdir(dest)).filter((n) => n !== SEED_LOCK_DIR);
+    return names;
+  };
+  it("refuses a bundle skill holding a symlink with a CliError, before the first write", async () => {
+    const bundle = path.join(tmp, "bundle-with-link");
+    await materialize(bundle, { "catalog.yaml": "version: '1.0'\nskills: []\n", "skills/aaa/SKILL.md": "a", "skills/zzz/SKILL.md": "z" }, { "skills/zzz/link.md": "/etc/hostname" });
+    const dest = path.join(tmp, "dest-link");
+    const error = await seedShelf(bundle, dest).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(1);
+    expect((error as Error).message).toMatch(/cannot seed skills\/zzz: skill tree contains a symlink at .*link\.md.*nothing was written/);
+    expect(await nothingWritten(dest)).toEqual([]);
+  });
+  it("refuses a destination whose skills/ is a file, before the first write", async () => {
+    const dest = path.join(tmp, "dest-skills-file");
+    await materialize(dest, { skills: "not a folder\n" });
+    const error = await seedShelf(bundles.v1!, dest).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as Error).message).toMatch(/skills is not a folder; seeding needs skills\/ to be a folder/);
+    expect((await nothingWritten(dest)).sort()).toEqual(["skills"]);
   });
 });
