@@ -11,7 +11,7 @@ import { isOsJunkFile, sha256Hex, treeHash } from "../../src/core/hash.ts";
 import { compareCodePoints } from "../../src/core/py-text.ts";
 import { pyRepr } from "../../src/core/pyfmt.ts";
 import { parsePyYaml } from "../../src/core/yaml11.ts";
-import { CliError } from "./cli.ts";
+import { CliError, UsageError } from "./cli.ts";
 
 /** The manifest of what seeds wrote (shared with AbstractSkill). */
 export const SEED_MANIFEST = ".seeded.json";
@@ -315,6 +315,9 @@ async function resolvedOrAbsolute(p: string): Promise<string> {
  * @example const report = await seedShelf("vendor/curated", "/srv/team-shelf")
  */
 export async function seedShelf(bundle: string, dest: string, options: SeedOptions = {}): Promise<SeedReport> {
+  const fromStat = await stat(bundle).catch(() => null);
+  if (!fromStat) throw new UsageError(`bundle shelf not found: ${bundle}; point --from at a shelf folder (skills/, licenses/, *.yaml)`);
+  if (!fromStat.isDirectory()) throw new UsageError(`bundle shelf ${bundle} is not a folder; point --from at a shelf folder`);
   const bundleStat = await stat(path.join(bundle, "skills")).catch(() => null);
   if (!bundleStat?.isDirectory()) throw new CliError(`bundle shelf ${bundle} has no skills/ folder; point --from at a shelf (skills/, licenses/, *.yaml)`);
   const version = await bundleVersion(bundle);
@@ -325,7 +328,7 @@ export async function seedShelf(bundle: string, dest: string, options: SeedOptio
   }
   const destStat = await lstatOrNull(dest);
   if (destStat?.isSymbolicLink()) throw new CliError(`${dest} is a symlink; seed into the real folder`);
-  if (destStat && !destStat.isDirectory()) throw new CliError(`${dest} is not a folder`);
+  if (destStat && !destStat.isDirectory()) throw new UsageError(`${dest} is not a folder; point --to at a shelf folder (it is created when missing)`);
   await mkdir(dest, { recursive: true });
 
   let compromised: Error | null = null;

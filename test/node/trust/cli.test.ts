@@ -162,7 +162,7 @@ describe("skillshelf seed", () => {
   });
   it("bad input is one line, exit 1 or 2", () => {
     const r = cli("seed", "--from", path.join(root, "nope"), "--to", path.join(root, "x"));
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(cli("seed", "--to", "x").code).toBe(2);
     const bundle = tree(path.join(root, "bundle-linked"), { "catalog.yaml": "version: '1'\nskills: []\n", "skills/a/SKILL.md": md("a") });
@@ -175,5 +175,7 @@ describe("skillshelf seed", () => {
     const blocked = cli("seed", "--from", path.join(root, "bundle"), "--to", fileDest);
     expect(blocked.code).toBe(1);
     expect(blocked.stderr).toMatch(/skills is not a folder/);
+    const notFolder = cli("seed", "--from", path.join(root, "bundle"), "--to", path.join(fileDest, "skills"));
+    expect(notFolder.code).toBe(2);
   });
 });

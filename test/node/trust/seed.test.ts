@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import golden from "../../goldens/abstractskill/seed.json";
 import { readManifest, SEED_LOCK_DIR, seedShelf, type SeedReport } from "../../../scripts/lib/seed.ts";
-import { CliError } from "../../../scripts/lib/cli.ts";
+import { CliError, UsageError } from "../../../scripts/lib/cli.ts";
 
 let tmp: string;
 const bundles: Record<string, string> = {};
@@ -199,7 +199,10 @@ describe("concurrency and idempotence", () => {
     expect(await mtimes()).toEqual(before);
   });
   it("refuses bad input with one clear line", async () => {
-    await expect(seedShelf(path.join(tmp, "nope"), path.join(tmp, "x"))).rejects.toThrow(/has no skills\/ folder/);
+    await expect(seedShelf(path.join(tmp, "nope"), path.join(tmp, "x"))).rejects.toThrow(/bundle shelf not found/);
+    await expect(seedShelf(path.join(tmp, "nope"), path.join(tmp, "x"))).rejects.toThrow(UsageError);
+    await materialize(path.join(tmp, "no-skills"), { "catalog.yaml": "version: '1'\n" });
+    await expect(seedShelf(path.join(tmp, "no-skills"), path.join(tmp, "x"))).rejects.toThrow(/has no skills\/ folder/);
     await expect(seedShelf(bundles.v1!, path.join(bundles.v1!, "skills", "inside"))).rejects.toThrow(/refusing to seed into the bundle shelf itself/);
     await symlink(bundles.v1!, path.join(tmp, "bundle-alias"));
     await expect(seedShelf(bundles.v1!, path.join(tmp, "bundle-alias", "new", "deeper"))).rejects.toThrow(/refusing to seed into the bundle shelf itself/);
