@@ -1,7 +1,7 @@
 // `skillshelf seed --from <bundle-shelf> --to <team-shelf> [--json]`: copy a curated shelf into a
 // team's shelf folder without clobbering their edits (AbstractSkill seed_registry semantics).
 import { parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
-import { SEED_BUCKETS, seedShelf, type SeedReport } from "../lib/seed.ts";
+import { SEED_BUCKETS, SEED_MANIFEST, seedShelf, type SeedReport } from "../lib/seed.ts";
 
 const USAGE = "skillshelf seed --from <bundle-shelf> --to <team-shelf> [--json]";
 
@@ -13,7 +13,8 @@ export function formatSeedReport(report: SeedReport): string {
     if (items.length) lines.push(`  ${bucket} (${items.length}): ${items.join(", ")}`);
   }
   if (report.not_in_bundle.length) lines.push("  not_in_bundle items were left in place; remove them yourself if they are no longer wanted");
-  if (!report.changed) lines.push("  nothing written");
+  if (report.manifest_written) lines.push(`  wrote ${SEED_MANIFEST}${report.changed ? "" : " (no item changed)"}`);
+  else if (!report.changed) lines.push("  nothing written");
   return `${lines.join("\n")}\n`;
 }
 

@@ -42,8 +42,10 @@ export type SeedReport = {
   /** The version earlier seeds recorded; null when the folder had no manifest. */
   previous_version: string | null;
   not_in_bundle: string[];
-  /** True when any item was written. */
+  /** True when any item was written (AbstractSkill's `changed`). */
   changed: boolean;
+  /** True when `.seeded.json` was (re)written, which may happen with no item written. */
+  manifest_written: boolean;
   /** Every kept item mapped to its bucket. */
   kept: Record<string, string>;
 } & Record<SeedBucket, string[]>;
@@ -442,6 +444,7 @@ async function seedLocked(bundle: string, version: string, dest: string, options
     ...buckets,
     not_in_bundle: notInBundle,
     changed: buckets.added.length > 0 || buckets.updated.length > 0,
+    manifest_written: !unchangedManifest,
     kept,
   };
 }

@@ -3,12 +3,13 @@
 // mid-seed, two seeds racing, a stale lock, and a second seed that writes nothing.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
+import { cp, lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import golden from "../../goldens/abstractskill/seed.json";
 import { readManifest, SEED_LOCK_DIR, seedShelf, type SeedReport } from "../../../scripts/lib/seed.ts";
+import { formatSeedReport } from "../../../scripts/commands/seed.ts";
 import { CliError, UsageError } from "../../../scripts/lib/cli.ts";
 
 let tmp: string;
@@ -42,7 +43,7 @@ async function listing(root: string, rel = ""): Promise<Record<string, unknown>>
 }
 
 const bucketsOf = (r: SeedReport) => {
-  const { dest: _d, kept: _k, ...rest } = r;
+  const { dest: _d, kept: _k, manifest_written: _m, ...rest } = r;
   return rest;
 };
 
@@ -234,5 +235,20 @@ describe("refusing before writing anything", () => {
     expect(error).toBeInstanceOf(CliError);
     expect((error as Error).message).toMatch(/skills is not a folder; seeding needs skills\/ to be a folder/);
     expect((await nothingWritten(dest)).sort()).toEqual(["skills"]);
+  });
+  it("reports a manifest written even when no item changed", async () => {
+    const dest = path.join(tmp, "adopt-identical");
+    const first = await seedShelf(bundles.v1!, path.join(tmp, "adopt-source"));
+    expect(first.manifest_written).toBe(true);
+    await materialize(dest, {});
+    await cp(path.join(tmp, "adopt-source"), dest, { recursive: true });
+    await rm(path.join(dest, ".seeded.json"));
+    const report = await seedShelf(bundles.v1!, dest);
+    expect(report).toMatchObject({ changed: false, manifest_written: true });
+    expect(formatSeedReport(report)).toMatch(/wrote \.seeded\.json \(no item changed\)/);
+    expect(formatSeedReport(report)).not.toMatch(/nothing written/);
+    const again = await seedShelf(bundles.v1!, dest);
+    expect(again).toMatchObject({ changed: false, manifest_written: false });
+    expect(formatSeedReport(again)).toMatch(/nothing written/);
   });
 });
