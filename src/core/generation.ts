@@ -106,6 +106,7 @@ export async function assembleGeneration(skills: readonly SkillBuildInput[], she
       tree_hash: record.tree_hash,
       has_scripts: record.has_scripts,
       file_count: record.files.length,
+      paths: record.files.map((f) => f.path),
       total_bytes: record.total_bytes,
       skill_md: { sha256: skillMd.sha256, size: skillMd.size },
       archives,

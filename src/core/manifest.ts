@@ -7,7 +7,8 @@ import { z } from "zod";
 
 /** Schema identifiers; bump the number when a reader could misread the old shape. */
 export const GENERATION_SCHEMA = "skillshelf.generation/1";
-export const SHARD_SCHEMA = "skillshelf.shard/1";
+/** /2: entries carry `paths` (shards of /1 lack it; republish after upgrading). */
+export const SHARD_SCHEMA = "skillshelf.shard/2";
 export const SKILL_RECORD_SCHEMA = "skillshelf.skill/1";
 export const ADVISORIES_SCHEMA = "skillshelf.advisories/1";
 export const POINTER_SCHEMA = "skillshelf.pointer/1";
@@ -134,6 +135,11 @@ export const SkillEntrySchema = z.strictObject({
   tree_hash: sha256Hex,
   has_scripts: z.boolean(),
   file_count: z.number().int().positive(),
+  /**
+   * Every file path of the skill (the record's `files[].path`, sorted bytewise), so the legacy
+   * v0.1 index, which lists every skill's files, reads shards only, never 10,000 records.
+   */
+  paths: z.array(z.string().min(1)).min(1),
   total_bytes: z.number().int().nonnegative(),
   /** SKILL.md's own blob (the well-known `skill-md` digest). */
   skill_md: BlobRefSchema,

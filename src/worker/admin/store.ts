@@ -262,7 +262,8 @@ export class ShelfStore {
 
   /**
    * Reads a shard's records (so also checks they are present) and checks that the shard's blob
-   * list is exactly the blobs they reference: gc trusts that list. Returns the missing records.
+   * list is exactly the blobs they reference (gc trusts that list) and that each entry's paths
+   * are its record's (the v0.1 index trusts them). Returns the missing records.
    */
   async #verifyShardBlobs(shard: Shard): Promise<string[]> {
     const sizes = new Map(shard.skills.map((e) => [r2Key("record", e.record.sha256), e.record.size]));
@@ -289,6 +290,14 @@ export class ShelfStore {
     const listed = new Set(shard.blobs);
     if (listed.size !== shard.blobs.length || listed.size !== expected.size || [...expected].some((sha) => !listed.has(sha))) {
       throw new AdminError(422, "invalid_document", `shard ${shard.index}'s blob list is not exactly the blobs its records reference; rebuild it with skillshelf build`);
+    }
+    // The v0.1 index serves each entry's paths without reading the record: they must match it.
+    const byKey = new Map(keys.map((key, i) => [key, records[i] as SkillRecord]));
+    for (const entry of shard.skills) {
+      const paths = byKey.get(r2Key("record", entry.record.sha256))!.files.map((f) => f.path);
+      if (paths.length !== entry.paths.length || paths.some((p, i) => p !== entry.paths[i])) {
+        throw new AdminError(422, "invalid_document", `shard ${shard.index}'s entry for ${entry.name} lists other paths than its record; rebuild it with skillshelf build`);
+      }
     }
     return [];
   }

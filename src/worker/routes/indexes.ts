@@ -1,5 +1,5 @@
 // The index documents each client family reads, built from a generation's skill entries (and,
-// for the per-skill and legacy listings, skill records). Pure functions: same inputs, same
+// for the per-skill listing, the skill's record). Pure functions: same inputs, same
 // bytes, so an index's ETag can be derived from what it was built from.
 import { discoveryType, type SkillEntry, type SkillRecord } from "../../core/manifest.ts";
 import { DISCOVERY_SCHEMA_V2, immutableArchiveUrl, immutableSkillMdUrl } from "./urls.ts";
@@ -103,16 +103,17 @@ export interface DiscoveryEntryV1 {
 }
 
 /**
- * The legacy v0.1 index: `files` lists every path, SKILL.md first. A skill with a path v0.1
- * cannot express is left out of this index (and logged) rather than listed incompletely; it stays
- * installable through v0.2, whose archives carry any path.
+ * The legacy v0.1 index: `files` lists every path, SKILL.md first. The paths come from each
+ * entry (the shard carries them), so it needs no record. A skill with a path v0.1 cannot express
+ * is left out of this index (and logged) rather than listed incompletely; it stays installable
+ * through v0.2, whose archives carry any path.
  */
 export function discoveryIndexV1(
-  skills: ReadonlyArray<{ entry: SkillEntry; record: Pick<SkillRecord, "files"> }>,
+  entries: readonly Pick<SkillEntry, "name" | "description" | "paths" | "trust">[],
 ): { skills: Array<DiscoveryEntryV1 & { requires_review?: true }> } {
   const out: Array<DiscoveryEntryV1 & { requires_review?: true }> = [];
-  for (const { entry, record } of [...skills].sort((a, b) => byCodePoint(a.entry.name, b.entry.name))) {
-    const paths = record.files.map((f) => f.path);
+  for (const entry of [...entries].sort((a, b) => byCodePoint(a.name, b.name))) {
+    const paths = entry.paths;
     if (!paths.every(isLegacyFilePath)) {
       console.warn(`skill ${entry.name} has a path the v0.1 index cannot express; listed only in v0.2`);
       continue;

@@ -228,13 +228,11 @@ export function servingRoutes<B extends ServingBindings>(options: ServingOptions
     const v = await view(c);
     const etag = indexEtag(v, "v1");
     if (ifNoneMatchMatches(c.req.header("If-None-Match"), etag)) return json(c, null, etag);
-    // v0.1 needs every skill's file list, i.e. every record: build it once per isolate per
-    // generation and advisories change (the body does not depend on the caller's prefix).
+    // Every skill's file list rides in its shard entry, so this reads shards only (like the
+    // other indexes); the body is kept per isolate by ETag (it does not depend on the prefix).
     let body = legacyIndexCache.get(etag);
     if (body === undefined) {
-      const entries = await servableEntries(c);
-      const skills = await guarded(() => Promise.all(entries.map(async (entry) => ({ entry, record: await v.record(entry) }))));
-      body = JSON.stringify(discoveryIndexV1(skills));
+      body = JSON.stringify(discoveryIndexV1(await servableEntries(c)));
       if (legacyIndexCache.size >= 8) legacyIndexCache.delete(legacyIndexCache.keys().next().value!);
       legacyIndexCache.set(etag, body);
     }

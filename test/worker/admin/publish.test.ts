@@ -163,6 +163,13 @@ describe("verified uploads", () => {
     const forgedRes = await put(`/shards/${await sha256Hex(forgedBytes)}`, forgedBytes);
     expect(forgedRes.status).toBe(422);
     expect(((await forgedRes.json()) as { message: string }).message).toMatch(/blob list/);
+    // So is one whose entry lists other paths than its record (the v0.1 index serves them).
+    const forgedPaths = JSON.parse(new TextDecoder().decode(shard.bytes)) as { skills: Array<{ paths: string[] }> };
+    forgedPaths.skills[0]!.paths = [...forgedPaths.skills[0]!.paths, "references/not-there.md"];
+    const forgedPathBytes = canonicalJson(forgedPaths);
+    const forgedPathRes = await put(`/shards/${await sha256Hex(forgedPathBytes)}`, forgedPathBytes);
+    expect(forgedPathRes.status).toBe(422);
+    expect(((await forgedPathRes.json()) as { message: string }).message).toMatch(/lists other paths than its record/);
     await reset();
 
     // A manifest whose shards are absent is refused too, and the pointer cannot name an unstored generation.

@@ -160,8 +160,9 @@ describe("a 10,000-skill shelf", () => {
         when_not_to_use: [],
         content_hash: fakeSha(i, "b"),
         tree_hash: fakeSha(i, "c"),
-        has_scripts: false,
-        file_count: 1,
+        has_scripts: i % 2 === 0,
+        file_count: i % 2 === 0 ? 4 : 1,
+        paths: i % 2 === 0 ? ["SKILL.md", "assets/template.md", "references/guide.md", "scripts/check.py"] : ["SKILL.md"],
         total_bytes: 400,
         skill_md: { sha256: fakeSha(i, "b"), size: 400 },
         archives: { tar_gz: { sha256: fakeSha(i, "d"), size: 300 }, zip: { sha256: fakeSha(i, "e"), size: 500 } },
@@ -216,5 +217,19 @@ describe("a 10,000-skill shelf", () => {
     expect(routeCounts.kvBytesRead).toBeLessThanOrEqual(TWO_MB);
     expect(routeCounts.calls["KV.put"] ?? 0).toBe(0);
     expect(total(routeCounts, "KV.") + total(routeCounts, "R2.")).toBeLessThan(1000);
+
+    // The legacy v0.1 index lists every skill's files: from the shards, never 10,000 records.
+    resetStorageMemory();
+    const legacyCounts = newCounts();
+    const legacy = await workerFetch(await adminEnv(legacyCounts))(new Request(`${WORKER_URL}/.well-known/skills/index.json`));
+    expect(legacy.status).toBe(200);
+    const legacySkills = ((await legacy.json()) as { skills: Array<{ name: string; files: string[] }> }).skills;
+    expect(legacySkills).toHaveLength(count);
+    expect(legacySkills.find((s) => s.name === "generated-skill-04242")!.files).toEqual(["SKILL.md", "assets/template.md", "references/guide.md", "scripts/check.py"]);
+    expect(legacySkills.find((s) => s.name === "generated-skill-04243")!.files).toEqual(["SKILL.md"]);
+    expect(legacyCounts.kvBytesRead).toBeLessThanOrEqual(TWO_MB);
+    expect(legacyCounts.calls["KV.put"] ?? 0).toBe(0);
+    // pointer, advisories, manifest, and each of the 256 shards from KV (bulk) or R2.
+    expect(total(legacyCounts, "KV.") + total(legacyCounts, "R2.")).toBeLessThanOrEqual(3 + 3 + shardCount);
   }, 120_000);
 });
