@@ -221,6 +221,17 @@ async function copyTree(src: string, dest: string): Promise<void> {
   }
 }
 
+/** The temporary name writeFileAtomic gives `.seeded.json` (pid and timestamp). */
+const MANIFEST_TEMP_RE = /^\.seeded\.json\.\d+\.\d+\.tmp$/;
+
+// A seed killed while writing `.seeded.json` leaves its temporary copy; under the lock no other
+// seed is writing one, so every file of exactly that pattern is a leftover.
+async function removeStaleManifestTemps(dest: string): Promise<void> {
+  for (const name of await readdir(dest)) {
+    if (MANIFEST_TEMP_RE.test(name)) await rm(path.join(dest, name), { force: true });
+  }
+}
+
 // Refuses, before anything is written, a destination where an item cannot go: `skills/` or
 // `licenses/` that is a file or a symlink (a symlink would send writes outside the shelf).
 async function checkDestinationFolders(dest: string, items: readonly { key: string }[]): Promise<void> {
@@ -352,6 +363,7 @@ export async function seedShelf(bundle: string, dest: string, options: SeedOptio
   }
   try {
     await recoverStaging(dest);
+    await removeStaleManifestTemps(dest);
     const report = await seedLocked(bundle, version, dest, options, () => compromised);
     return report;
   } finally {

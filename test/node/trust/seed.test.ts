@@ -251,4 +251,12 @@ describe("refusing before writing anything", () => {
     expect(again).toMatchObject({ changed: false, manifest_written: false });
     expect(formatSeedReport(again)).toMatch(/nothing written/);
   });
+  it("removes temporary manifests left by a crashed seed, and only those", async () => {
+    const dest = path.join(tmp, "stale-temps");
+    await materialize(dest, { ".seeded.json.4242.1764500000000.tmp": "{", ".seeded.json.backup.tmp": "keep", "notes.seeded.json.1.2.tmp": "keep" });
+    await seedShelf(bundles.v1!, dest);
+    const names = await readdir(dest);
+    expect(names).not.toContain(".seeded.json.4242.1764500000000.tmp");
+    expect(names).toEqual(expect.arrayContaining([".seeded.json.backup.tmp", "notes.seeded.json.1.2.tmp", ".seeded.json"]));
+  });
 });
