@@ -507,8 +507,8 @@ export function parseRecordList<T>(
     }
     // A file with content but without its list key is a misspelt or swapped file: AbstractSkill
     // only warns and loads zero entries, which would silently drop every advisory. Refuse it.
-    const first = isMap(doc.contents) ? doc.contents.items[0]?.key : undefined;
-    const pos = first && typeof first === "object" && "range" in first && first.range ? lines.linePos((first.range as [number])[0]) : null;
+    const first = (isMap(doc.contents) ? doc.contents.items[0]?.key : undefined) as Node | null | undefined;
+    const pos = first?.range ? lines.linePos(first.range[0]) : null;
     out.problems.push(
       fileProblem(
         file,
