@@ -168,6 +168,17 @@ export const ShardSchema = z.strictObject({
 });
 export type Shard = z.infer<typeof ShardSchema>;
 
+/**
+ * What gc needs from a stored shard of any version (`skillshelf.shard/1` had no entry `paths`):
+ * the records and blobs it keeps alive, so generations built before an upgrade are still
+ * collected correctly.
+ */
+export const ShardReferencesSchema = z.looseObject({
+  schema: z.enum(["skillshelf.shard/1", SHARD_SCHEMA]),
+  skills: z.array(z.looseObject({ record: BlobRefSchema })),
+  blobs: z.array(sha256Hex),
+});
+
 /** A shard's address in the manifest, with its skill count so listings can plan their reads. */
 export const ShardRefSchema = z.strictObject({
   index: z.number().int().nonnegative(),

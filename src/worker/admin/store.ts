@@ -13,6 +13,7 @@ import {
   POINTER_SCHEMA,
   PointerSchema,
   shardOf,
+  ShardReferencesSchema,
   ShardSchema,
   SkillRecordSchema,
   type AdvisoriesRecord,
@@ -535,7 +536,8 @@ export class ShelfStore {
     for (const sha of shards) {
       if (!listed.shard.has(sha)) continue;
       // A stored shard's blob list was checked against its records when it was stored.
-      const shard = ShardSchema.parse(await this.#readJson("shard", sha, budget));
+      // Any shard version: generations built before an upgrade still hold their blobs.
+      const shard = ShardReferencesSchema.parse(await this.#readJson("shard", sha, budget));
       for (const s of shard.skills) recordRefs.add(s.record.sha256);
       for (const b of shard.blobs) blobRefs.add(b);
     }
