@@ -16,7 +16,17 @@ function nonNegativeInteger(flag: string, value: string | undefined): number | u
   return Number(value);
 }
 
+// parseArgs reads "--max-chars -1" as a flag missing its value ("ambiguous"); name the real
+// mistake instead: a negative number where a count belongs.
+function refuseDashValues(args: readonly string[]): void {
+  args.forEach((arg, i) => {
+    const next = args[i + 1];
+    if ((arg === "--max-chars" || arg === "--total") && next !== undefined && /^-\d/.test(next)) nonNegativeInteger(arg, next);
+  });
+}
+
 export const run: Command = async (ctx) => {
+  refuseDashValues(ctx.args);
   const { values, positionals } = parseCommandArgs(
     ctx.args,
     {

@@ -179,3 +179,14 @@ describe("skillshelf seed", () => {
     expect(notFolder.code).toBe(2);
   });
 });
+
+describe("exit codes match the README", () => {
+  it("catalog: a negative --max-chars or --total is a clear usage error", () => {
+    for (const args of [["--max-chars", "-1"], ["--max-chars=-1"], ["--total", "-3"]]) {
+      const r = cli("catalog", shelf, ...args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--(max-chars|total) must be a whole number of characters or skills, got "-\d"/);
+      expect(r.stderr).not.toMatch(/ambiguous/);
+    }
+  });
+});
