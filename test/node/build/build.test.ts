@@ -149,6 +149,7 @@ describe("skillshelf build", () => {
       control: { "references/bell\u0007.md": "x\n" },
       "case-clash": { "references/Guide.md": "a\n", "references/guide.md": "b\n" },
       "folder-clash": { "Refs/a.md": "a\n", "refs/b.md": "b\n" },
+      "root-index": { "index.json": "{}\n" },
       linked: {},
       blocked: {},
       fine: {},
@@ -172,6 +173,7 @@ describe("skillshelf build", () => {
     expect(text).toMatch(/control: files: path .* contains a NUL or control character/);
     expect(text).toMatch(/case-clash: files: paths "references\/Guide.md" and "references\/guide.md" differ only by case/);
     expect(text).toMatch(/folder-clash: files: paths "Refs" and "refs" differ only by case/);
+    expect(text).toMatch(/root-index: files: path "index.json" at the skill root collides with the static-host layout/);
     expect(text).toMatch(/linked: files: .*symlink/);
     expect(text).toMatch(/blocked: trust: verdict is blocked/);
     expect(text).not.toMatch(/fine:/);
@@ -180,7 +182,7 @@ describe("skillshelf build", () => {
     const json = cli(["build", src, "--out", out, "--json"]);
     expect(json.code).toBe(1);
     const problems = (JSON.parse(json.stdout) as { problems: { skill: string }[] }).problems;
-    expect(new Set(problems.map((p) => p.skill))).toEqual(new Set(["invalid", "too-many", "backslash", "control", "case-clash", "folder-clash", "linked", "blocked"]));
+    expect(new Set(problems.map((p) => p.skill))).toEqual(new Set(["invalid", "too-many", "backslash", "control", "case-clash", "folder-clash", "root-index", "linked", "blocked"]));
     expect(existsSync(out)).toBe(false);
   });
 
@@ -222,6 +224,7 @@ describe("pathProblems", () => {
     expect(pathProblems(["a/../b"])[0]).toMatch(/\.\./);
     expect(pathProblems(["a//b"])[0]).toMatch(/empty/);
     expect(pathProblems(["a\u0000b"])[0]).toMatch(/NUL/);
-    expect(pathProblems(["SKILL.md", "references/deep/nested/a.md", "assets/logo.png"])).toEqual([]);
+    expect(pathProblems(["SKILL.md", "references/deep/nested/a.md", "assets/logo.png", "assets/index.json"])).toEqual([]);
+    expect(pathProblems(["SKILL.md", "index.json"])[0]).toMatch(/"index.json" at the skill root collides with the static-host layout/);
   });
 });
