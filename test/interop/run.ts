@@ -1,6 +1,10 @@
 // `npm run test:interop`: the real clients against a running shelf, on loopback.
 //  1. agentskills-http + agentskills-testing's ProviderConformanceSuite (plain, both manifests,
 //     file manifest, content limit, revalidation) against <shelf>/skills, contract shelf.
+//  1b. the curated shelf (./shelf, as `npm start` serves it) through agentskills-http with both
+//     manifests: register_all fails naming exactly the three documented incompatible skills
+//     (docs/compatibility.md, "Known conflict"), every other skill registers on its own, and
+//     every file reads back byte-identical.
 //  2. the `skills` CLI installing the client shelf through the v0.2 index, through the legacy
 //     v0.1 index (SHELF_DISCOVERY=v0.1), and through a private shelf's capability URL.
 // Everything started here is stopped whatever happens; the whole run is bounded.
@@ -16,6 +20,7 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 const FIXTURES = path.join(import.meta.dirname, "fixtures");
 const CONTRACT_SHELF = path.join(FIXTURES, "contract-shelf");
 const CLIENT_SHELF = path.join(FIXTURES, "client-shelf");
+const CURATED_SHELF = path.join(ROOT, "shelf");
 const PYTHON = path.join(ROOT, ".venv-refs", "bin", "python");
 const RUN_TIMEOUT_MS = 8 * 60_000;
 const PYTEST_TIMEOUT_MS = 4 * 60_000;
@@ -32,13 +37,13 @@ function report(name: string, problems: string[], output = ""): void {
   if (output) console.log(output.split("\n").map((l) => `     | ${l}`).join("\n"));
 }
 
-function pytest(base: string): Promise<{ code: number | null; output: string }> {
+function pytest(base: string, file = "test_agentskills_http.py", env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(PYTHON, ["-m", "pytest", path.join(import.meta.dirname, "test_agentskills_http.py"), "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning"], {
+    const child = spawn(PYTHON, ["-m", "pytest", path.join(import.meta.dirname, file), "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning"], {
       cwd: ROOT,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, SKILLSHELF_INTEROP_BASE: base, PYTHONDONTWRITEBYTECODE: "1" },
+      env: { ...process.env, ...env, SKILLSHELF_INTEROP_BASE: base, PYTHONDONTWRITEBYTECODE: "1" },
     });
     let output = "";
     child.stdout.on("data", (d) => (output += d));
@@ -86,6 +91,13 @@ async function main(): Promise<void> {
       const { code, output } = await pytest(shelf.url);
       const summary = output.trim().split("\n").at(-1) ?? "";
       report(`agentskills-http ProviderConformanceSuite against ${shelf.url}/skills (${summary})`, code === 0 ? [] : [`pytest exited ${code}`], code === 0 ? "" : output);
+    });
+
+    // --- the curated shelf through agentskills-http (the documented conflict, guarded) -------
+    await withShelf(CURATED_SHELF, path.join(work, "curated-state"), {}, async (shelf) => {
+      const { code, output } = await pytest(shelf.url, "test_curated_shelf.py", { SKILLSHELF_CURATED_SHELF: CURATED_SHELF });
+      const summary = output.trim().split("\n").at(-1) ?? "";
+      report(`agentskills-http on the curated shelf: exactly the 3 known skills refused, the rest register and read back byte-identical (${summary})`, code === 0 ? [] : [`pytest exited ${code}`], code === 0 ? "" : output);
     });
 
     // --- the skills CLI ---------------------------------------------------------------------
