@@ -2,20 +2,20 @@
 // Kept as plain functions over a Headers object so each policy is testable on its own.
 
 /**
- * Pinned file bytes (/g/<generation>/…) are content-addressed and never change, so they are not
- * revalidated while fresh; but an advisory published later turns them into a 410, so freshness is
- * bounded to an hour rather than a year: a downstream cache stops serving a newly blocked skill's
- * bytes at most an hour after the edge does. Generated indexes never get this policy (they
- * change with advisories).
+ * Pinned file bytes (/g/<generation>/…) are content-addressed and never change: cached for a
+ * year, never revalidated. An advisory published later makes the Worker answer 410 at once and
+ * drops the skill from every (short-lived) index; only a cache that already holds those exact
+ * bytes keeps them, and they are the bytes that client fetched and verified. Generated indexes
+ * never get this policy (they change with advisories).
  */
-export const IMMUTABLE_CACHE_CONTROL = "public, max-age=3600, immutable, no-transform";
+export const IMMUTABLE_CACHE_CONTROL = "public, max-age=31536000, immutable, no-transform";
 // Every success policy carries no-transform: the ETag and Repr-Digest we send are digests of the
 // exact bytes, so no intermediary (edge compression included) may change them.
 /** Path URLs move with each publish: a short freshness window, then revalidate by ETag. */
 export const PATH_CACHE_CONTROL = "public, max-age=60, must-revalidate, no-transform";
 /** Private shelves: browsers may keep a copy, shared caches must not. */
 export const PRIVATE_PATH_CACHE_CONTROL = "private, max-age=60, must-revalidate, no-transform";
-export const PRIVATE_IMMUTABLE_CACHE_CONTROL = "private, max-age=3600, immutable, no-transform";
+export const PRIVATE_IMMUTABLE_CACHE_CONTROL = "private, max-age=31536000, immutable, no-transform";
 /** Errors are never cached, so a transient 404 or 503 cannot outlive its cause. */
 export const NO_STORE = "no-store";
 
@@ -36,7 +36,7 @@ export type CacheKind = "immutable" | "path";
 
 /**
  * The Cache-Control value for a successful response.
- * @example cacheControlFor("immutable", "public") // => "public, max-age=3600, immutable, no-transform"
+ * @example cacheControlFor("immutable", "public") // => "public, max-age=31536000, immutable, no-transform"
  */
 export function cacheControlFor(kind: CacheKind, visibility: "public" | "private"): string {
   if (visibility === "private") return kind === "immutable" ? PRIVATE_IMMUTABLE_CACHE_CONTROL : PRIVATE_PATH_CACHE_CONTROL;

@@ -178,7 +178,7 @@ describe("cache policy", () => {
   it("gives pinned file bytes a bounded immutable lifetime (a later block turns them into 410)", async () => {
     for (const path of ["/skills/nested/references/guide.md", "/.well-known/agent-skills/nested.tar.gz", "/.well-known/skills/solo/SKILL.md"]) {
       expect((await get(path)).headers.get("Cache-Control"), path).toBe("public, max-age=60, must-revalidate, no-transform");
-      expect((await get(`/g/${shelf.generation}${path}`)).headers.get("Cache-Control"), path).toBe("public, max-age=3600, immutable, no-transform");
+      expect((await get(`/g/${shelf.generation}${path}`)).headers.get("Cache-Control"), path).toBe("public, max-age=31536000, immutable, no-transform");
     }
   });
 });
@@ -195,7 +195,7 @@ describe("well-known discovery v0.2.0", () => {
       expect(entry.url).toMatch(new RegExp(`^/g/${shelf.generation}/\\.well-known/agent-skills/`));
       const artifact = await get(entry.url as string);
       expect(artifact.status).toBe(200);
-      expect(artifact.headers.get("Cache-Control")).toBe("public, max-age=3600, immutable, no-transform");
+      expect(artifact.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable, no-transform");
       expect(`sha256:${await sha256Hex(new Uint8Array(await artifact.arrayBuffer()))}`).toBe(entry.digest);
       expect(artifact.headers.get("Content-Type")).toBe(entry.type === "archive" ? "application/gzip" : "text/markdown; charset=utf-8");
     }
@@ -483,7 +483,7 @@ describe("binding-call budget", () => {
     await (await get(url, {}, bindings)).arrayBuffer();
     for (const k of Object.keys(counts)) delete counts[k];
     const res = await get(url, {}, bindings);
-    expect(res.headers.get("Cache-Control")).toBe("public, max-age=3600, immutable, no-transform");
+    expect(res.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable, no-transform");
     await res.arrayBuffer();
     expect(counts).toEqual({ "r2.get": 1 });
   });
@@ -560,7 +560,7 @@ describe("a private shelf", () => {
       expect(entry.url.startsWith(`/c/${TOKEN}/g/${shelf.generation}/`)).toBe(true);
       const artifact = await get(entry.url, {}, bindings);
       expect(artifact.status).toBe(200);
-      expect(artifact.headers.get("Cache-Control")).toBe("private, max-age=3600, immutable, no-transform");
+      expect(artifact.headers.get("Cache-Control")).toBe("private, max-age=31536000, immutable, no-transform");
       expect(`sha256:${await sha256Hex(new Uint8Array(await artifact.arrayBuffer()))}`).toBe(entry.digest);
     }
     expect((await get(`/c/${TOKEN}/skills/bad-skill/SKILL.md`, {}, bindings)).status).toBe(410);
