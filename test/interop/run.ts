@@ -8,11 +8,11 @@
 //  2. the `skills` CLI installing the client shelf through the v0.2 index, through the legacy
 //     v0.1 index (SHELF_DISCOVERY=v0.1), and through a private shelf's capability URL.
 // Everything started here is stopped whatever happens; the whole run is bounded.
-import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { runBounded, type BoundedRun } from "./bounded-child.ts";
 import { startShelf, stopAll, type RunningShelf } from "./shelf-server.ts";
 import { installAndCompare } from "./skills-cli.ts";
 
@@ -37,39 +37,11 @@ function report(name: string, problems: string[], output = ""): void {
   if (output) console.log(output.split("\n").map((l) => `     | ${l}`).join("\n"));
 }
 
-function pytest(base: string, file = "test_agentskills_http.py", env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(PYTHON, ["-m", "pytest", path.join(import.meta.dirname, file), "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning"], {
-      cwd: ROOT,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...env, SKILLSHELF_INTEROP_BASE: base, PYTHONDONTWRITEBYTECODE: "1" },
-    });
-    let output = "";
-    child.stdout.on("data", (d) => (output += d));
-    child.stderr.on("data", (d) => (output += d));
-    const timer = setTimeout(() => {
-      output += "\n[pytest killed: timeout]";
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        // gone
-      }
-    }, PYTEST_TIMEOUT_MS);
-    // If this process exits first (watchdog, Ctrl+C), take the child's process group with it.
-    const killOnExit = () => {
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        // gone
-      }
-    };
-    process.on("exit", killOnExit);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      process.off("exit", killOnExit);
-      resolve({ code, output });
-    });
+function pytest(base: string, file = "test_agentskills_http.py", env: Record<string, string> = {}): Promise<BoundedRun> {
+  return runBounded(PYTHON, ["-m", "pytest", path.join(import.meta.dirname, file), "-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning"], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, SKILLSHELF_INTEROP_BASE: base, PYTHONDONTWRITEBYTECODE: "1" },
+    timeoutMs: PYTEST_TIMEOUT_MS,
   });
 }
 

@@ -1,11 +1,11 @@
 // Installs a shelf with the real `skills` CLI (npm package `skills`, pinned in package.json) and
 // compares what landed on disk with the shelf's bytes. The exit code proves nothing: the CLI
 // skips a skill silently when its digest does not match, so the set and the bytes are compared.
-import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
+import { runBounded, type BoundedRun } from "./bounded-child.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const CLI = path.join(ROOT, "node_modules", "skills", "bin", "cli.mjs");
@@ -31,39 +31,11 @@ async function readTree(dir: string): Promise<Map<string, Buffer>> {
   return out;
 }
 
-function run(args: string[], cwd: string, home: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { PATH: process.env.PATH ?? "", HOME: home, DO_NOT_TRACK: "1", DISABLE_TELEMETRY: "1", CI: "1", NO_COLOR: "1" },
-    });
-    let output = "";
-    child.stdout.on("data", (d) => (output += d));
-    child.stderr.on("data", (d) => (output += d));
-    const timer = setTimeout(() => {
-      output += `\n[killed after ${CLI_TIMEOUT_MS / 1000} s]`;
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        // gone
-      }
-    }, CLI_TIMEOUT_MS);
-    // If this process exits first (watchdog, Ctrl+C), take the child's process group with it.
-    const killOnExit = () => {
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        // gone
-      }
-    };
-    process.on("exit", killOnExit);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      process.off("exit", killOnExit);
-      resolve({ code, output });
-    });
+function run(args: string[], cwd: string, home: string): Promise<BoundedRun> {
+  return runBounded(process.execPath, [CLI, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", HOME: home, DO_NOT_TRACK: "1", DISABLE_TELEMETRY: "1", CI: "1", NO_COLOR: "1" },
+    timeoutMs: CLI_TIMEOUT_MS,
   });
 }
 
