@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -52,6 +53,18 @@ export interface RunningShelf {
   publish: PublishResult;
   /** Stops wrangler and everything it started; safe to call twice. */
   stop(): Promise<void>;
+}
+
+/** An unused loopback port, for starting a shelf beside others (tests, interop). */
+export async function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no free loopback port"))));
+    });
+  });
 }
 
 /** Reads the local publish token, creating it (and its hash in .dev.vars) on first run. */

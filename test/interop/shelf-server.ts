@@ -2,9 +2,8 @@
 // shelf folder, `wrangler dev` on loopback with local R2 and KV, publish through the admin API),
 // on a free port, over a given state folder, with extra vars; and stops it again. start.ts kills
 // wrangler's whole process group on stop() and on process exit.
-import { createServer } from "node:net";
 import path from "node:path";
-import { startShelf as startLikeNpmStart, type RunningShelf } from "../../scripts/start.ts";
+import { freeLoopbackPort, startShelf as startLikeNpmStart, type RunningShelf } from "../../scripts/start.ts";
 
 export type { RunningShelf };
 
@@ -16,23 +15,13 @@ export async function stopAll(): Promise<void> {
   running.clear();
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no free port"))));
-    });
-  });
-}
 
 /**
  * Builds and publishes `shelfDir` into a Worker persisted under `stateDir`, started with `vars`.
  * @example const shelf = await startShelf(dir, state, { SHELF_DISCOVERY: "v0.1" }); try { … } finally { await shelf.stop() }
  */
 export async function startShelf(shelfDir: string, stateDir: string, vars: Record<string, string> = {}): Promise<RunningShelf> {
-  const shelf = await startLikeNpmStart({ port: await freePort(), shelfDir, persistTo: stateDir, buildDir: path.join(stateDir, "build"), vars });
+  const shelf = await startLikeNpmStart({ port: await freeLoopbackPort(), shelfDir, persistTo: stateDir, buildDir: path.join(stateDir, "build"), vars });
   running.add(shelf);
   const stop = shelf.stop;
   return {

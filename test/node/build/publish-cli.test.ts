@@ -3,11 +3,10 @@
 // and publish/history/advise/rollback/gc work end to end, with bad tokens refused.
 import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LOCAL_TOKEN_FILE, startShelf, type RunningShelf } from "../../../scripts/start.ts";
+import { freeLoopbackPort, LOCAL_TOKEN_FILE, startShelf, type RunningShelf } from "../../../scripts/start.ts";
 
 const CLI = path.resolve("scripts/skillshelf.ts");
 const root = mkdtempSync(path.join(tmpdir(), "skillshelf-publish-cli-"));
@@ -17,16 +16,6 @@ const buildDir = path.join(root, "start-build");
 let shelf: RunningShelf | undefined;
 let token = "";
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
 /** Runs the CLI asynchronously (the Worker runs in this process's child; spawnSync would block it). */
 function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -46,7 +35,7 @@ function cli(args: string[], env: Record<string, string | undefined> = {}): Prom
 
 beforeAll(async () => {
   cpSync("shelf", shelfDir, { recursive: true });
-  shelf = await startShelf({ port: await freePort(), shelfDir, persistTo: state, buildDir });
+  shelf = await startShelf({ port: await freeLoopbackPort(), shelfDir, persistTo: state, buildDir });
   token = readFileSync(LOCAL_TOKEN_FILE, "utf8").trim();
 }, 180_000);
 
@@ -64,7 +53,7 @@ describe("npm start's publish path and the publish CLI", () => {
     expect(await res.text()).toBe(readFileSync(path.join(shelfDir, "skills/code-review/SKILL.md"), "utf8"));
 
     await shelf!.stop();
-    shelf = await startShelf({ port: await freePort(), shelfDir, persistTo: state, buildDir });
+    shelf = await startShelf({ port: await freeLoopbackPort(), shelfDir, persistTo: state, buildDir });
     expect(shelf.publish.alreadyCurrent).toBe(true);
     expect(shelf.publish.bytesUploaded).toBe(0);
   }, 180_000);
