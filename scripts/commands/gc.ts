@@ -1,23 +1,11 @@
 // skillshelf gc --url <worker-url> [--keep N] [--grace-hours H] [--apply] [--token-env NAME] [--json]:
 // lists (or, with --apply, deletes) stored objects that no kept generation references and that
 // are older than the grace period. A dry run by default.
+import type { GcReport } from "../../src/core/publish.ts";
 import { parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
 import { adminCall, adminClient, tokenFrom, workerUrl } from "../lib/publish.ts";
 
 const USAGE = "skillshelf gc --url <worker-url> [--keep N] [--grace-hours H] [--apply] [--token-env NAME] [--json]";
-
-type Kind = "generation" | "shard" | "record" | "blob";
-
-interface GcResponse {
-  applied: boolean;
-  keep: number;
-  grace_seconds: number;
-  kept_generations: string[];
-  deletable: Record<Kind, number>;
-  deletable_bytes: number;
-  deleted: Record<Kind, number>;
-  sample: Record<string, string[]>;
-}
 
 function wholeNumber(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -36,7 +24,7 @@ export const run: Command = async (ctx) => {
   const graceHours = wholeNumber(values["grace-hours"], "--grace-hours");
   const client = adminClient(ctx, workerUrl(values.url, USAGE), tokenFrom(ctx, values["token-env"]));
   const { json } = await adminCall(() =>
-    client.call<GcResponse>("POST", "/gc", { keep, grace_seconds: graceHours === undefined ? undefined : graceHours * 3600, apply: Boolean(values.apply) }),
+    client.call<GcReport>("POST", "/gc", { keep, grace_seconds: graceHours === undefined ? undefined : graceHours * 3600, apply: Boolean(values.apply) }),
   );
   if (values.json) {
     ctx.stdout(`${JSON.stringify(json, null, 2)}\n`);

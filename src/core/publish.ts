@@ -5,6 +5,22 @@
 // tests run the same code; rerunning after any failure simply continues.
 import { ShardSchema, SkillRecordSchema, type GenerationManifest } from "./manifest.ts";
 
+/** The kinds of content-addressed object a generation stores, each under its own prefix. */
+export type ObjectKind = "blob" | "record" | "shard" | "generation";
+
+/** The admin API's answer to a gc pass (dry run or applied), shared by the Worker and the CLI. */
+export interface GcReport {
+  applied: boolean;
+  keep: number;
+  grace_seconds: number;
+  kept_generations: string[];
+  deletable: Record<ObjectKind, number>;
+  deletable_bytes: number;
+  deleted: Record<ObjectKind, number>;
+  /** Up to 20 keys per kind, for the dry-run listing. */
+  sample: Record<ObjectKind, string[]>;
+}
+
 /** Where the objects of a built generation are read from (a build folder, or memory in tests). */
 export interface PublishSource {
   id: string;

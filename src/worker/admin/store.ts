@@ -36,6 +36,9 @@ import {
   R2_POINTER_KEY,
   type ObjectKind,
 } from "../storage/keys.ts";
+import type { GcReport } from "../../core/publish.ts";
+
+export type { GcReport };
 
 /** Most hashes one presence query may ask about (one R2 head each). */
 export const MAX_PRESENCE_BATCH = 500;
@@ -106,18 +109,6 @@ export function mergeAdvisories(current: readonly Record<string, unknown>[], inc
   return [...merged.values()];
 }
 
-/** The outcome of a gc pass (dry run or applied). */
-export interface GcReport {
-  applied: boolean;
-  keep: number;
-  grace_seconds: number;
-  kept_generations: string[];
-  deletable: Record<ObjectKind, number>;
-  deletable_bytes: number;
-  deleted: Record<ObjectKind, number>;
-  /** Up to 20 keys per kind, for the dry-run listing. */
-  sample: Record<ObjectKind, string[]>;
-}
 
 /** The storage operations of the admin API, over the Worker's bindings. */
 export class ShelfStore {

@@ -1,6 +1,7 @@
 // Every storage key the shelf uses, built in one place from server-side values only (hex digests
 // checked here), so no client string ever becomes a key. docs/storage.md documents each one.
 import { isSha256Hex } from "../../core/hash.ts";
+import type { ObjectKind } from "../../core/publish.ts";
 
 /** R2: file bytes and archives, immutable, by SHA-256 of the bytes. */
 export const R2_BLOB_PREFIX = "blobs/";
@@ -24,8 +25,7 @@ export const KV_GENERATION_PREFIX = "gen:";
 export const KV_SHARD_PREFIX = "shard:";
 export const KV_RECORD_PREFIX = "record:";
 
-/** The kinds of content-addressed object, each with its own R2 and KV prefix. */
-export type ObjectKind = "blob" | "record" | "shard" | "generation";
+export type { ObjectKind };
 
 const R2_PREFIX: Record<ObjectKind, string> = {
   blob: R2_BLOB_PREFIX,
