@@ -74,7 +74,7 @@ export function preflightResponse(visibility: "public" | "private"): Response {
   if (visibility === "public") {
     applyCorsHeaders(headers, visibility);
     headers.set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS");
-    headers.set("Access-Control-Allow-Headers", "Range, If-None-Match, If-Modified-Since, Authorization");
+    headers.set("Access-Control-Allow-Headers", "Range, If-Range, If-None-Match, If-Modified-Since, Authorization");
     headers.set("Access-Control-Max-Age", "86400");
   }
   headers.set("Allow", "GET, HEAD, OPTIONS");

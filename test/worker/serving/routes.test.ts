@@ -118,6 +118,9 @@ describe("content types and security headers", () => {
     const res = await get("/skills/solo/SKILL.md", { method: "OPTIONS", headers: { Origin: "https://x.test", "Access-Control-Request-Method": "GET" } });
     expect(res.status).toBe(204);
     expect(res.headers.get("Access-Control-Allow-Methods")).toContain("GET");
+    // A browser resuming a download sends Range with If-Range; both must be allowed.
+    const allowed = res.headers.get("Access-Control-Allow-Headers")!.split(/,\s*/).map((h) => h.toLowerCase());
+    for (const h of ["range", "if-range", "if-none-match"]) expect(allowed, h).toContain(h);
   });
 });
 
