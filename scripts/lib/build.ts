@@ -46,6 +46,7 @@ export function pathProblems(paths: readonly string[]): string[] {
     // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u001f\u007f]/.test(p)) problems.push(`path ${shown} contains a NUL or control character; rename it`);
     const segments = p.split("/");
+    if (p === "__proto__") problems.push(`path "__proto__" at the skill root cannot be stored in the .zip archive (the zip library treats it as an object prototype); rename it`);
     if (p === "index.json") problems.push(`path "index.json" at the skill root collides with the static-host layout's per-skill manifest (/skills/<name>/index.json); move it into references/ or assets/, or rename it`);
     if (segments.some((s) => s === "..")) problems.push(`path ${shown} contains "..": rename it`);
     else if (segments.some((s) => s === "" || s === ".")) problems.push(`path ${shown} has an empty or "." segment`);

@@ -113,12 +113,18 @@ export function zipArchive(files: readonly SkillFile[]): Uint8Array {
   // fflate reads the time back with local-time getters, so build it from local fields: the
   // stored DOS time is then 1980-01-01 00:00:00 whatever the machine's time zone.
   const mtime = new Date(1980, 0, 1, 0, 0, 0);
-  const entries: Zippable = {};
+  // No prototype, so names like "constructor" are plain keys of ours.
+  const entries: Zippable = Object.create(null) as Zippable;
   const order: string[] = [];
   for (const f of sorted) {
     if (/^(0|[1-9][0-9]*)$/.test(f.path)) {
       // JS objects enumerate integer-like keys first; refuse rather than silently reorder.
       throw new ArchiveError(`file name "${f.path}" is a bare number at the skill root; rename it (for example ${f.path}.txt)`);
+    }
+    if (f.path === "__proto__") {
+      // fflate copies the entries into a plain object, where "__proto__" sets the prototype
+      // instead of adding a file: the zip would silently lose the file or gain bogus ones.
+      throw new ArchiveError(`file name "__proto__" at the skill root cannot be zipped; rename it`);
     }
     order.push(f.path);
     entries[f.path] = [f.bytes, { level: ARCHIVE_COMPRESSION_LEVEL, mtime, os: 3, attrs: (0o100000 | ARCHIVE_FILE_MODE) * 65536 }];

@@ -33,6 +33,15 @@ describe("deterministic archives", () => {
     expect(() => tarArchive([{ path: `${"d".repeat(160)}/file`, bytes: new Uint8Array() }])).toThrow(/too long/);
     expect(() => zipArchive([{ path: "42", bytes: new Uint8Array() }])).toThrow(/bare number/);
   });
+
+  it("refuse a root file named __proto__ (it would corrupt the zip) and zip Object.prototype names as plain files", () => {
+    const bytes = new TextEncoder().encode("x\n");
+    expect(() => zipArchive([{ path: "SKILL.md", bytes }, { path: "__proto__", bytes }])).toThrow(/__proto__/);
+    const files = ["SKILL.md", "constructor", "toString", "hasOwnProperty", "references/__proto__"].map((path) => ({ path, bytes }));
+    const unzipped = unzipSync(zipArchive(files));
+    expect(Object.keys(unzipped).sort()).toEqual(files.map((f) => f.path).sort());
+    for (const f of files) expect(unzipped[f.path]).toEqual(bytes);
+  });
 });
 
 describe("canonical JSON (RFC 8785)", () => {

@@ -226,5 +226,7 @@ describe("pathProblems", () => {
     expect(pathProblems(["a\u0000b"])[0]).toMatch(/NUL/);
     expect(pathProblems(["SKILL.md", "references/deep/nested/a.md", "assets/logo.png", "assets/index.json"])).toEqual([]);
     expect(pathProblems(["SKILL.md", "index.json"])[0]).toMatch(/"index.json" at the skill root collides with the static-host layout/);
+    expect(pathProblems(["SKILL.md", "__proto__"])[0]).toMatch(/"__proto__" at the skill root cannot be stored in the .zip/);
+    expect(pathProblems(["SKILL.md", "references/__proto__", "constructor"])).toEqual([]);
   });
 });
