@@ -127,6 +127,12 @@ export class AdminClient {
           } catch {
             json = { message: text.slice(0, 200) };
           }
+          if (response.status === 409 && method === "POST" && (path === "/pointer" || path === "/rollback")) {
+            // A retried move whose first response was lost finds its own move done and conflicts;
+            // what the caller wanted (this generation current) has happened, so report success.
+            const target = (body as { generation?: unknown } | undefined)?.generation;
+            if (typeof target === "string" && (await this.current()) === target) return { status: 200, json: { generation: target, already_current: true } as T };
+          }
           if (response.status >= 400) {
             throw new PublishError(response.status, String(json.error ?? "error"), `${method} ${path}: ${response.status} ${String(json.message ?? response.statusText)}`);
           }

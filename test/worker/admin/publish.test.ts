@@ -6,7 +6,7 @@ import { env, exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../../src/core/canonical-json.ts";
 import { sha256Hex } from "../../../src/core/hash.ts";
-import { PublishError, publishGeneration } from "../../../src/core/publish.ts";
+import { AdminClient, PublishError, publishGeneration } from "../../../src/core/publish.ts";
 import { openGeneration, openGenerationById, resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { r2Key, R2_GC_LEASE_KEY, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
 import { adminEnv, adminRequest, bucketKeys, buildGeneration, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "./helpers.ts";
@@ -210,6 +210,36 @@ describe("racing publishers", () => {
     expect(pointer.generation).toBe(winner);
     expect(pointer.seq).toBe(2);
     expect(pointer.history).toHaveLength(2);
+  });
+
+  it("reports success when a retried pointer move or rollback conflicts with its own earlier, lost, success", async () => {
+    const v1 = await shelfV1();
+    const v2 = await shelfV2();
+    await publish(v1);
+    const inner = workerFetch(await adminEnv());
+    // The Worker moves the pointer, but the response is lost (a 502 from a proxy): the client
+    // retries, and the retry finds the pointer no longer at `previous`.
+    const losing = (path: string) => {
+      let dropped = false;
+      return async (r: Request) => {
+        const res = await inner(r);
+        if (!dropped && r.method === "POST" && new URL(r.url).pathname.endsWith(path)) {
+          dropped = true;
+          return new Response("bad gateway", { status: 502 });
+        }
+        return res;
+      };
+    };
+    const result = await publish(v2, losing("/pointer"));
+    expect(result.generation).toBe(v2.id);
+    expect((await openGeneration(env))!.id).toBe(v2.id);
+    const client = new AdminClient({ url: WORKER_URL, token: TOKEN, fetch: losing("/rollback"), sleep: noSleep });
+    expect((await client.call("POST", "/rollback", { generation: v1.id, previous: v2.id })).status).toBe(200);
+    resetStorageMemory();
+    expect((await openGeneration(env))!.id).toBe(v1.id);
+    // A real conflict (the pointer is elsewhere) still fails with 409.
+    const stale = new AdminClient({ url: WORKER_URL, token: TOKEN, fetch: inner, sleep: noSleep });
+    await expect(stale.call("POST", "/pointer", { generation: v2.id, previous: v2.id })).rejects.toMatchObject({ status: 409 });
   });
 
   it("makes the losing publish fail with 409 and leave storage consistent", async () => {
