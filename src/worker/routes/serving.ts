@@ -243,7 +243,10 @@ export function servingRoutes<B extends ServingBindings>(options: ServingOptions
   // --- shelf status --------------------------------------------------------------------------
   reads.get("/v1/shelf", async (c) => {
     const v = await view(c);
-    return generated(c, indexEtag(v, "shelf"), () => shelfStatus(c, v));
+    // The body also carries published_at (a rollback to the same generation changes it) and the
+    // visibility, so the pointer move and both of those are in the ETag too.
+    const etag = etagFor(`shelf-${v.generation}-${v.advisories.seq}-${v.pointerSeq ?? "pinned"}-${v.publishedAt ?? "none"}-${c.get("shelfAccess").visibility}`);
+    return generated(c, etag, () => shelfStatus(c, v));
   });
 
   /** The /v1/shelf body: generation, counts, review and blocked lists, advisories in force. */

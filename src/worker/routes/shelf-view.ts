@@ -16,6 +16,8 @@ export interface ShelfView {
   generation: string;
   /** When this generation became current; null when unknown (an older, pinned generation). */
   publishedAt: string | null;
+  /** The pointer move that made this generation current (bumped by every publish and rollback); null when pinned. */
+  pointerSeq?: number | null;
   manifest: GenerationManifest;
   /** The advisories in force now (not the build's). */
   advisories: AdvisoriesInForce;

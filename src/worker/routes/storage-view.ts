@@ -9,6 +9,7 @@ function asView(gen: Generation, current: boolean): ShelfView {
   return {
     generation: gen.id,
     publishedAt: current ? gen.publishedAt : null,
+    pointerSeq: current ? gen.seq : null,
     manifest: gen.manifest,
     advisories: { advisories: gen.advisories, seq: gen.advisoriesSeq },
     entries: () => gen.listSkills(),

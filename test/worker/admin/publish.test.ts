@@ -335,6 +335,31 @@ describe("history and rollback", () => {
   });
 });
 
+describe("/v1/shelf revalidation", () => {
+  it("changes its ETag when a publish and a rollback return to the same generation (published_at changed)", async () => {
+    const v1 = await shelfV1();
+    const v2 = await shelfV2();
+    await publish(v1);
+    const call = workerFetch(await adminEnv());
+    resetStorageMemory();
+    const first = await call(new Request(`${WORKER_URL}/v1/shelf`));
+    const etag = first.headers.get("ETag")!;
+    const before = (await first.json()) as { generation: string; published_at: string };
+    await new Promise((r) => setTimeout(r, 5)); // a later published_at
+    await publish(v2);
+    expect((await call(adminRequest("POST", "/rollback", { generation: v1.id, previous: v2.id }))).status).toBe(200);
+    resetStorageMemory();
+    const cond = await call(new Request(`${WORKER_URL}/v1/shelf`, { headers: { "If-None-Match": etag } }));
+    expect(cond.status).toBe(200);
+    const after = (await cond.json()) as { generation: string; published_at: string };
+    expect(after.generation).toBe(before.generation);
+    expect(after.published_at).not.toBe(before.published_at);
+    expect(cond.headers.get("ETag")).not.toBe(etag);
+    // Unchanged, it still revalidates to 304.
+    expect((await call(new Request(`${WORKER_URL}/v1/shelf`, { headers: { "If-None-Match": cond.headers.get("ETag")! } }))).status).toBe(304);
+  });
+});
+
 describe("advisories published after a build", () => {
   it("block a skill on every route, and a rollback does not bring it back", async () => {
     const v1 = await shelfV1();
