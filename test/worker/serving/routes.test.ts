@@ -498,10 +498,11 @@ describe("binding-call budget", () => {
     ["/v1/shelf", 0],
     ["/skills/nested/index.json", 1],
   ])("a conditional GET of %s answers 304 before listing shards or reading records, cold and warm", async (path, shardReads) => {
-    const etag = (await get(path)).headers.get("ETag")!;
     const counts: Counts = {};
     const bindings = countedEnv(counts);
     for (const p of [path, `/g/${shelf.generation}${path}`]) {
+      // Per URL: /v1/shelf shows published_at only unpinned, so its two bodies (and ETags) differ.
+      const etag = (await get(p)).headers.get("ETag")!;
       // Cold: the pointer and advisories (R2), the manifest, and for a per-skill manifest the one
       // shard that holds its entry; no shard listing, no record. (The fixture fills no KV, so each
       // document is a KV miss, then R2.)
