@@ -175,15 +175,19 @@ async function readLive<T>(
       fetched = await load("r2");
       r2CheckedAt = now;
     }
+    // Compare with the live value as it is now, not as it was when this load started: another
+    // request may have stored a newer seq while this one waited on a lagging KV edge.
+    const latest = live[name] as LiveValue<T | null> | undefined;
+    const r2At = Math.max(r2CheckedAt, latest?.r2CheckedAt ?? 0);
     if (fetched === null) {
       // Never go back to "nothing" once something was seen; remember "nothing yet" for the TTL
       // too, so an unpublished shelf (or one without advisories) costs no read per request.
-      const kept = state ?? { value: null, seq: 0, checkedAt: now, r2CheckedAt };
-      (live as Record<string, LiveValue<T | null>>)[name] = { ...kept, checkedAt: now, r2CheckedAt };
+      const kept = latest ?? { value: null, seq: 0, checkedAt: now, r2CheckedAt };
+      (live as Record<string, LiveValue<T | null>>)[name] = { ...kept, checkedAt: Math.max(now, kept.checkedAt), r2CheckedAt: r2At };
       return kept.value;
     }
-    const keep = state && state.seq > fetched.seq ? state : { value: fetched.value, seq: fetched.seq };
-    (live as Record<string, LiveValue<T | null>>)[name] = { value: keep.value, seq: keep.seq, checkedAt: now, r2CheckedAt };
+    const keep = latest && latest.seq > fetched.seq ? latest : { value: fetched.value, seq: fetched.seq };
+    (live as Record<string, LiveValue<T | null>>)[name] = { value: keep.value, seq: keep.seq, checkedAt: Math.max(now, latest?.checkedAt ?? 0), r2CheckedAt: r2At };
     return keep.value;
   });
 }

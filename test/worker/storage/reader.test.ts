@@ -23,6 +23,14 @@ function failingKv(): KVNamespace {
   return { get: fail, put: fail, delete: fail, list: fail, getWithMetadata: fail } as unknown as KVNamespace;
 }
 
+/** Bindings whose every call fails: a request answered from memory never notices. */
+function failingEnv(): typeof env {
+  const fail = async () => {
+    throw new Error("storage touched");
+  };
+  return { ...env, SHELF_KV: failingKv(), SHELF_BUCKET: { get: fail, head: fail, put: fail, list: fail, delete: fail } as unknown as R2Bucket };
+}
+
 beforeEach(async () => {
   await reset();
   resetStorageMemory();
@@ -143,6 +151,38 @@ describe("openGeneration", () => {
     // Once seen, a lagging KV (lower seq) never moves the isolate back.
     now += LIVE_MEMORY_TTL_MS;
     expect((await openGeneration(env, { clock }))!.id).toBe(v2.id);
+  });
+
+  it("never moves back when a slow, lagging KV load finishes after a newer one was stored", async () => {
+    await publishShelf(["alpha"]);
+    const t0 = Date.now();
+    await openGeneration(env, { clock: () => t0 }); // cold: from R2, seq 1
+    await publishShelf(["alpha", "beta"]);
+    const lagging = await env.SHELF_KV.get(KV_POINTER_KEY); // what a lagging KV edge still answers (seq 2)
+    const newest = await publishShelf(["alpha", "beta", "gamma"]);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slowKv = {
+      get: async (key: unknown, options: unknown) => {
+        if (key === KV_POINTER_KEY) {
+          await gate;
+          return lagging;
+        }
+        return (env.SHELF_KV.get as (k: unknown, o: unknown) => Promise<unknown>)(key, options);
+      },
+    } as unknown as KVNamespace;
+    const later = t0 + LIVE_MEMORY_TTL_MS + 1_000;
+    // Both requests find the memory copy stale; the slow one started first and waits on KV.
+    const slow = openGeneration({ ...env, SHELF_KV: slowKv }, { clock: () => later });
+    // The fast one reads KV (seq 3) and stores it.
+    expect((await openGeneration(env, { clock: () => later }))!.seq).toBe(3);
+    release();
+    // The slow load sees seq 2, but seq 3 is already stored: it keeps seq 3.
+    expect((await slow)!.id).toBe(newest.id);
+    // Nothing went backwards for later requests either (still within the memory TTL, no read).
+    const after = await openGeneration(failingEnv(), { clock: () => later + 1_000 });
+    expect(after!.id).toBe(newest.id);
+    expect(after!.seq).toBe(3);
   });
 
   it("reads each cached document from KV when memory is cold, not from R2", async () => {
