@@ -14,6 +14,7 @@ import {
   type SkillEntry,
   type SkillRecord,
 } from "../../core/manifest.ts";
+import { isSha256Hex } from "../../core/hash.ts";
 import { AdvisoryEntrySchema, type AdvisoryEntry } from "../../core/trust/records.ts";
 import { StorageUnavailableError } from "./errors.ts";
 import { kvKey, r2Key, R2_ADVISORIES_KEY, R2_POINTER_KEY, KV_ADVISORIES_KEY, KV_POINTER_KEY } from "./keys.ts";
@@ -199,7 +200,10 @@ async function loadPointer(env: StorageBindings, clock: Clock, budget: RequestRe
     if (from === "kv") {
       try {
         const v = JSON.parse(text) as PointerSummary;
-        if (typeof v.generation === "string" && typeof v.seq === "number" && typeof v.published_at === "string") return { value: v, seq: v.seq };
+        // A malformed copy (a bad manual `kv put`, a truncated value) falls back to R2 below.
+        if (typeof v.generation === "string" && isSha256Hex(v.generation) && Number.isSafeInteger(v.seq) && typeof v.published_at === "string") {
+          return { value: { generation: v.generation, seq: v.seq, published_at: v.published_at }, seq: v.seq };
+        }
       } catch {
         // fall through to R2
       }
@@ -256,14 +260,39 @@ async function readDocument<T>(
   const cached = documents.get(cacheKey) as T | undefined;
   if (cached !== undefined) return cached;
   return once(budget, cacheKey, async () => {
-    let text: string | null = null;
-    if (size === undefined || budget.fits(size)) text = await kvText(env, kvKey(kind, sha256), KV_IMMUTABLE_CACHE_TTL_S, budget);
-    if (text === null) text = await r2Text(env, r2Key(kind, sha256));
+    if (size === undefined || budget.fits(size)) {
+      const cachedText = await kvText(env, kvKey(kind, sha256), KV_IMMUTABLE_CACHE_TTL_S, budget);
+      const value = cachedText === null ? undefined : parseKvCopy(() => parse(cachedText, kvKey(kind, sha256)));
+      if (value !== undefined) {
+        documents.set(cacheKey, value, memorySize(cachedText));
+        return value;
+      }
+    }
+    const text = await r2Text(env, r2Key(kind, sha256));
     if (text === null) throw new StorageUnavailableError(`${r2Key(kind, sha256)} is referenced but missing`);
     const value = parse(text, r2Key(kind, sha256));
-    documents.set(cacheKey, value, text.length);
+    documents.set(cacheKey, value, memorySize(text));
     return value;
   });
+}
+
+/**
+ * Parses a KV copy; undefined when it is malformed, so the caller reads R2 (the source of
+ * truth) instead of answering 503 for a bad cache entry.
+ */
+function parseKvCopy<T>(parse: () => T): T | undefined {
+  try {
+    return parse();
+  } catch (err) {
+    if (!(err instanceof StorageUnavailableError)) throw err;
+    console.warn("KV copy is malformed; falling back to R2", err.message);
+    return undefined;
+  }
+}
+
+/** What a parsed document costs in the memory cache: its text length. */
+function memorySize(text: string): number {
+  return text.length;
 }
 
 function parseShard(text: string, where: string): ParsedShard {
@@ -299,8 +328,9 @@ async function readShards(env: StorageBindings, refs: readonly ShardRef[], budge
       const text = texts?.get(kvKey("shard", ref.sha256)) ?? null;
       if (text === null) continue;
       budget.bytes += utf8Length(text);
-      const shard = parseShard(text, r2Key("shard", ref.sha256));
-      documents.set(`shard:${ref.sha256}`, shard, text.length);
+      const shard = parseKvCopy(() => parseShard(text, kvKey("shard", ref.sha256)));
+      if (shard === undefined) continue; // read from R2 below
+      documents.set(`shard:${ref.sha256}`, shard, memorySize(text));
       result.set(ref.sha256, shard);
     }
   }
@@ -312,7 +342,7 @@ async function readShards(env: StorageBindings, refs: readonly ShardRef[], budge
         const text = await r2Text(env, where);
         if (text === null) throw new StorageUnavailableError(`${where} is referenced but missing`);
         const shard = parseShard(text, where);
-        documents.set(`shard:${ref.sha256}`, shard, text.length);
+        documents.set(`shard:${ref.sha256}`, shard, memorySize(text));
         result.set(ref.sha256, shard);
       }),
     );

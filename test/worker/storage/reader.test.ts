@@ -109,6 +109,32 @@ describe("openGeneration", () => {
     expect(cold.calls["KV.put"] ?? 0).toBe(0);
   });
 
+  it("reads R2 when a KV copy is malformed (pointer, advisories, manifest, shard, record) instead of answering 503", async () => {
+    let now = 7_000_000;
+    const clock = () => now;
+    const v1 = await publishShelf(["alpha"]);
+    expect((await openGeneration(env, { clock }))!.id).toBe(v1.id); // cold: pointer from R2
+    const v2 = await publishShelf(["alpha", "beta"]);
+    const gen = v2.manifest;
+    const shardKey = kvKey("shard", gen.shards[0]!.sha256);
+    const shard = JSON.parse((await env.SHELF_KV.get(shardKey))!) as { skills: { name: string; record: { sha256: string } }[] };
+    const recordKey = kvKey("record", shard.skills.find((s) => s.name === "beta")!.record.sha256);
+    // A pointer naming something that is not a generation id, and documents that are not JSON
+    // or not their schema: each a broken cache entry, none the truth.
+    await env.SHELF_KV.put(KV_POINTER_KEY, JSON.stringify({ generation: "../pointer.json", seq: 99, published_at: "x" }));
+    await env.SHELF_KV.put("advisories", "{not json");
+    await env.SHELF_KV.put(kvKey("generation", v2.id), "{not json");
+    await env.SHELF_KV.put(shardKey, JSON.stringify({ schema: "wrong" }));
+    await env.SHELF_KV.put(recordKey, "[]");
+    now += LIVE_MEMORY_TTL_MS; // memory stale, R2 revalidation not due: KV is asked first
+    const opened = await openGeneration(env, { clock });
+    expect(opened!.id).toBe(v2.id);
+    expect(opened!.seq).toBe(2);
+    expect((await opened!.listSkills()).map((s) => s.name)).toEqual(["alpha", "beta"]);
+    const entry = (await opened!.findSkill("beta"))!;
+    expect((await opened!.readRecord(entry)).name).toBe("beta");
+  });
+
   it("throws StorageUnavailableError when R2 fails", async () => {
     await publishShelf(["alpha"]);
     resetStorageMemory();
