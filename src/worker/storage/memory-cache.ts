@@ -37,6 +37,14 @@ export class MemoryCache<V> {
     }
   }
 
+  /** Forgets one entry. */
+  delete(key: string): void {
+    const old = this.#entries.get(key);
+    if (!old) return;
+    this.#bytes -= old.size;
+    this.#entries.delete(key);
+  }
+
   clear(): void {
     this.#entries.clear();
     this.#bytes = 0;

@@ -85,6 +85,7 @@ const live: { pointer?: LiveValue<PointerSummary | null>; advisories?: LiveValue
 /** Forgets everything this isolate cached (tests use it to simulate a cold isolate). */
 export function resetStorageMemory(): void {
   documents.clear();
+  pinnedSeenAt.clear();
   delete live.pointer;
   delete live.advisories;
 }
@@ -446,6 +447,35 @@ export class Generation {
   }
 }
 
+/** How long an isolate trusts that a pinned (non-current) generation is still stored in R2. */
+export const PINNED_CHECK_TTL_MS = 30_000;
+/** At most this many pinned ids are remembered (then the map starts over). */
+const PINNED_CHECK_MAX = 1_000;
+const pinnedSeenAt = new Map<string, number>();
+
+/**
+ * Whether generations/<id> is still in R2: gc deletes old generations, and neither the memory
+ * cache nor KV (a leftover copy) knows. One R2 head per id per PINNED_CHECK_TTL_MS per isolate.
+ */
+async function pinnedStillStored(env: StorageBindings, id: string, now: number): Promise<boolean> {
+  const seen = pinnedSeenAt.get(id);
+  if (seen !== undefined && now - seen < PINNED_CHECK_TTL_MS) return true;
+  const key = r2Key("generation", id);
+  let head: R2Object | null;
+  try {
+    head = await env.SHELF_BUCKET.head(key);
+  } catch (err) {
+    throw new StorageUnavailableError(`R2 head of ${key} failed`, { cause: err });
+  }
+  if (head === null) {
+    pinnedSeenAt.delete(id);
+    return false;
+  }
+  if (pinnedSeenAt.size >= PINNED_CHECK_MAX) pinnedSeenAt.clear();
+  pinnedSeenAt.set(id, now);
+  return true;
+}
+
 /**
  * Opens a generation by id (for immutable URLs such as /g/<id>/…), with the advisories in
  * force now, so an old URL never serves a skill blocked since. Resolves null when no generation
@@ -456,7 +486,12 @@ export async function openGenerationById(env: StorageBindings, id: string, optio
   if (!/^[0-9a-f]{64}$/.test(id)) return null;
   const clock = options.clock ?? Date.now;
   const budget = new RequestReads();
-  const advisories = await loadAdvisories(env, clock, budget);
+  const [advisories, stored] = await Promise.all([loadAdvisories(env, clock, budget), pinnedStillStored(env, id, clock())]);
+  if (!stored) {
+    // Collected by gc: forget the manifest so neither memory nor a leftover KV copy serves it.
+    documents.delete(`generation:${id}`);
+    return null;
+  }
   let manifest: GenerationManifest;
   try {
     manifest = await readDocument(env, "generation", id, undefined, budget, (text, where) => parseWith(GenerationManifestSchema, text, where));

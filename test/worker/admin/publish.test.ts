@@ -3,11 +3,12 @@
 // rollback, advisories published after a build, and gc.
 import { reset } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { canonicalJson } from "../../../src/core/canonical-json.ts";
 import { sha256Hex } from "../../../src/core/hash.ts";
 import { AdminClient, PublishError, publishGeneration } from "../../../src/core/publish.ts";
 import { openGeneration, openGenerationById, resetStorageMemory } from "../../../src/worker/storage/index.ts";
+import { PINNED_CHECK_TTL_MS } from "../../../src/worker/storage/reader.ts";
 import { r2Key, R2_GC_LEASE_KEY, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
 import { adminEnv, adminRequest, bucketKeys, buildGeneration, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "./helpers.ts";
 
@@ -508,6 +509,39 @@ describe("gc", () => {
     expect(((await stale.json()) as { message: string }).message).toMatch(/no longer stored \(collected by gc\); rerun publish/);
     await env.SHELF_BUCKET.delete(r2Key("generation", v1.id));
     expect((await publish(v1)).generation).toBe(v1.id); // publishing it again uploads what gc removed
+  });
+
+  it("makes a collected pinned generation 404 on a warm isolate once its R2 check expires, and on a cold one", async () => {
+    const v1 = await shelfV1();
+    const v2 = await shelfV2();
+    await publish(v1);
+    await publish(v2);
+    const call = workerFetch(await adminEnv());
+    const pinned = `${WORKER_URL}/g/${v1.id}`;
+    // Warm this isolate on the pinned, no longer current generation.
+    expect((await call(new Request(`${pinned}/.well-known/agent-skills/index.json`))).status).toBe(200);
+    expect((await call(new Request(`${pinned}/skills/beta/references/guide.md`))).status).toBe(200);
+    const t0 = Date.now();
+    expect(await openGenerationById(env, v1.id, { clock: () => t0 })).not.toBeNull();
+    expect((await call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }))).status).toBe(200);
+    expect(await env.SHELF_BUCKET.head(r2Key("generation", v1.id))).toBeNull();
+    // Within PINNED_CHECK_TTL_MS the isolate may still answer from memory; after it, R2 decides.
+    expect(await openGenerationById(env, v1.id, { clock: () => t0 + PINNED_CHECK_TTL_MS })).toBeNull();
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(t0 + PINNED_CHECK_TTL_MS + 1_000);
+      for (const path of ["/.well-known/agent-skills/index.json", "/skills/index.json", "/skills/beta/references/guide.md", "/v1/shelf"]) {
+        expect((await call(new Request(`${pinned}${path}`))).status, path).toBe(404);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+    // A cold isolate with a leftover KV copy of the manifest (KV deletes are capped) also says 404.
+    resetStorageMemory();
+    await env.SHELF_KV.put(`gen:${v1.id}`, new TextDecoder().decode(v1.manifestBytes));
+    expect((await call(new Request(`${pinned}/.well-known/agent-skills/index.json`))).status).toBe(404);
+    // The current generation is unaffected.
+    expect((await call(new Request(`${WORKER_URL}/g/${v2.id}/skills/beta/references/guide.md`))).status).toBe(200);
   });
 
   it("holds uploads and pointer moves back while it lists and deletes, and refuses to run twice at once", async () => {
