@@ -43,8 +43,18 @@ export const KV_LIVE_CACHE_TTL_S = 30;
 export const KV_IMMUTABLE_CACHE_TTL_S = 3_600;
 /** No request reads more than this from KV; beyond it, listings read R2 (issue budget: 2 MB). */
 export const KV_REQUEST_BYTE_BUDGET = 1_800_000;
-/** Memory budget for parsed documents per isolate (isolates have 128 MB). */
+/**
+ * Memory budget for parsed documents per isolate (isolates have 128 MB), in estimated heap bytes
+ * (see MEMORY_COST_PER_TEXT_CHAR): roughly 8 MiB of document JSON.
+ */
 export const MEMORY_CACHE_BYTES = 32 * 1024 * 1024;
+/**
+ * Estimated heap bytes a parsed document costs per character of its JSON text. Parsed objects
+ * are several times larger than their text (object headers, hidden classes, one string per key
+ * and value, arrays, and for shards a Map of the entries); 4 is a conservative V8 estimate for
+ * these documents, so the LRU's accounting stays near what the isolate really holds.
+ */
+export const MEMORY_COST_PER_TEXT_CHAR = 4;
 /** KV bulk get takes at most 100 keys and counts as one operation. */
 const KV_BULK_GET_MAX = 100;
 /** Parallel R2 reads when a listing falls back to R2. */
@@ -291,9 +301,14 @@ function parseKvCopy<T>(parse: () => T): T | undefined {
   }
 }
 
-/** What a parsed document costs in the memory cache: its text length. */
+/** What a parsed document costs in the memory cache: its estimated heap size. */
 function memorySize(text: string): number {
-  return text.length;
+  return text.length * MEMORY_COST_PER_TEXT_CHAR;
+}
+
+/** Estimated bytes the isolate's document cache holds now (tests check the accounting). */
+export function storageMemoryBytes(): number {
+  return documents.bytes;
 }
 
 function parseShard(text: string, where: string): ParsedShard {

@@ -5,7 +5,7 @@ import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { publishGeneration } from "../../../src/core/publish.ts";
-import { LIVE_MEMORY_TTL_MS, LIVE_R2_REVALIDATE_MS } from "../../../src/worker/storage/reader.ts";
+import { LIVE_MEMORY_TTL_MS, LIVE_R2_REVALIDATE_MS, MEMORY_COST_PER_TEXT_CHAR, storageMemoryBytes } from "../../../src/worker/storage/reader.ts";
 import { openGeneration, resetStorageMemory, StorageUnavailableError } from "../../../src/worker/storage/index.ts";
 import { KV_POINTER_KEY, kvKey } from "../../../src/worker/storage/keys.ts";
 import { adminEnv, buildGeneration, memorySource, newCounts, skillInput, TOKEN, total, WORKER_URL, workerFetch } from "../admin/helpers.ts";
@@ -51,6 +51,25 @@ describe("the KV byte budget", () => {
     const stored = built.manifestBytes.length + built.objects.filter((o) => o.kind !== "blob").reduce((n, o) => n + o.bytes.length, 0);
     expect(gen.kvBytesRead).toBe(stored);
     expect(counts.kvBytesRead).toBe(stored);
+  });
+});
+
+describe("the memory cache", () => {
+  it("accounts each parsed document at MEMORY_COST_PER_TEXT_CHAR times its JSON text, not the text length", async () => {
+    const built = await publishShelf(["alpha", "beta"]);
+    resetStorageMemory();
+    const gen = (await openGeneration(env))!;
+    const entry = (await gen.findSkill("beta"))!;
+    await gen.readRecord(entry);
+    const shardRef = built.manifest.shards.find((s) => s.sha256 === built.manifest.shards[0]!.sha256)!;
+    const texts = await Promise.all([
+      env.SHELF_BUCKET.get(`generations/${built.id}`).then((o) => o!.text()),
+      env.SHELF_BUCKET.get(`shards/${shardRef.sha256}`).then((o) => o!.text()),
+      env.SHELF_BUCKET.get(`records/${entry.record.sha256}`).then((o) => o!.text()),
+    ]);
+    expect(built.manifest.shards).toHaveLength(1);
+    expect(MEMORY_COST_PER_TEXT_CHAR).toBeGreaterThanOrEqual(3);
+    expect(storageMemoryBytes()).toBe(MEMORY_COST_PER_TEXT_CHAR * texts.reduce((n, t) => n + t.length, 0));
   });
 });
 
