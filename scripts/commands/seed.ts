@@ -1,9 +1,9 @@
-// `skillshelf seed --from <bundle-shelf> --to <team-shelf> [--json]`: copy a curated shelf into a
+// `skillshelf seed --from <bundle-shelf> --to <team-shelf> [--exclude a,b] [--json]`: copy a curated shelf into a
 // team's shelf folder without clobbering their edits (AbstractSkill seed_registry semantics).
-import { parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
+import { commaList, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
 import { SEED_BUCKETS, SEED_MANIFEST, seedShelf, type SeedReport } from "../lib/seed.ts";
 
-const USAGE = "skillshelf seed --from <bundle-shelf> --to <team-shelf> [--json]";
+const USAGE = "skillshelf seed --from <bundle-shelf> --to <team-shelf> [--exclude a,b ...] [--json]";
 
 /** The human report: one line per non-empty bucket, items listed. */
 export function formatSeedReport(report: SeedReport): string {
@@ -12,6 +12,7 @@ export function formatSeedReport(report: SeedReport): string {
     const items = report[bucket];
     if (items.length) lines.push(`  ${bucket} (${items.length}): ${items.join(", ")}`);
   }
+  if (report.excluded?.length) lines.push(`  excluded (${report.excluded.length}): ${report.excluded.join(", ")} (left as they are; pass --exclude on every seed to keep them out)`);
   if (report.not_in_bundle.length) lines.push("  not_in_bundle items were left in place; remove them yourself if they are no longer wanted");
   if (report.manifest_written) lines.push(`  wrote ${SEED_MANIFEST}${report.changed ? "" : " (no item changed)"}`);
   else if (!report.changed) lines.push("  nothing written");
@@ -19,10 +20,12 @@ export function formatSeedReport(report: SeedReport): string {
 }
 
 export const run: Command = async (ctx) => {
-  const { values, positionals } = parseCommandArgs(ctx.args, { from: { type: "string" }, to: { type: "string" }, json: { type: "boolean" } }, USAGE);
+  const { values, positionals } = parseCommandArgs(ctx.args, { from: { type: "string" }, to: { type: "string" }, exclude: { type: "string", multiple: true }, json: { type: "boolean" } }, USAGE);
   if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}\nusage: ${USAGE}`);
   if (!values.from || !values.to) throw new UsageError(`--from and --to are required\nusage: ${USAGE}`);
-  const report = await seedShelf(values.from, values.to);
+  const exclude = values.exclude?.flatMap((v) => commaList(v) ?? []);
+  if (values.exclude && !exclude?.length) throw new UsageError(`--exclude needs at least one skill name\nusage: ${USAGE}`);
+  const report = await seedShelf(values.from, values.to, exclude ? { exclude } : {});
   ctx.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatSeedReport(report));
   return 0;
 };

@@ -48,6 +48,8 @@ export type SeedReport = {
   manifest_written: boolean;
   /** Every kept item mapped to its bucket. */
   kept: Record<string, string>;
+  /** Bundle items left alone because the caller excluded them; present only when excluding. */
+  excluded?: string[];
 } & Record<SeedBucket, string[]>;
 
 /** Fault-injection points, for crash tests: each runs before the named step. */
@@ -60,6 +62,11 @@ export interface SeedOptions {
   lockWaitMs?: number;
   /** A lock not refreshed for this long is stale and taken over (ms). Default 20 000. */
   lockStaleMs?: number;
+  /**
+   * Bundle items to leave alone this run: neither added nor updated, their `.seeded.json` entry
+   * untouched. Each is a skill name (`security-review`) or an item key (`skills/x`, `guidance.yaml`).
+   */
+  exclude?: readonly string[];
 }
 
 /** A folder that cannot be hashed: a symlink inside it, or an unreadable file. */
@@ -158,6 +165,28 @@ interface Manifest {
   schema: 1;
   bundled_version: string;
   items: Record<string, string>;
+}
+
+/**
+ * Maps `--exclude` names to bundle item keys: a skill name or an exact item key. An unknown name
+ * is a UsageError listing what the bundle holds, so a typo never seeds what it meant to skip.
+ * @example await excludedKeys("shelf", ["security-review"]) // Set {"skills/security-review"}
+ */
+export async function excludedKeys(bundle: string, names: readonly string[]): Promise<Set<string>> {
+  const items = await bundleItems(bundle);
+  const keys = new Set(items.map((i) => i.key));
+  const unknown: string[] = [];
+  const excluded = new Set<string>();
+  for (const name of names) {
+    if (keys.has(`skills/${name}`)) excluded.add(`skills/${name}`);
+    else if (keys.has(name)) excluded.add(name);
+    else unknown.push(name);
+  }
+  if (unknown.length) {
+    const listed = items.map((i) => (i.key.startsWith("skills/") ? i.key.slice("skills/".length) : i.key));
+    throw new UsageError(`--exclude names no item of bundle shelf ${bundle}: ${unknown.join(", ")}; it holds: ${listed.join(", ")}`);
+  }
+  return excluded;
 }
 
 /** Reads `.seeded.json`: null when absent; a CliError naming the file when unusable. */
@@ -342,6 +371,7 @@ export async function seedShelf(bundle: string, dest: string, options: SeedOptio
   const destStat = await lstatOrNull(dest);
   if (destStat?.isSymbolicLink()) throw new CliError(`${dest} is a symlink; seed into the real folder`);
   if (destStat && !destStat.isDirectory()) throw new UsageError(`${dest} is not a folder; point --to at a shelf folder (it is created when missing)`);
+  const exclude = options.exclude === undefined ? null : await excludedKeys(bundle, options.exclude);
   await mkdir(dest, { recursive: true });
 
   let compromised: Error | null = null;
@@ -364,21 +394,31 @@ export async function seedShelf(bundle: string, dest: string, options: SeedOptio
   try {
     await recoverStaging(dest);
     await removeStaleManifestTemps(dest);
-    const report = await seedLocked(bundle, version, dest, options, () => compromised);
+    const report = await seedLocked(bundle, version, dest, options, exclude, () => compromised);
     return report;
   } finally {
     await release().catch(() => undefined);
   }
 }
 
-async function seedLocked(bundle: string, version: string, dest: string, options: SeedOptions, lost: () => Error | null): Promise<SeedReport> {
+async function seedLocked(
+  bundle: string,
+  version: string,
+  dest: string,
+  options: SeedOptions,
+  exclude: ReadonlySet<string> | null,
+  lost: () => Error | null,
+): Promise<SeedReport> {
   const manifestPath = path.join(dest, SEED_MANIFEST);
   const manifest = await readManifest(manifestPath);
   const previous = manifest ? manifest.bundled_version : null;
   const seeded: Record<string, string> = { ...(manifest?.items ?? {}) };
   const downgrade = previous !== null && compareVersions(version, previous) < 0;
   const buckets = Object.fromEntries(SEED_BUCKETS.map((b) => [b, [] as string[]])) as Record<SeedBucket, string[]>;
-  const items = await bundleItems(bundle);
+  const allItems = await bundleItems(bundle);
+  // Excluded items are not hashed, checked or written: the run behaves as if the bundle lacked
+  // them, except that they never count as not_in_bundle.
+  const items = exclude ? allItems.filter((i) => !exclude.has(i.key)) : allItems;
   const bundledHashes = await hashBundle(bundle, items);
   await checkDestinationFolders(dest, items);
   const staging = await mkdtemp(path.join(dest, `${STAGING_PREFIX}-`));
@@ -430,7 +470,7 @@ async function seedLocked(bundle: string, version: string, dest: string, options
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-  const bundledKeys = new Set(items.map((i) => i.key));
+  const bundledKeys = new Set(allItems.map((i) => i.key));
   const notInBundle: string[] = [];
   for (const key of Object.keys(seeded).filter((k) => !bundledKeys.has(k)).sort(compareCodePoints)) {
     if (await lstatOrNull(path.join(dest, key))) notInBundle.push(key);
@@ -458,5 +498,6 @@ async function seedLocked(bundle: string, version: string, dest: string, options
     changed: buckets.added.length > 0 || buckets.updated.length > 0,
     manifest_written: !unchangedManifest,
     kept,
+    ...(exclude ? { excluded: allItems.filter((i) => exclude.has(i.key)).map((i) => i.key) } : {}),
   };
 }

@@ -178,6 +178,19 @@ describe("skillshelf seed", () => {
     const notFolder = cli("seed", "--from", path.join(root, "bundle"), "--to", path.join(fileDest, "skills"));
     expect(notFolder.code).toBe(2);
   });
+  it("--exclude leaves the named skills out, as a comma list or repeated", () => {
+    const bundle = tree(path.join(root, "bundle-exclude"), { "catalog.yaml": "version: '1'\nskills: []\n", "skills/a/SKILL.md": md("a"), "skills/b/SKILL.md": md("b"), "skills/c/SKILL.md": md("c") });
+    const dest = path.join(root, "team-exclude");
+    const r = cli("seed", "--from", bundle, "--to", dest, "--exclude", "a,b", "--exclude", "c", "--json");
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ added: ["catalog.yaml"], excluded: ["skills/a", "skills/b", "skills/c"] });
+    const human = cli("seed", "--from", bundle, "--to", dest, "--exclude=b");
+    expect(human.stdout).toMatch(/added \(2\): skills\/a, skills\/c\n.*\n {2}excluded \(1\): skills\/b \(/);
+    const unknown = cli("seed", "--from", bundle, "--to", dest, "--exclude", "a,zz");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--exclude names no item of bundle shelf .*: zz; it holds: catalog\.yaml, a, b, c/);
+    expect(cli("seed", "--from", bundle, "--to", dest, "--exclude", ",").code).toBe(2);
+  });
 });
 
 describe("exit codes match the README", () => {

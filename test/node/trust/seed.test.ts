@@ -260,3 +260,45 @@ describe("refusing before writing anything", () => {
     expect(names).toEqual(expect.arrayContaining([".seeded.json.backup.tmp", "notes.seeded.json.1.2.tmp", ".seeded.json"]));
   });
 });
+
+describe("seeding with exclude", () => {
+  it("neither adds nor updates an excluded skill, and keeps its manifest entry as it was", async () => {
+    const dest = path.join(tmp, "exclude-update");
+    const first = await seedShelf(bundles.v1!, dest, { exclude: ["grow", "skills/keep"] });
+    expect(first.excluded).toEqual(["skills/grow", "skills/keep"]);
+    expect(first.added).not.toContain("skills/grow");
+    expect(await lstat(path.join(dest, "skills", "grow")).catch(() => null)).toBeNull();
+    expect(Object.keys((await readManifest(path.join(dest, ".seeded.json")))!.items)).not.toContain("skills/grow");
+    // Seed grow at v1, then move to v2 while excluding it: grow stays v1 and its entry stays v1's hash.
+    await seedShelf(bundles.v1!, dest);
+    const v1Grow = (await listing(dest))["skills/grow/SKILL.md"];
+    const v1Entry = (await readManifest(path.join(dest, ".seeded.json")))!.items["skills/grow"];
+    const second = await seedShelf(bundles.v2!, dest, { exclude: ["grow"] });
+    expect(second.excluded).toEqual(["skills/grow"]);
+    expect([...second.updated, ...second.unchanged, ...Object.keys(second.kept), ...second.not_in_bundle]).not.toContain("skills/grow");
+    expect((await listing(dest))["skills/grow/SKILL.md"]).toEqual(v1Grow);
+    expect((await readManifest(path.join(dest, ".seeded.json")))!.items["skills/grow"]).toBe(v1Entry);
+    expect(formatSeedReport(second)).toMatch(/^ {2}excluded \(1\): skills\/grow /m);
+    // Without --exclude the next seed refreshes it as usual.
+    const third = await seedShelf(bundles.v2!, dest);
+    expect(third.updated).toContain("skills/grow");
+    expect(third).not.toHaveProperty("excluded");
+  });
+  it("does not bring back a deleted curated skill while it is excluded", async () => {
+    const dest = path.join(tmp, "exclude-deleted");
+    await seedShelf(bundles.v2!, dest);
+    await rm(path.join(dest, "skills", "keep"), { recursive: true });
+    const excluded = await seedShelf(bundles.v2!, dest, { exclude: ["keep"] });
+    expect(excluded.added).toEqual([]);
+    expect(await lstat(path.join(dest, "skills", "keep")).catch(() => null)).toBeNull();
+    const plain = await seedShelf(bundles.v2!, dest);
+    expect(plain.added).toEqual(["skills/keep"]);
+  });
+  it("refuses an unknown name with a UsageError listing the bundle's items, before writing", async () => {
+    const dest = path.join(tmp, "exclude-unknown");
+    const error = await seedShelf(bundles.v2!, dest, { exclude: ["keep", "no-such-skill"] }).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(/--exclude names no item of bundle shelf .*: no-such-skill; it holds: .*catalog\.yaml.*licenses\/tdd\.LICENSE, edited, .*grow, .*keep/);
+    expect(await lstat(dest).catch(() => null)).toBeNull();
+  });
+});
