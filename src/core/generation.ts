@@ -58,6 +58,39 @@ function ref(doc: { sha256: string; size: number }): BlobRef {
 }
 
 /**
+ * A skill's shard entry: everything in it is derived from its record (and the record's own
+ * reference), so the Worker can re-derive an uploaded entry and refuse one that differs.
+ * @example entryFor(record, { sha256, size }).skill_md // SKILL.md's blob
+ */
+export function entryFor(record: SkillRecord, recordRef: BlobRef): SkillEntry {
+  const skillMd = record.files.find((f) => f.path === "SKILL.md");
+  if (!skillMd) throw new Error(`record of ${record.name} has no SKILL.md`);
+  return {
+    name: record.name,
+    record: { sha256: recordRef.sha256, size: recordRef.size },
+    description: record.description,
+    version: record.version,
+    tags: record.tags,
+    when_to_use: record.when_to_use,
+    when_not_to_use: record.when_not_to_use,
+    content_hash: record.content_hash,
+    tree_hash: record.tree_hash,
+    has_scripts: record.has_scripts,
+    file_count: record.files.length,
+    paths: record.files.map((f) => f.path),
+    total_bytes: record.total_bytes,
+    skill_md: { sha256: skillMd.sha256, size: skillMd.size },
+    archives: record.archives,
+    trust: {
+      source: record.trust.source,
+      level: record.trust.verdict.level,
+      requires_review: record.trust.verdict.requires_review,
+      attachable: record.trust.verdict.attachable,
+    },
+  };
+}
+
+/**
  * Builds every document of a generation. Deterministic: the same inputs give the same bytes
  * and id on any machine (no time, sorted everything, canonical JSON, pinned compressor).
  * @example const built = await assembleGeneration(skills, shelf); built.id // 64 hex
@@ -92,31 +125,7 @@ export async function assembleGeneration(skills: readonly SkillBuildInput[], she
     const record: SkillRecord = { schema: SKILL_RECORD_SCHEMA, ...skill.record, archives };
     const recordDoc = await canonicalDocument(record);
     addDoc("record", recordDoc);
-    const skillMd = record.files.find((f) => f.path === "SKILL.md");
-    if (!skillMd) throw new Error(`record of ${record.name} has no SKILL.md`);
-    entries.push({
-      name: record.name,
-      record: ref(recordDoc),
-      description: record.description,
-      version: record.version,
-      tags: record.tags,
-      when_to_use: record.when_to_use,
-      when_not_to_use: record.when_not_to_use,
-      content_hash: record.content_hash,
-      tree_hash: record.tree_hash,
-      has_scripts: record.has_scripts,
-      file_count: record.files.length,
-      paths: record.files.map((f) => f.path),
-      total_bytes: record.total_bytes,
-      skill_md: { sha256: skillMd.sha256, size: skillMd.size },
-      archives,
-      trust: {
-        source: record.trust.source,
-        level: record.trust.verdict.level,
-        requires_review: record.trust.verdict.requires_review,
-        attachable: record.trust.verdict.attachable,
-      },
-    });
+    entries.push(entryFor(record, ref(recordDoc)));
     fileCount += record.files.length;
     totalBytes += record.total_bytes;
   }

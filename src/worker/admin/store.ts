@@ -20,8 +20,10 @@ import {
   type GenerationManifest,
   type Pointer,
   type Shard,
+  type SkillEntry,
   type SkillRecord,
 } from "../../core/manifest.ts";
+import { entryFor } from "../../core/generation.ts";
 import { AdvisoryEntrySchema } from "../../core/trust/records.ts";
 import { advisoryToDict } from "../../core/trust/serialize.ts";
 import type { Clock, StorageBindings } from "../storage/reader.ts";
@@ -208,7 +210,12 @@ export class ShelfStore {
     await this.assertNoGcRunning();
 
     const children = this.#childrenOf(kind, json);
-    const missing = kind === "shard" ? await this.#verifyShardBlobs(ShardSchema.parse(json)) : await this.missingAmong(children);
+    const missing =
+      kind === "shard"
+        ? await this.#verifyShardBlobs(ShardSchema.parse(json))
+        : kind === "generation"
+          ? await this.#verifyManifestShards(GenerationManifestSchema.parse(json), children)
+          : await this.missingAmong(children);
     if (missing.length) {
       throw new AdminError(422, "missing_references", `the ${kind} references ${missing.length} object(s) that are not stored; upload them first (nothing was stored)`, { missing: missing.slice(0, 50) });
     }
@@ -283,13 +290,73 @@ export class ShelfStore {
     if (listed.size !== shard.blobs.length || listed.size !== expected.size || [...expected].some((sha) => !listed.has(sha))) {
       throw new AdminError(422, "invalid_document", `shard ${shard.index}'s blob list is not exactly the blobs its records reference; rebuild it with skillshelf build`);
     }
-    // The v0.1 index serves each entry's paths without reading the record: they must match it.
+    // Listings, indexes and digests are served from the entries without reading the records
+    // (paths, SKILL.md blob, archives, hashes, trust): each entry must be exactly what its record
+    // gives, field by field, as the build derives it.
     const byKey = new Map(keys.map((key, i) => [key, records[i] as SkillRecord]));
+    const text = new TextDecoder();
     for (const entry of shard.skills) {
-      const paths = byKey.get(r2Key("record", entry.record.sha256))!.files.map((f) => f.path);
-      if (paths.length !== entry.paths.length || paths.some((p, i) => p !== entry.paths[i])) {
-        throw new AdminError(422, "invalid_document", `shard ${shard.index}'s entry for ${entry.name} lists other paths than its record; rebuild it with skillshelf build`);
+      const record = byKey.get(r2Key("record", entry.record.sha256))!;
+      let derived: SkillEntry;
+      try {
+        derived = entryFor(record, entry.record);
+      } catch (err) {
+        throw new AdminError(422, "invalid_document", `shard ${shard.index}'s entry for ${entry.name}: ${(err as Error).message}`);
       }
+      if (text.decode(canonicalJson(derived)) !== text.decode(canonicalJson(entry))) {
+        const fields = (Object.keys(derived) as (keyof SkillEntry)[]).filter((k) => text.decode(canonicalJson(derived[k])) !== text.decode(canonicalJson(entry[k])));
+        throw new AdminError(422, "invalid_document", `shard ${shard.index}'s entry for ${entry.name} differs from its record in ${fields.join(", ")}; rebuild it with skillshelf build`);
+      }
+    }
+    return [];
+  }
+
+  /**
+   * Reads a manifest's shards (so also checks they are present with the right size) and checks
+   * what the manifest says about them, which readers trust without re-reading them: each ref's
+   * index and count, one shard_count throughout, refs sorted by index and unique, and the
+   * skill, file and byte totals. Returns the missing children (shards and the advisories blob).
+   */
+  async #verifyManifestShards(manifest: GenerationManifest, children: readonly { key: string; size: number }[]): Promise<string[]> {
+    const fail = (message: string) => new AdminError(422, "invalid_document", `${message}; rebuild it with skillshelf build`);
+    const refs = manifest.shards;
+    let shards: (Shard | null)[];
+    try {
+      shards = await mapLimit(refs, HEAD_CONCURRENCY, async (ref) => {
+        const object = await this.#env.SHELF_BUCKET.get(r2Key("shard", ref.sha256));
+        if (!object) return null;
+        if (object.size !== ref.size) {
+          await object.body.cancel();
+          return null;
+        }
+        return ShardSchema.parse(await object.json());
+      });
+    } catch (err) {
+      console.error("R2 read of manifest shards failed", err);
+      throw new AdminError(503, "storage_unavailable", "R2 did not answer; nothing was stored. Retry shortly");
+    }
+    const missing = refs.filter((_, i) => shards[i] === null).map((r) => r2Key("shard", r.sha256));
+    const others = children.filter((c) => !c.key.startsWith(r2Prefix("shard")));
+    missing.push(...(await this.missingAmong(others)));
+    if (missing.length) return missing;
+    let skills = 0;
+    let files = 0;
+    let bytes = 0;
+    refs.forEach((ref, i) => {
+      const shard = shards[i]!;
+      if (i > 0 && refs[i - 1]!.index >= ref.index) throw fail(`the manifest's shard refs are not sorted by index and unique (${ref.index})`);
+      if (ref.index >= manifest.shard_count) throw fail(`the manifest's shard ref ${ref.index} is not below its shard_count ${manifest.shard_count}`);
+      if (shard.index !== ref.index) throw fail(`the manifest's shard ref ${ref.index} names shard ${shard.index}`);
+      if (shard.shard_count !== manifest.shard_count) throw fail(`shard ${shard.index} was built for ${shard.shard_count} shards, the manifest says ${manifest.shard_count}`);
+      if (shard.skills.length !== ref.count) throw fail(`the manifest says shard ${ref.index} holds ${ref.count} skill(s), it holds ${shard.skills.length}`);
+      skills += shard.skills.length;
+      for (const entry of shard.skills) {
+        files += entry.file_count;
+        bytes += entry.total_bytes;
+      }
+    });
+    if (skills !== manifest.skill_count || files !== manifest.file_count || bytes !== manifest.total_bytes) {
+      throw fail(`the manifest's totals (${manifest.skill_count} skills, ${manifest.file_count} files, ${manifest.total_bytes} bytes) are not its shards' (${skills}, ${files}, ${bytes})`);
     }
     return [];
   }

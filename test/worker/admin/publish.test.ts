@@ -170,7 +170,43 @@ describe("verified uploads", () => {
     const forgedPathBytes = canonicalJson(forgedPaths);
     const forgedPathRes = await put(`/shards/${await sha256Hex(forgedPathBytes)}`, forgedPathBytes);
     expect(forgedPathRes.status).toBe(422);
-    expect(((await forgedPathRes.json()) as { message: string }).message).toMatch(/lists other paths than its record/);
+    expect(((await forgedPathRes.json()) as { message: string }).message).toMatch(/entry for \S+ differs from its record in paths/);
+    // And every other field an entry derives from its record (served without reading it): the
+    // SKILL.md blob (the v0.2 digest), the tree hash, the trust marks, the description, the name.
+    const shardJson = () => JSON.parse(new TextDecoder().decode(shard.bytes)) as { skills: Array<Record<string, unknown> & { skill_md: { sha256: string }; trust: { requires_review: boolean } }> };
+    const forgeries: [string, (e: ReturnType<typeof shardJson>["skills"][number]) => void][] = [
+      ["skill_md", (e) => void (e.skill_md.sha256 = "f".repeat(64))],
+      ["tree_hash", (e) => void (e.tree_hash = "0".repeat(64))],
+      ["trust", (e) => void (e.trust.requires_review = !e.trust.requires_review)],
+      ["description", (e) => void (e.description = "Something else entirely.")],
+      ["archives", (e) => void ((e.archives as { zip: { size: number } }).zip.size += 1)],
+      ["has_scripts", (e) => void (e.has_scripts = !e.has_scripts)],
+    ];
+    for (const [field, forge] of forgeries) {
+      const doc = shardJson();
+      forge(doc.skills[0]!);
+      const bytes = canonicalJson(doc);
+      const res = await put(`/shards/${await sha256Hex(bytes)}`, bytes);
+      expect(res.status, field).toBe(422);
+      expect(((await res.json()) as { message: string }).message, field).toMatch(new RegExp(`differs from its record in ${field}`));
+    }
+    // A manifest must say what its shards hold: the count, the index and the shard_count.
+    const manifestJson = () => JSON.parse(new TextDecoder().decode(built.manifestBytes)) as { skill_count: number; shard_count: number; shards: Array<{ index: number; count: number }> };
+    const manifestForgeries: [RegExp, (m: ReturnType<typeof manifestJson>) => void][] = [
+      [/holds 4 skill\(s\), it holds 3/, (m) => void ((m.shards[0]!.count = 4), (m.skill_count = 4))],
+      [/totals/, (m) => void (m.skill_count += 1)],
+      [/built for 1 shards, the manifest says 2/, (m) => void (m.shard_count = 2)],
+      [/shard ref 1 is not below its shard_count 1/, (m) => void (m.shards[0]!.index = 1)],
+    ];
+    expect(manifestJson().shards).toHaveLength(1);
+    for (const [message, forge] of manifestForgeries) {
+      const doc = manifestJson();
+      forge(doc);
+      const bytes = canonicalJson(doc);
+      const res = await put(`/generations/${await sha256Hex(bytes)}`, bytes);
+      expect(res.status, String(message)).toBe(422);
+      expect(((await res.json()) as { message: string }).message).toMatch(message);
+    }
     await reset();
 
     // A manifest whose shards are absent is refused too, and the pointer cannot name an unstored generation.
