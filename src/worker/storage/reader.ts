@@ -273,10 +273,13 @@ async function readDocument<T>(
   return once(budget, cacheKey, async () => {
     if (size === undefined || budget.fits(size)) {
       const cachedText = await kvText(env, kvKey(kind, sha256), KV_IMMUTABLE_CACHE_TTL_S, budget);
-      const value = cachedText === null ? undefined : parseKvCopy(() => parse(cachedText, kvKey(kind, sha256)));
-      if (value !== undefined) {
-        documents.set(cacheKey, value, memorySize(cachedText));
-        return value;
+      if (cachedText !== null) {
+        const copy: string = cachedText;
+        const value = parseKvCopy(() => parse(copy, kvKey(kind, sha256)));
+        if (value !== undefined) {
+          documents.set(cacheKey, value, memorySize(copy));
+          return value;
+        }
       }
     }
     const text = await r2Text(env, r2Key(kind, sha256));
