@@ -7,6 +7,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freeLoopbackPort, LOCAL_TOKEN_FILE, startShelf, type RunningShelf } from "../../../scripts/start.ts";
+import { AdminClient } from "../../../src/core/publish.ts";
+import type { CliError } from "../../../scripts/lib/cli.ts";
+import { adminCall } from "../../../scripts/lib/publish.ts";
 
 const CLI = path.resolve("scripts/skillshelf.ts");
 const root = mkdtempSync(path.join(tmpdir(), "skillshelf-publish-cli-"));
@@ -99,6 +102,13 @@ describe("npm start's publish path and the publish CLI", () => {
     const bad = await cli(["advise", "--url", shelf!.url, file]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/nothing was published/);
+  }, 60_000);
+
+  it("a pointer move whose previous is stale exits 3 (lost race), as the Worker really answers it", async () => {
+    const client = new AdminClient({ url: shelf!.url, token });
+    const error = (await adminCall(() => client.call("POST", "/pointer", { generation: "a".repeat(64), previous: "b".repeat(64) })).catch((e: unknown) => e)) as CliError;
+    expect(error.message).toMatch(/409 .*another publish won/);
+    expect(error.exitCode).toBe(3);
   }, 60_000);
 
   it("refuses a wrong or missing token and bad flags with one-line errors", async () => {
