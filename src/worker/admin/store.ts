@@ -59,8 +59,16 @@ export const DEFAULT_GC_KEEP = 5;
  * per-invocation limits. Shards carry their blob lists, so a 10,000-skill shelf needs ~300.
  */
 export const GC_MAX_READS = 800;
+/**
+ * Most binding operations (R2 and KV calls, counted together) one gc invocation makes: the
+ * platform allows about 1,000 per invocation. GC_OPERATION_MARGIN of them are kept spare.
+ */
+export const GC_MAX_OPERATIONS = 1_000;
+export const GC_OPERATION_MARGIN = 50;
 /** How long gc's lease on the pointer holds pointer moves back (released as soon as gc is done). */
 export const GC_LEASE_MS = 120_000;
+/** gc deletes a batch only while its lease has at least this long left; otherwise it stops. */
+export const GC_LEASE_MIN_LEFT_MS = 30_000;
 /** How long gc waits after taking its lease, longer than any document upload or pointer move takes. */
 export const GC_SETTLE_MS = 15_000;
 
@@ -118,6 +126,8 @@ export class ShelfStore {
   readonly #clock: Clock;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #settleMs: number;
+  /** When the lease this store's applying gc holds expires (ms since the epoch). */
+  #gcLeaseUntil = 0;
 
   constructor(
     env: StorageBindings,
@@ -514,11 +524,12 @@ export class ShelfStore {
   }
 
   /** Every object of a kind with its upload time and size (paginated list; ≤1000 per page). */
-  async #list(kind: ObjectKind, budget: { reads: number }): Promise<Map<string, { uploaded: number; size: number }>> {
+  async #list(kind: ObjectKind, budget: GcBudget): Promise<Map<string, { uploaded: number; size: number }>> {
     const out = new Map<string, { uploaded: number; size: number }>();
     let cursor: string | undefined;
     do {
       if (++budget.reads > GC_MAX_READS) throw tooLargeForGc();
+      budget.ops++;
       const page = await this.#env.SHELF_BUCKET.list({ prefix: r2Prefix(kind), cursor });
       for (const o of page.objects) out.set(o.key.slice(r2Prefix(kind).length), { uploaded: o.uploaded.getTime(), size: o.size });
       cursor = page.truncated ? page.cursor : undefined;
@@ -526,8 +537,9 @@ export class ShelfStore {
     return out;
   }
 
-  async #readJson(kind: DocumentKind, sha: string, budget: { reads: number }): Promise<unknown> {
+  async #readJson(kind: DocumentKind, sha: string, budget: GcBudget): Promise<unknown> {
     if (++budget.reads > GC_MAX_READS) throw tooLargeForGc();
+    budget.ops++;
     const object = await this.#env.SHELF_BUCKET.get(r2Key(kind, sha));
     if (!object) throw new AdminError(503, "inconsistent", `${r2Key(kind, sha)} is referenced but missing; gc refuses to run on inconsistent storage`);
     return object.json();
@@ -544,20 +556,21 @@ export class ShelfStore {
     const graceSeconds = options.graceSeconds ?? DEFAULT_GC_GRACE_SECONDS;
     if (!Number.isSafeInteger(keep) || keep < 0) throw new AdminError(400, "bad_request", "keep must be a whole number ≥ 0");
     if (!Number.isSafeInteger(graceSeconds) || graceSeconds < 0) throw new AdminError(400, "bad_request", "grace_seconds must be a whole number ≥ 0");
+    const budget: GcBudget = { reads: 0, ops: 0 };
     if (options.apply) {
-      await this.#takeGcLease();
+      await this.#takeGcLease(budget);
       try {
-        return await this.#collect(keep, graceSeconds, true);
+        return await this.#collect(keep, graceSeconds, true, budget);
       } finally {
         await this.#releaseGcLease();
       }
     }
-    return this.#collect(keep, graceSeconds, false);
+    return this.#collect(keep, graceSeconds, false, budget);
   }
 
-  async #collect(keep: number, graceSeconds: number, apply: boolean): Promise<GcReport> {
+  async #collect(keep: number, graceSeconds: number, apply: boolean, budget: GcBudget): Promise<GcReport> {
     const youngAfter = this.#clock() - graceSeconds * 1000;
-    const budget = { reads: 0 };
+    budget.ops++;
     const pointer = await this.readPointer();
     if (apply && !pointer) throw new AdminError(409, "conflict", "nothing has been published yet, so gc cannot tell what to keep; publish first");
 
@@ -631,7 +644,7 @@ export class ShelfStore {
       }
     }
     if (!apply) return report;
-    await this.#deleteDoomed(order, doomed, report);
+    await this.#deleteDoomed(order, doomed, report, budget);
     return report;
   }
 
@@ -658,8 +671,10 @@ export class ShelfStore {
    * Takes gc's lease (a create-only object; an expired one is replaced), then waits GC_SETTLE_MS
    * so uploads and pointer moves that checked before the lease existed have finished.
    */
-  async #takeGcLease(): Promise<void> {
-    const until = new Date(this.#clock() + GC_LEASE_MS).toISOString();
+  async #takeGcLease(budget: GcBudget): Promise<void> {
+    const untilMs = this.#clock() + GC_LEASE_MS;
+    const until = new Date(untilMs).toISOString();
+    budget.ops += 2; // head and put
     const existing = await this.#env.SHELF_BUCKET.head(R2_GC_LEASE_KEY);
     if (existing && Date.parse(existing.customMetadata?.until ?? "") > this.#clock()) {
       throw new AdminError(409, "conflict", "another gc is running; retry when it has finished");
@@ -669,6 +684,7 @@ export class ShelfStore {
       customMetadata: { until },
     });
     if (!written) throw new AdminError(409, "conflict", "another gc is running; retry when it has finished");
+    this.#gcLeaseUntil = untilMs;
     if (this.#settleMs > 0) await this.#sleep(this.#settleMs);
   }
 
@@ -680,19 +696,38 @@ export class ShelfStore {
     }
   }
 
-  async #deleteDoomed(order: ObjectKind[], doomed: Record<ObjectKind, string[]>, report: GcReport): Promise<void> {
-    let kvDeletes = 0;
+  /**
+   * Deletes parents first (R2, in bulk batches of 1,000 keys), each batch only while the lease
+   * has GC_LEASE_MIN_LEFT_MS left, then the KV copies of the deleted documents, as many as the
+   * invocation's remaining operations allow (GC_MAX_OPERATIONS, less what gc already did, the
+   * lease release and GC_OPERATION_MARGIN). KV copies left behind are harmless: nothing
+   * references them, and the next gc that deletes documents removes what it can of its own.
+   */
+  async #deleteDoomed(order: ObjectKind[], doomed: Record<ObjectKind, string[]>, report: GcReport, budget: GcBudget): Promise<void> {
     for (const kind of order) {
       const keys = doomed[kind].map((sha) => r2Key(kind, sha));
       for (let i = 0; i < keys.length; i += 1000) {
+        const left = this.#gcLeaseUntil - this.#clock();
+        if (left < GC_LEASE_MIN_LEFT_MS) {
+          const done = order.map((k) => `${report.deleted[k]} ${k}(s)`).join(", ");
+          throw new AdminError(
+            503,
+            "gc_lease_expiring",
+            `gc stopped before deleting more ${kind}s: its lease has ${Math.max(0, Math.round(left / 1000))} s left (under ${GC_LEASE_MIN_LEFT_MS / 1000} s), so publishes could resume while it deletes. Deleted so far: ${done}; storage is consistent. Rerun gc --apply to continue`,
+          );
+        }
+        budget.ops++;
         await this.#env.SHELF_BUCKET.delete(keys.slice(i, i + 1000));
+        report.deleted[kind] += Math.min(1000, keys.length - i);
       }
-      report.deleted[kind] = keys.length;
-      if (kind === "blob") continue;
-      // KV copies are harmless orphans once R2 is gone; delete what the per-invocation budget allows.
+    }
+    let kvAllowed = GC_MAX_OPERATIONS - GC_OPERATION_MARGIN - budget.ops - 1; // 1: the lease release
+    for (const kind of order) {
+      if (kind === "blob") continue; // blobs are never in KV
       for (const sha of doomed[kind]) {
-        if (kvDeletes >= 500) break;
-        kvDeletes++;
+        if (kvAllowed <= 0) return;
+        kvAllowed--;
+        budget.ops++;
         try {
           await this.#env.SHELF_KV.delete(kvKey(kind, sha));
         } catch (err) {
@@ -701,6 +736,12 @@ export class ShelfStore {
       }
     }
   }
+}
+
+/** What one gc invocation has spent: R2 reads while planning, and every binding operation. */
+interface GcBudget {
+  reads: number;
+  ops: number;
 }
 
 /** Every blob a record references: its files and both archives. */

@@ -10,7 +10,8 @@ import { AdminClient, PublishError, publishGeneration } from "../../../src/core/
 import { openGeneration, openGenerationById, resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { PINNED_CHECK_TTL_MS } from "../../../src/worker/storage/reader.ts";
 import { r2Key, R2_GC_LEASE_KEY, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
-import { adminEnv, adminRequest, bucketKeys, buildGeneration, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "./helpers.ts";
+import { AdminError, GC_LEASE_MIN_LEFT_MS, GC_LEASE_MS, GC_MAX_OPERATIONS, GC_OPERATION_MARGIN, ShelfStore } from "../../../src/worker/admin/store.ts";
+import { adminEnv, adminRequest, bucketKeys, buildGeneration, memorySource, newCounts, skillInput, TOKEN, total, WORKER_URL, workerFetch } from "./helpers.ts";
 
 const noSleep = async () => {};
 
@@ -578,6 +579,65 @@ describe("gc", () => {
     expect((await call(new Request(`${pinned}/.well-known/agent-skills/index.json`))).status).toBe(404);
     // The current generation is unaffected.
     expect((await call(new Request(`${WORKER_URL}/g/${v2.id}/skills/beta/references/guide.md`))).status).toBe(200);
+  });
+
+  it("keeps every binding operation of an applying gc within the per-invocation limit, leaving surplus KV copies", async () => {
+    const v1 = await shelfV1();
+    await publish(v1);
+    const shardBytes = v1.objects.find((o) => o.kind === "shard")!.bytes;
+    // 700 old, unreferenced records with KV copies (to delete), then 600 young shards (kept by
+    // the grace period, and read: gc reads every surviving shard), so planning alone takes ~610
+    // operations and the KV deletes must fit in what is left.
+    const hex = (prefix: string, i: number) => (prefix + i.toString(16)).padStart(64, "0");
+    const junk = Array.from({ length: 700 }, (_, i) => hex("a", i));
+    for (let i = 0; i < junk.length; i += 50) {
+      await Promise.all(junk.slice(i, i + 50).map(async (sha) => {
+        await env.SHELF_BUCKET.put(r2Key("record", sha), "{}");
+        await env.SHELF_KV.put(`record:${sha}`, "{}");
+      }));
+    }
+    await new Promise((r) => setTimeout(r, 20));
+    const boundary = Date.now();
+    await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 600; i += 50) {
+      await Promise.all(Array.from({ length: 50 }, (_, j) => env.SHELF_BUCKET.put(r2Key("shard", hex("b", i + j)), shardBytes)));
+    }
+    const counts = newCounts();
+    const bindings = await adminEnv(counts);
+    // grace 1 s ending at `boundary`: the records are older, the shards younger.
+    const store = new ShelfStore(bindings, () => boundary + 1_000, async () => {}, 0);
+    const report = await store.gc({ keep: 0, graceSeconds: 1, apply: true });
+    const ops = total(counts, "R2.") + total(counts, "KV.");
+    expect(ops).toBeLessThanOrEqual(GC_MAX_OPERATIONS - GC_OPERATION_MARGIN);
+    expect(ops).toBeGreaterThan(900); // it did use what was left for KV deletes
+    expect(report.deleted.record).toBe(700);
+    for (const sha of junk.slice(0, 5)) expect(await env.SHELF_BUCKET.head(r2Key("record", sha))).toBeNull();
+    // Some KV copies are left behind (harmless: nothing references them); some were deleted.
+    const junkKeys = new Set(junk.map((sha) => `record:${sha}`));
+    const leftInKv = (await env.SHELF_KV.list({ prefix: "record:" })).keys.filter((k) => junkKeys.has(k.name)).length;
+    expect(leftInKv).toBeGreaterThan(0);
+    expect(leftInKv).toBeLessThan(700);
+    expect(await env.SHELF_BUCKET.head(R2_GC_LEASE_KEY)).toBeNull();
+  });
+
+  it("stops before deleting when its lease is about to expire (planning took too long), with storage consistent", async () => {
+    const v1 = await shelfV1();
+    const v2 = await shelfV2();
+    await publish(v1);
+    await publish(v2);
+    let now = Date.now() + 60_000;
+    // The settle wait stands in for slow listing: it leaves the lease with less than the minimum.
+    const store = new ShelfStore(await adminEnv(), () => now, async () => void (now += GC_LEASE_MS - GC_LEASE_MIN_LEFT_MS + 1), 1);
+    const err = await store.gc({ keep: 0, graceSeconds: 0, apply: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AdminError);
+    expect((err as AdminError).status).toBe(503);
+    expect((err as AdminError).message).toMatch(/lease has \d+ s left .*Deleted so far: 0 generation\(s\).*Rerun gc --apply/);
+    // Nothing was deleted, the lease was released, and v1 is still whole.
+    expect(await env.SHELF_BUCKET.head(r2Key("generation", v1.id))).not.toBeNull();
+    expect(await env.SHELF_BUCKET.head(R2_GC_LEASE_KEY)).toBeNull();
+    // With time to spare it proceeds.
+    const ok = new ShelfStore(await adminEnv(), () => now, async () => {}, 0);
+    expect((await ok.gc({ keep: 0, graceSeconds: 0, apply: true })).deleted.generation).toBe(1);
   });
 
   it("holds uploads and pointer moves back while it lists and deletes, and refuses to run twice at once", async () => {
