@@ -716,6 +716,12 @@ export class ShelfStore {
             `gc stopped before deleting more ${kind}s: its lease has ${Math.max(0, Math.round(left / 1000))} s left (under ${GC_LEASE_MIN_LEFT_MS / 1000} s), so publishes could resume while it deletes. Deleted so far: ${done}; storage is consistent. Rerun gc --apply to continue`,
           );
         }
+        if (budget.ops + 2 > GC_MAX_OPERATIONS - GC_OPERATION_MARGIN) {
+          // 2: this batch and the lease release. Only a bucket of hundreds of thousands of
+          // objects gets here; what was deleted is consistent (parents first).
+          const done = order.map((k) => `${report.deleted[k]} ${k}(s)`).join(", ");
+          throw new AdminError(503, "gc_operation_limit", `gc stopped before deleting more ${kind}s: it has used ${budget.ops} of the ${GC_MAX_OPERATIONS} operations one invocation allows. Deleted so far: ${done}; storage is consistent. Rerun gc --apply to continue`);
+        }
         budget.ops++;
         await this.#env.SHELF_BUCKET.delete(keys.slice(i, i + 1000));
         report.deleted[kind] += Math.min(1000, keys.length - i);
