@@ -5,7 +5,7 @@ import { Hono, type Context } from "hono";
 import { httpError } from "../http/errors.ts";
 import type { Clock, StorageBindings } from "../storage/reader.ts";
 import { publishAuth, type PublishAuthBindings } from "./auth.ts";
-import { AdminError, MAX_DOCUMENT_BYTES, ShelfStore, type DocumentKind } from "./store.ts";
+import { AdminError, MAX_DOCUMENT_BYTES, MAX_JSON_BODY_BYTES, readBodyCapped, ShelfStore, type DocumentKind } from "./store.ts";
 
 /** The bindings the admin API uses. */
 export type AdminBindings = StorageBindings &
@@ -28,9 +28,12 @@ function toHttp(err: unknown): never {
 }
 
 async function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  const length = contentLength(c);
+  if (length !== null && length > MAX_JSON_BODY_BYTES) throw httpError(413, "too_large", `The request body is larger than ${MAX_JSON_BODY_BYTES} bytes.`);
+  const bytes = await readBodyCapped(c.req.raw.body, MAX_JSON_BODY_BYTES, "request body").catch(toHttp);
   let body: unknown;
   try {
-    body = await c.req.json();
+    body = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
     throw httpError(400, "bad_request", "The request body must be a JSON object.");
   }
@@ -79,7 +82,7 @@ export function adminRoutes(options: AdminRoutesOptions = {}): Hono<{ Bindings: 
   const documentRoute = (kind: DocumentKind) => async (c: Context<{ Bindings: AdminBindings }>) => {
     const length = contentLength(c);
     if (length !== null && length > MAX_DOCUMENT_BYTES) throw httpError(413, "too_large", `The ${kind} is larger than ${MAX_DOCUMENT_BYTES} bytes.`);
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    const bytes = await readBodyCapped(c.req.raw.body, MAX_DOCUMENT_BYTES, kind).catch(toHttp);
     const result = await store(c).putDocument(kind, c.req.param("sha")!, bytes).catch(toHttp);
     return c.json(result, result.stored ? 201 : 200);
   };

@@ -72,6 +72,38 @@ export const GC_LEASE_MIN_LEFT_MS = 30_000;
 /** How long gc waits after taking its lease, longer than any document upload or pointer move takes. */
 export const GC_SETTLE_MS = 15_000;
 
+/** Largest JSON request body the admin API reads (presence batches, advisories, pointer moves). */
+export const MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Reads a request body, counting bytes as they stream in, and stops with 413 as soon as it
+ * passes `max`: a body without Content-Length (chunked) is never buffered whole before the check.
+ * @example const bytes = await readBodyCapped(request.body, MAX_DOCUMENT_BYTES, "record")
+ */
+export async function readBodyCapped(body: ReadableStream<Uint8Array> | null, max: number, what: string): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      throw new AdminError(413, "too_large", `the ${what} is larger than ${max} bytes; nothing was stored`);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
 /** A refusal the admin API answers with `status` and a one-line message; nothing was changed. */
 export class AdminError extends Error {
   readonly status: 400 | 404 | 409 | 411 | 413 | 422 | 503;
@@ -188,8 +220,8 @@ export class ShelfStore {
     let value: ReadableStream | ArrayBuffer;
     if (length !== null && request.body) value = request.body;
     else {
-      value = await request.arrayBuffer();
-      if (value.byteLength > MAX_BLOB_BYTES) throw new AdminError(413, "too_large", `blob is ${value.byteLength} bytes; at most ${MAX_BLOB_BYTES} are accepted`);
+      const bytes = await readBodyCapped(request.body, MAX_BLOB_BYTES, "blob");
+      value = bytes.buffer as ArrayBuffer;
     }
     try {
       await this.#env.SHELF_BUCKET.put(key, value, { sha256 });

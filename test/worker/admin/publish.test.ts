@@ -10,7 +10,7 @@ import { AdminClient, PublishError, publishGeneration } from "../../../src/core/
 import { openGeneration, openGenerationById, resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { PINNED_CHECK_TTL_MS } from "../../../src/worker/storage/reader.ts";
 import { r2Key, R2_GC_LEASE_KEY, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
-import { AdminError, GC_LEASE_MIN_LEFT_MS, GC_LEASE_MS, GC_MAX_OPERATIONS, GC_OPERATION_MARGIN, ShelfStore } from "../../../src/worker/admin/store.ts";
+import { AdminError, MAX_BLOB_BYTES, MAX_DOCUMENT_BYTES, MAX_JSON_BODY_BYTES, GC_LEASE_MIN_LEFT_MS, GC_LEASE_MS, GC_MAX_OPERATIONS, GC_OPERATION_MARGIN, ShelfStore } from "../../../src/worker/admin/store.ts";
 import { adminEnv, adminRequest, bucketKeys, buildGeneration, memorySource, newCounts, skillInput, TOKEN, total, WORKER_URL, workerFetch } from "./helpers.ts";
 
 const noSleep = async () => {};
@@ -214,6 +214,41 @@ describe("verified uploads", () => {
     expect((await put(`/generations/${built.id}`, built.manifestBytes)).status).toBe(422);
     const move = await call(adminRequest("POST", "/pointer", { generation: built.id, previous: null }));
     expect(move.status).toBe(422);
+    expect(await bucketKeys(env.SHELF_BUCKET)).toEqual([]);
+  });
+});
+
+describe("request body limits", () => {
+  /** A chunked body (no Content-Length) of `total` MiB, counting how many MiB were pulled. */
+  function chunked(totalMiB: number, fill = 0x20): { body: ReadableStream<Uint8Array>; pulled: () => number } {
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulled >= totalMiB) return controller.close();
+        pulled++;
+        controller.enqueue(new Uint8Array(1024 * 1024).fill(fill));
+      },
+    });
+    return { body, pulled: () => pulled };
+  }
+
+  it("stops reading a body without Content-Length as soon as it passes the cap (413), for documents, JSON and blobs", async () => {
+    const call = workerFetch(await adminEnv());
+    const cases: [string, string, number, number][] = [
+      ["PUT", `/records/${"a".repeat(64)}`, 64, MAX_DOCUMENT_BYTES],
+      ["POST", "/missing", 64, MAX_JSON_BODY_BYTES],
+      ["PUT", `/blobs/${"b".repeat(64)}`, 96, MAX_BLOB_BYTES],
+    ];
+    for (const [method, path, totalMiB, cap] of cases) {
+      const { body, pulled } = chunked(totalMiB);
+      const req = new Request(`${WORKER_URL}/admin/v1${path}`, { method, headers: { Authorization: `Bearer ${TOKEN}` }, body, duplex: "half" } as RequestInit);
+      expect(req.headers.get("Content-Length"), path).toBeNull();
+      const res = await call(req);
+      expect(res.status, path).toBe(413);
+      expect(((await res.json()) as { error: string }).error, path).toBe("too_large");
+      // It read at most the cap plus a chunk or two of lookahead, not the whole body.
+      expect(pulled(), path).toBeLessThanOrEqual(cap / (1024 * 1024) + 3);
+    }
     expect(await bucketKeys(env.SHELF_BUCKET)).toEqual([]);
   });
 });
