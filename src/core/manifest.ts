@@ -176,7 +176,8 @@ export type Shard = z.infer<typeof ShardSchema>;
 export const ShardReferencesSchema = z.looseObject({
   schema: z.enum(["skillshelf.shard/1", SHARD_SCHEMA]),
   skills: z.array(z.looseObject({ record: BlobRefSchema })),
-  blobs: z.array(sha256Hex),
+  // Absent only on the earliest shard/1 documents; gc then reads the shard's records instead.
+  blobs: z.array(sha256Hex).optional(),
 });
 
 /** A shard's address in the manifest, with its skill count so listings can plan their reads. */

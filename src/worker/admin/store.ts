@@ -636,18 +636,21 @@ export class ShelfStore {
     }
     const shards = survive("shard", shardRefs);
     const recordRefs = new Set<string>();
+    const recordsToRead = new Set<string>();
     for (const sha of shards) {
       if (!listed.shard.has(sha)) continue;
       // A stored shard's blob list was checked against its records when it was stored.
       // Any shard version: generations built before an upgrade still hold their blobs.
       const shard = ShardReferencesSchema.parse(await this.#readJson("shard", sha, budget));
       for (const s of shard.skills) recordRefs.add(s.record.sha256);
-      for (const b of shard.blobs) blobRefs.add(b);
+      if (shard.blobs) for (const b of shard.blobs) blobRefs.add(b);
+      else for (const s of shard.skills) recordsToRead.add(s.record.sha256);
     }
     const records = survive("record", recordRefs);
     for (const sha of records) {
-      // Only records no surviving shard covers (young uploads of a publish in flight) are read.
-      if (!listed.record.has(sha) || recordRefs.has(sha)) continue;
+      // Read only records no surviving shard's blob list covers: young uploads of a publish in
+      // flight, and the records of the earliest shards, which carried no blob list.
+      if (!listed.record.has(sha) || (recordRefs.has(sha) && !recordsToRead.has(sha))) continue;
       const record = SkillRecordSchema.parse(await this.#readJson("record", sha, budget));
       for (const b of blobsOfRecord(record)) blobRefs.add(b);
     }

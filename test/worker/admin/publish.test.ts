@@ -537,6 +537,22 @@ describe("gc", () => {
     await reset();
   });
 
+  it("reads the earliest shard/1 documents (no blob list) through their records and keeps their blobs", async () => {
+    const v1 = await shelfV1();
+    await publish(v1);
+    for (const o of v1.objects.filter((x) => x.kind === "shard")) {
+      const old = JSON.parse(new TextDecoder().decode(o.bytes)) as { schema: string; blobs?: unknown; skills: Array<Record<string, unknown>> };
+      old.schema = "skillshelf.shard/1";
+      delete old.blobs;
+      for (const e of old.skills) delete e.paths;
+      await env.SHELF_BUCKET.put(r2Key("shard", o.sha256), canonicalJson(old));
+    }
+    const res = await workerFetch(await adminEnv())(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0 }));
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { deletable: Record<string, number> }).deletable).toEqual({ generation: 0, shard: 0, record: 0, blob: 0 });
+    await reset();
+  });
+
   it("is a dry run by default and never deletes a blob a kept generation references", async () => {
     const v1 = await shelfV1();
     const v2 = await shelfV2();
