@@ -3,7 +3,7 @@
 // on a terminal) or for logs (plain lines in CI).
 import { stat } from "node:fs/promises";
 import type { PublishProgress, PublishSource } from "../../src/core/publish.ts";
-import { AdminClient, PublishError } from "../../src/core/publish.ts";
+import { AdminClient, POINTER_MOVED, PublishError } from "../../src/core/publish.ts";
 import { CliError, UsageError, type CliContext } from "./cli.ts";
 import { readBuildFolder, readBuildObject } from "./build.ts";
 
@@ -86,16 +86,9 @@ export function progressReporter(ctx: CliContext, clock: () => number = Date.now
 /** The exit code for a pointer move that lost its compare-and-swap to another publisher. */
 export const LOST_RACE_EXIT = 3;
 
-// The admin API refuses a pointer move (publish or rollback) whose `previous` is no longer
-// current, or whose conditional R2 write lost, with 409 and a message that another publish won
-// or moved the pointer (ShelfStore.movePointer in src/worker/admin/store.ts). Its other 409s
-// (another gc is running, nothing published yet, advisories changed under three attempts) are
-// not lost races, and the client keeps only the status and message, so the message decides.
-const POINTER_RACE = /: 409 .*\banother publish (?:won|moved the pointer)\b/;
-
 /** Exit 3 only for a lost pointer race (rerun to publish on top of it); 1 for every other refusal. */
 export function exitCodeFor(error: PublishError): number {
-  return error.status === 409 && POINTER_RACE.test(error.message) ? LOST_RACE_EXIT : 1;
+  return error.status === 409 && error.code === POINTER_MOVED ? LOST_RACE_EXIT : 1;
 }
 
 /** Runs an admin call and turns its failure into a one-line CLI error. */

@@ -21,6 +21,12 @@ export interface GcReport {
   sample: Record<ObjectKind, string[]>;
 }
 
+/**
+ * The admin API's error code for a pointer move (publish or rollback) whose compare-and-swap lost
+ * to another publisher: the only refusal that "rerun to publish on top of it" answers.
+ */
+export const POINTER_MOVED = "pointer_moved";
+
 /** Where the objects of a built generation are read from (a build folder, or memory in tests). */
 export interface PublishSource {
   id: string;

@@ -24,6 +24,7 @@ import {
   type SkillRecord,
 } from "../../core/manifest.ts";
 import { entryFor } from "../../core/generation.ts";
+import { POINTER_MOVED } from "../../core/publish.ts";
 import { AdvisoryEntrySchema } from "../../core/trust/records.ts";
 import { advisoryToDict } from "../../core/trust/serialize.ts";
 import type { Clock, StorageBindings } from "../storage/reader.ts";
@@ -444,7 +445,7 @@ export class ShelfStore {
     const current = await this.readPointer();
     const currentId = current?.pointer.generation ?? null;
     if (currentId !== previous) {
-      throw new AdminError(409, "conflict", `the current generation is ${currentId ?? "none"}, not ${previous ?? "none"}; another publish won. Re-run to publish on top of it`, { current: currentId });
+      throw new AdminError(409, POINTER_MOVED, `the current generation is ${currentId ?? "none"}, not ${previous ?? "none"}; another publish won. Re-run to publish on top of it`, { current: currentId });
     }
     await this.assertNoGcRunning();
     await this.#verifyGenerationComplete(generation, currentId);
@@ -469,7 +470,7 @@ export class ShelfStore {
     }
     if (written === null) {
       const now2 = await this.readPointer();
-      throw new AdminError(409, "conflict", "another publish moved the pointer at the same moment; nothing changed. Re-run to publish on top of it", {
+      throw new AdminError(409, POINTER_MOVED, "another publish moved the pointer at the same moment; nothing changed. Re-run to publish on top of it", {
         current: now2?.pointer.generation ?? null,
       });
     }
