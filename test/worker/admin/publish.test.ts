@@ -521,29 +521,18 @@ describe("advisories published after a build", () => {
 });
 
 describe("gc", () => {
-  it("reads shards stored before the shard/2 upgrade (no entry paths) and keeps their blobs", async () => {
-    const v1 = await shelfV1();
-    await publish(v1);
-    // Rewrite v1's shards in the skillshelf.shard/1 shape, as an older build stored them.
-    for (const o of v1.objects.filter((x) => x.kind === "shard")) {
-      const old = JSON.parse(new TextDecoder().decode(o.bytes)) as { schema: string; skills: Array<Record<string, unknown>> };
-      old.schema = "skillshelf.shard/1";
-      for (const e of old.skills) delete e.paths;
-      await env.SHELF_BUCKET.put(r2Key("shard", o.sha256), canonicalJson(old));
-    }
-    const res = await workerFetch(await adminEnv())(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0 }));
-    expect(res.status).toBe(200);
-    expect(((await res.json()) as { deletable: Record<string, number> }).deletable).toEqual({ generation: 0, shard: 0, record: 0, blob: 0 });
-    await reset();
-  });
-
-  it("reads the earliest shard/1 documents (no blob list) through their records and keeps their blobs", async () => {
+  // Older shard documents: shard/1 without entry paths (before the shard/2 upgrade), and the
+  // earliest shard/1 without a blob list either, which gc must read through its records.
+  it.each([
+    ["without entry paths", false],
+    ["without entry paths or a blob list", true],
+  ])("reads shard/1 documents %s and keeps their blobs", async (_label, dropBlobList) => {
     const v1 = await shelfV1();
     await publish(v1);
     for (const o of v1.objects.filter((x) => x.kind === "shard")) {
       const old = JSON.parse(new TextDecoder().decode(o.bytes)) as { schema: string; blobs?: unknown; skills: Array<Record<string, unknown>> };
       old.schema = "skillshelf.shard/1";
-      delete old.blobs;
+      if (dropBlobList) delete old.blobs;
       for (const e of old.skills) delete e.paths;
       await env.SHELF_BUCKET.put(r2Key("shard", o.sha256), canonicalJson(old));
     }
