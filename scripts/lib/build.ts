@@ -5,9 +5,8 @@ import { lstat, mkdir, readdir, readFile, realpath, rename, rm, writeFile } from
 import path from "node:path";
 import { ArchiveError, tarArchive } from "../../src/core/archive.ts";
 import { sha256Hex } from "../../src/core/hash.ts";
-import { assembleGeneration, type BuiltGeneration, type SkillBuildInput, type SkillRecordInput } from "../../src/core/generation.ts";
+import { assembleGeneration, describeSkill, type BuiltGeneration, type SkillBuildInput } from "../../src/core/generation.ts";
 import { MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, GenerationManifestSchema, type GenerationManifest } from "../../src/core/manifest.ts";
-import { outlineOf } from "../../src/core/outline.ts";
 import { judgeSkill } from "../../src/core/trust/select.ts";
 import { sourceCandidates, validationsFor } from "../../src/core/trust/evaluate.ts";
 import { loadShelfRecords, type ShelfRecordFiles, type ShelfRecords } from "../../src/core/trust/records.ts";
@@ -69,16 +68,6 @@ export function pathProblems(paths: readonly string[]): string[] {
     }
   }
   return problems;
-}
-
-/** Frontmatter as plain JSON (YAML timestamps become ISO strings, as JSON.stringify writes them). */
-function frontmatterJson(frontmatter: Record<string, unknown>): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(frontmatter)) as Record<string, unknown>;
-}
-
-/** The outline as plain JSON data for the record. */
-function plainOutline(outline: ReturnType<typeof outlineOf>): SkillRecordInput["outline"] {
-  return { ...outline, sections: outline.sections.map((section) => ({ ...section })) };
 }
 
 /** Options for {@link buildShelf}. */
@@ -152,37 +141,18 @@ export async function buildShelf(shelfDir: string, options: BuildShelfOptions = 
     const bound = hashBound.length ? hashBound : records.validations.filter((r) => r.name === meta.name);
     skills.push({
       files: skill.files,
-      record: {
-        name: meta.name,
-        frontmatter: frontmatterJson(skill.validation.parsed.frontmatter),
-        description: meta.description,
-        version: meta.version ?? null,
-        license: meta.license ?? null,
-        compatibility: meta.compatibility ?? null,
-        allowed_tools: meta.allowed_tools ?? null,
-        tags: meta.tags,
-        when_to_use: meta.when_to_use,
-        when_not_to_use: meta.when_not_to_use,
-        requires: { mcp: meta.requires_mcp, tools: meta.requires_tools },
-        content_hash: inventory.content_hash,
-        tree_hash: inventory.tree_hash,
-        files: inventory.files,
-        total_bytes: inventory.total_bytes,
-        has_scripts: inventory.has_scripts,
-        outline: plainOutline(outlineOf(meta.name, skill.validation.parsed.body)),
-        trust: {
-          source: sourceCandidates(records, meta.name, inventory.tree_hash)[0]?.source ?? null,
-          validations: bound.map(validationToDict),
-          verdict: {
-            level: verdict.level,
-            blocked: verdict.blocked,
-            requires_review: verdict.requires_review,
-            attachable: verdict.attachable,
-            reasons: verdict.reasons,
-            warnings: [...new Set([...verdict.warnings, ...notes])],
-          },
+      record: describeSkill(meta, skill.validation.parsed, inventory, {
+        source: sourceCandidates(records, meta.name, inventory.tree_hash)[0]?.source ?? null,
+        validations: bound.map(validationToDict),
+        verdict: {
+          level: verdict.level,
+          blocked: verdict.blocked,
+          requires_review: verdict.requires_review,
+          attachable: verdict.attachable,
+          reasons: verdict.reasons,
+          warnings: [...new Set([...verdict.warnings, ...notes])],
         },
-      },
+      }),
     });
   }
   if (problems.length) throw new BuildRefusedError(problems);

@@ -18,7 +18,10 @@ import {
   type SkillEntry,
   type SkillRecord,
 } from "./manifest.ts";
-import type { SkillFile } from "./skill.ts";
+import type { Inventory } from "./inventory.ts";
+import { outlineOf } from "./outline.ts";
+import type { SkillFile, SkillMetadata } from "./skill.ts";
+import type { ParsedSkillMd } from "./skill-md.ts";
 
 /** One stored object of a build: its kind decides its storage prefix. */
 export interface BuiltObject {
@@ -38,6 +41,40 @@ export interface BuiltGeneration {
 
 /** What the build computed for one skill, minus storage: the record without its archives. */
 export type SkillRecordInput = Omit<SkillRecord, "schema" | "archives">;
+
+/**
+ * A skill's record fields from what validation and inventory found, plus its trust section:
+ * the one mapping from a valid SKILL.md to the stored record (the build and test fixtures share it).
+ */
+export function describeSkill(
+  metadata: SkillMetadata,
+  parsed: ParsedSkillMd,
+  inventory: Inventory,
+  trust: SkillRecordInput["trust"],
+): SkillRecordInput {
+  const outline = outlineOf(metadata.name, parsed.body);
+  return {
+    name: metadata.name,
+    // Plain JSON: YAML timestamps become ISO strings, as JSON.stringify writes them.
+    frontmatter: JSON.parse(JSON.stringify(parsed.frontmatter)) as Record<string, unknown>,
+    description: metadata.description,
+    version: metadata.version ?? null,
+    license: metadata.license ?? null,
+    compatibility: metadata.compatibility ?? null,
+    allowed_tools: metadata.allowed_tools ?? null,
+    tags: metadata.tags,
+    when_to_use: metadata.when_to_use,
+    when_not_to_use: metadata.when_not_to_use,
+    requires: { mcp: metadata.requires_mcp, tools: metadata.requires_tools },
+    content_hash: inventory.content_hash,
+    tree_hash: inventory.tree_hash,
+    files: inventory.files,
+    total_bytes: inventory.total_bytes,
+    has_scripts: inventory.has_scripts,
+    outline: { ...outline, sections: outline.sections.map((section) => ({ ...section })) },
+    trust,
+  };
+}
 
 /** The inputs for one skill: its record fields and its files (bytes, for blobs and archives). */
 export interface SkillBuildInput {

@@ -4,10 +4,9 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { evaluateTrust } from "../../../src/core/trust/evaluate.ts";
-import { assembleGeneration, type BuiltGeneration, type SkillBuildInput } from "../../../src/core/generation.ts";
+import { assembleGeneration, describeSkill, type BuiltGeneration, type SkillBuildInput } from "../../../src/core/generation.ts";
 import { sha256Hex } from "../../../src/core/hash.ts";
 import { buildInventory } from "../../../src/core/inventory.ts";
-import { outlineOf } from "../../../src/core/outline.ts";
 import type { PublishSource } from "../../../src/core/publish.ts";
 import type { SkillFile } from "../../../src/core/skill.ts";
 import { validateSkillMd } from "../../../src/core/validate.ts";
@@ -29,35 +28,14 @@ export async function skillInput(name: string, files: Record<string, string | Ui
   const validation = validateSkillMd(name, list.find((f) => f.path === "SKILL.md")!.bytes);
   if (!validation.ok || !validation.metadata || !validation.parsed) throw new Error(`test skill ${name} is invalid: ${JSON.stringify(validation.problems)}`);
   const inventory = await buildInventory(list);
-  const meta = validation.metadata;
   const verdict = evaluateTrust({ validations: [], advisories: [] }, { tree_hash: inventory.tree_hash, name, has_scripts: inventory.has_scripts });
-  const outline = outlineOf(name, validation.parsed.body);
   return {
     files: list,
-    record: {
-      name,
-      frontmatter: JSON.parse(JSON.stringify(validation.parsed.frontmatter)) as Record<string, unknown>,
-      description: meta.description,
-      version: meta.version ?? null,
-      license: null,
-      compatibility: null,
-      allowed_tools: null,
-      tags: meta.tags,
-      when_to_use: meta.when_to_use,
-      when_not_to_use: meta.when_not_to_use,
-      requires: { mcp: [], tools: [] },
-      content_hash: inventory.content_hash,
-      tree_hash: inventory.tree_hash,
-      files: inventory.files,
-      total_bytes: inventory.total_bytes,
-      has_scripts: inventory.has_scripts,
-      outline: { ...outline, sections: outline.sections.map((s) => ({ ...s })) },
-      trust: {
-        source: null,
-        validations: [],
-        verdict: { level: verdict.level, blocked: false, requires_review: verdict.requires_review, attachable: verdict.attachable, reasons: verdict.reasons, warnings: verdict.warnings },
-      },
-    },
+    record: describeSkill(validation.metadata, validation.parsed, inventory, {
+      source: null,
+      validations: [],
+      verdict: { level: verdict.level, blocked: false, requires_review: verdict.requires_review, attachable: verdict.attachable, reasons: verdict.reasons, warnings: verdict.warnings },
+    }),
   };
 }
 

@@ -3,10 +3,11 @@
 // bucket in the layout docs/storage.md documents (objects, manifest, pointer, advisories). KV is left
 // empty on purpose: the reader must fall back to R2, and tests can count binding calls.
 import { tarGzArchive, zipArchive } from "../../../src/core/archive.ts";
-import { assembleGeneration, type SkillBuildInput } from "../../../src/core/generation.ts";
+import { assembleGeneration, describeSkill, type SkillBuildInput } from "../../../src/core/generation.ts";
 import { buildInventory } from "../../../src/core/inventory.ts";
 import { ADVISORIES_SCHEMA, POINTER_SCHEMA, type Advisory, type Shard, type SkillEntry, type SkillRecord } from "../../../src/core/manifest.ts";
 import type { SkillFile } from "../../../src/core/skill.ts";
+import { validateSkillMd } from "../../../src/core/validate.ts";
 import { R2_ADVISORIES_KEY, R2_POINTER_KEY, r2Key } from "../../../src/worker/storage/keys.ts";
 
 /** One fixture skill: its name, description and files (SKILL.md is generated when absent). */
@@ -48,33 +49,16 @@ export async function publishFixtureShelf(
     const raw = { "SKILL.md": fixtureSkillMd(skill.name, skill.description), ...(skill.files ?? {}) };
     const files: SkillFile[] = Object.entries(raw).map(([path, v]) => ({ path, bytes: typeof v === "string" ? encoder.encode(v) : v }));
     const inventory = await buildInventory(files);
+    const validation = validateSkillMd(skill.name, files.find((f) => f.path === "SKILL.md")!.bytes);
+    if (!validation.metadata || !validation.parsed) throw new Error(`fixture skill ${skill.name} is unreadable: ${JSON.stringify(validation.problems)}`);
     const requiresReview = skill.requiresReview ?? false;
     inputs.push({
       files,
-      record: {
-        name: skill.name,
-        frontmatter: { name: skill.name, description: skill.description },
-        description: skill.description,
-        version: null,
-        license: null,
-        compatibility: null,
-        allowed_tools: null,
-        tags: [],
-        when_to_use: [],
-        when_not_to_use: [],
-        requires: { mcp: [], tools: [] },
-        content_hash: inventory.content_hash,
-        tree_hash: inventory.tree_hash,
-        files: inventory.files,
-        total_bytes: inventory.total_bytes,
-        has_scripts: inventory.has_scripts,
-        outline: { total_tokens: 0, sections: [] },
-        trust: {
-          source: skill.source ?? "first-party",
-          validations: [],
-          verdict: { level: requiresReview ? "unverified" : "first_party", blocked: false, requires_review: requiresReview, attachable: !requiresReview, reasons: [], warnings: [] },
-        },
-      },
+      record: describeSkill(validation.metadata, validation.parsed, inventory, {
+        source: skill.source ?? "first-party",
+        validations: [],
+        verdict: { level: requiresReview ? "unverified" : "first_party", blocked: false, requires_review: requiresReview, attachable: !requiresReview, reasons: [], warnings: [] },
+      }),
     });
     out.files.set(skill.name, new Map(files.map((f) => [f.path, f.bytes])));
     out.archives.set(skill.name, { tarGz: tarGzArchive(files), zip: zipArchive(files) });
