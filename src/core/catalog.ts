@@ -203,7 +203,7 @@ export function renderCatalog(skills: readonly CatalogSkill[], options: CatalogO
     // length(k) = head(k) + chunks[0..k) + (k-1) separators + tail(k): measure each chunk once
     // and walk k down, instead of re-rendering the catalog once per dropped entry.
     const separator = codePointLength(frame.separator);
-    const lengths = chunks.map(codePointLength);
+    const lengths = chunks.map((chunk) => codePointLength(chunk));
     let body = Math.max(chunks.length - 1, 0) * separator;
     for (const length of lengths) body += length;
     while (shown > 0) {

@@ -121,22 +121,6 @@ function slug(title: string): string {
   return s || FALLBACK_KEY;
 }
 
-/** Code points of one line (the span without its line break). */
-function lineCodePoints(body: string, span: LineSpan): number {
-  let n = span.end - span.start;
-  for (let i = span.start; i < span.end - 1; i++) {
-    const c = body.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = body.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
-}
-
 /**
  * The outline of a body: flat, non-overlapping sections (a heading owns its line and everything
  * up to the next heading of any level), `#` inside fenced code ignored, a `preamble` section for
@@ -184,7 +168,7 @@ export function outlineOf(skillId: string, body: string): SkillOutline {
       codePoints = 0;
     }
     lineCount++;
-    codePoints += lineCodePoints(body, span);
+    codePoints += codePointLength(body, span.start, span.end);
     // Only the preamble can be dropped for being blank, so only it needs the check.
     if (level === 0 && !nonBlank && !isPyBlank(body.slice(span.start, span.end))) nonBlank = true;
   }

@@ -100,10 +100,13 @@ export function splitLines(s: string): string[] {
   return lineSpans(s).map((span) => s.slice(span.start, span.end));
 }
 
-/** Python `len(s)`: the number of code points (an emoji counts once, not twice). */
-export function codePointLength(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length - 1; i++) {
+/**
+ * Python `len(s)`: the number of code points (an emoji counts once, not twice); with `start` and
+ * `end`, of that slice of `s`, without copying it.
+ */
+export function codePointLength(s: string, start = 0, end = s.length): number {
+  let n = end - start;
+  for (let i = start; i < end - 1; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0xd800 && c <= 0xdbff) {
       const d = s.charCodeAt(i + 1);
