@@ -40,7 +40,7 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
-          include: ["test/node/**/*.test.ts"],
+          include: ["test/cli/**/*.test.ts", "test/shelf/**/*.test.ts"],
           testTimeout: 60_000,
         },
       },

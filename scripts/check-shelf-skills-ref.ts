@@ -10,10 +10,10 @@ import { access, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { parseSkillMd } from "../src/core/skill-md.ts";
-import { EXTENSION_FIELDS } from "../src/core/validate.ts";
-import { CliError } from "./lib/cli.ts";
-import { listShelfSkillDirs } from "./lib/skill-dir.ts";
+import { parseSkillMd } from "../src/core/skill/skill-md.ts";
+import { EXTENSION_FIELDS } from "../src/core/skill/validate.ts";
+import { CliError } from "../src/cli/lib/cli.ts";
+import { listShelfSkillDirs } from "../src/cli/lib/skill-dir.ts";
 
 const run = promisify(execFile);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

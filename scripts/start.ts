@@ -11,10 +11,10 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { publishGeneration, type PublishResult } from "../src/core/publish.ts";
-import { buildShelf, writeBuild } from "./lib/build.ts";
-import { CliError } from "./lib/cli.ts";
-import { buildFolderSource } from "./lib/publish.ts";
+import { publishGeneration, type PublishResult } from "../src/core/publish/client.ts";
+import { buildShelf, writeBuild } from "../src/cli/lib/build.ts";
+import { CliError } from "../src/cli/lib/cli.ts";
+import { buildFolderSource } from "../src/cli/lib/publish.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** Default loopback port (wrangler's). */

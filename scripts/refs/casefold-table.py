@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/core/casefold-data.ts: Python's str.casefold as compact data for src/core.
+"""Writes src/core/python-compat/casefold-data.ts: Python's str.casefold as compact data for src/core.
 
 JavaScript has no casefold (toLowerCase misses ß→ss, ſ→s, ﬁ→fi and more), and section keys and
 tag matching must agree with agentskills-core, which casefolds with Python's Unicode tables.
@@ -12,7 +12,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[2] / "src" / "core" / "casefold-data.ts"
+OUT = Path(__file__).resolve().parents[2] / "src" / "core" / "python-compat" / "casefold-data.ts"
 
 singles: list[tuple[int, int]] = []
 multis: list[tuple[int, str]] = []

@@ -1,7 +1,7 @@
 // Derived demand (AbstractSkill derive_demand): the risk rank a skill asks for, from its declared
 // requires_tools / requires_mcp joined against a host's tool inventory, with coverage buckets.
 // Informational: the host's grant stays the only gate; this never widens or grants anything.
-import { pyRepr, pyStr, pyTypeName, PyFloat } from "../pyfmt.ts";
+import { pyRepr, pyStr, pyTypeName, PyFloat } from "../python-compat/pyfmt.ts";
 import { pyStrip } from "./records.ts";
 import type { SkillRequires } from "./select.ts";
 

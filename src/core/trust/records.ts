@@ -4,9 +4,9 @@
 // dropping one malformed advisory would silently remove a protection.
 import { isMap, isSeq, type Node } from "yaml";
 import { z } from "zod";
-import { pyRepr, pyStr, pyTypeName, PyFloat } from "../pyfmt.ts";
-import { parsePyYaml } from "../yaml11.ts";
-import { pyStrip } from "../py-text.ts";
+import { pyRepr, pyStr, pyTypeName, PyFloat } from "../python-compat/pyfmt.ts";
+import { parsePyYaml } from "../python-compat/yaml11.ts";
+import { pyStrip } from "../python-compat/py-text.ts";
 
 /** Trust levels in rank order; `blocked` is a verdict, never something a record grants. */
 export const TRUST_LEVELS = ["blocked", "unverified", "community", "adopted", "audited", "first_party"] as const;

@@ -3,8 +3,8 @@
 // source, and gate: blocked never activates, requires_review only when the operator enabled it.
 // The source is abstract so the Worker can resolve from hashes computed at build time.
 import { evaluateTrust, sourceCandidates, strongest, validationsFor, worseVerdict, type TrustVerdict } from "./evaluate.ts";
-import { pyRepr, pyTypeName } from "../pyfmt.ts";
-import { compareCodePoints } from "../py-text.ts";
+import { pyRepr, pyTypeName } from "../python-compat/pyfmt.ts";
+import { compareCodePoints } from "../python-compat/py-text.ts";
 import { checkSkillName, pyStrip, type TrustRecords } from "./records.ts";
 
 /** The parts of a skill's metadata selection reads. */

@@ -1,7 +1,7 @@
 // Writes trust records as YAML that AbstractSkill (PyYAML safe_load) and our own loader read back
 // to the same values: block style, every string double-quoted (so `yes`, `2026-07-11` or `1e5`
 // never change type), keys in AbstractSkill's to_dict order, optional fields only when set.
-import { PyFloat } from "../pyfmt.ts";
+import { PyFloat } from "../python-compat/pyfmt.ts";
 import type { AdvisoryEntry, CatalogEntry, GuidanceEntry, ValidationRecord } from "./records.ts";
 
 // Characters PyYAML accepts raw in a stream (its reader's printable set), minus what a

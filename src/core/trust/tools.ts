@@ -1,8 +1,8 @@
 // Tool grants composed with skills' `allowed-tools` (AbstractSkill effective_tools): skills can
 // narrow below the operator's grant, never widen beyond it, and a skill that declares nothing
 // implies nothing. Unresolved tokens are dropped loudly; policy never relaxes.
-import { compareCodePoints } from "../py-text.ts";
-import { pyRepr } from "../pyfmt.ts";
+import { compareCodePoints } from "../python-compat/py-text.ts";
+import { pyRepr } from "../python-compat/pyfmt.ts";
 
 /** Host-owned map from ecosystem tokens (`Bash(git:*)`) to framework tool names. */
 export type ToolNameMap = Readonly<Record<string, string | readonly string[]>>;

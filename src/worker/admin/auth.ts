@@ -2,7 +2,7 @@
 // (the PUBLISH_TOKEN_SHA256 secret); a presented token is hashed and the two digests compared in
 // constant time, so no secret string is ever held or compared. Kept apart so it can be audited alone.
 import type { MiddlewareHandler } from "hono";
-import { fromHex, isSha256Hex, sha256Hex } from "../../core/hash.ts";
+import { fromHex, isSha256Hex, sha256Hex } from "../../core/skill/hash.ts";
 import { httpError } from "../http/errors.ts";
 
 /** The secret the admin API reads. */

@@ -3,8 +3,8 @@
 // (never dropped), and garbage collection that never deletes what a kept generation references.
 // Every object is stored only after its children are verified present, so "present" implies
 // "complete" all the way down: generation → shards → records → blobs.
-import { canonicalJson, isCanonicalJson } from "../../core/canonical-json.ts";
-import { sha256Hex } from "../../core/hash.ts";
+import { canonicalJson, isCanonicalJson } from "../../core/generation/canonical-json.ts";
+import { sha256Hex } from "../../core/skill/hash.ts";
 import {
   ADVISORIES_SCHEMA,
   AdvisoriesRecordSchema,
@@ -22,9 +22,9 @@ import {
   type Shard,
   type SkillEntry,
   type SkillRecord,
-} from "../../core/manifest.ts";
-import { entryFor } from "../../core/generation.ts";
-import { POINTER_MOVED } from "../../core/publish.ts";
+} from "../../core/generation/manifest.ts";
+import { entryFor } from "../../core/generation/assemble.ts";
+import { POINTER_MOVED } from "../../core/publish/client.ts";
 import { AdvisoryEntrySchema } from "../../core/trust/records.ts";
 import { advisoryToDict } from "../../core/trust/serialize.ts";
 import type { Clock, StorageBindings } from "../storage/reader.ts";
@@ -39,7 +39,7 @@ import {
   R2_POINTER_KEY,
   type ObjectKind,
 } from "../storage/keys.ts";
-import type { GcReport } from "../../core/publish.ts";
+import type { GcReport } from "../../core/publish/client.ts";
 
 export type { GcReport };
 

@@ -1,7 +1,7 @@
 // Read tokens for private shelves, held only as SHA-256 hashes. A presented token is hashed
 // and the hash is looked up — in the READ_TOKEN_SHA256 secret (a comma list) or as the KV key
 // `readtoken:<hex>` — so no secret string is ever compared, and nothing stored can be replayed.
-import { isSha256Hex, sha256Hex } from "../../core/hash.ts";
+import { isSha256Hex, sha256Hex } from "../../core/skill/hash.ts";
 
 /** KV key prefix of a read-token record; the rest of the key is the token's SHA-256 hex. */
 export const READ_TOKEN_KV_PREFIX = "readtoken:";

@@ -2,7 +2,7 @@
 // (and outlive rollbacks), so every request re-checks each skill against the advisories in force
 // with the core's evaluateTrust, keyed by the tree hash the build computed. Only advisories can
 // change a verdict after a build, so the build's validations are not needed here.
-import type { SkillEntry } from "../../core/manifest.ts";
+import type { SkillEntry } from "../../core/generation/manifest.ts";
 import { evaluateTrust } from "../../core/trust/evaluate.ts";
 import type { AdvisoriesInForce } from "./shelf-view.ts";
 

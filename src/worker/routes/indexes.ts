@@ -1,7 +1,7 @@
 // The index documents each client family reads, built from a generation's skill entries (and,
 // for the per-skill listing, the skill's record). Pure functions: same inputs, same
 // bytes, so an index's ETag can be derived from what it was built from.
-import { discoveryType, type SkillEntry, type SkillRecord } from "../../core/manifest.ts";
+import { discoveryType, type SkillEntry, type SkillRecord } from "../../core/generation/manifest.ts";
 import { DISCOVERY_SCHEMA_V2, immutableArchiveUrl, immutableSkillMdUrl } from "./urls.ts";
 
 /** The resource kinds agentskills-http can reach (RESOURCE_KINDS in agentskills-core). */

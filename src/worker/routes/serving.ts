@@ -5,7 +5,7 @@
 // the manifest (request paths never become storage keys), bytes through serveFile.
 import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { SkillEntry } from "../../core/manifest.ts";
+import type { SkillEntry } from "../../core/generation/manifest.ts";
 import { readAccess, shelfVisibility, type ReadAccessEnv, type ReadAccessVariables } from "../auth/read-access.ts";
 import { etagFor, ifNoneMatchMatches } from "../http/conditional.ts";
 import { GZIP_TYPE, MARKDOWN_TYPE, ZIP_TYPE } from "../http/content-type.ts";

@@ -1,7 +1,7 @@
 // What the read routes need from storage, as a narrow interface: one generation, opened once per
 // request, with its skill entries, records and blobs, and the advisories in force. The adapter
 // over src/worker/storage lives in storage-view.ts; tests can supply their own.
-import type { GenerationManifest, SkillEntry, SkillRecord } from "../../core/manifest.ts";
+import type { GenerationManifest, SkillEntry, SkillRecord } from "../../core/generation/manifest.ts";
 import type { AdvisoryEntry } from "../../core/trust/records.ts";
 import type { ByteRange } from "../http/file-response.ts";
 

@@ -1,7 +1,7 @@
 // Every storage key the shelf uses, built in one place from server-side values only (hex digests
 // checked here), so no client string ever becomes a key. docs/storage.md documents each one.
-import { isSha256Hex } from "../../core/hash.ts";
-import type { ObjectKind } from "../../core/publish.ts";
+import { isSha256Hex } from "../../core/skill/hash.ts";
+import type { ObjectKind } from "../../core/publish/client.ts";
 
 /** R2: file bytes and archives, immutable, by SHA-256 of the bytes. */
 export const R2_BLOB_PREFIX = "blobs/";

@@ -13,8 +13,8 @@ import {
   type ShardRef,
   type SkillEntry,
   type SkillRecord,
-} from "../../core/manifest.ts";
-import { isSha256Hex } from "../../core/hash.ts";
+} from "../../core/generation/manifest.ts";
+import { isSha256Hex } from "../../core/skill/hash.ts";
 import { AdvisoryEntrySchema, type AdvisoryEntry } from "../../core/trust/records.ts";
 import { StorageUnavailableError } from "./errors.ts";
 import { kvKey, r2Key, R2_ADVISORIES_KEY, R2_POINTER_KEY, KV_ADVISORIES_KEY, KV_POINTER_KEY } from "./keys.ts";

@@ -2,8 +2,8 @@
 // hint setting, total, max_chars fit and error must be byte-identical.
 import { describe, expect, it } from "vitest";
 import golden from "../../goldens/agentskills/catalogs.json";
-import { CatalogError, renderCatalog, type CatalogOptions, type CatalogSkill } from "../../../src/core/catalog.ts";
-import { codePointLength } from "../../../src/core/py-text.ts";
+import { CatalogError, renderCatalog, type CatalogOptions, type CatalogSkill } from "../../../src/core/disclosure/catalog.ts";
+import { codePointLength } from "../../../src/core/python-compat/py-text.ts";
 
 type GoldenMeta = {
   name: string;

@@ -8,7 +8,7 @@ import {
   fastPathCandidate,
   keepsTool,
   resolveFastPath,
-} from "../../../src/core/fast-path.ts";
+} from "../../../src/core/disclosure/fast-path.ts";
 
 describe("fast path constants", () => {
   it("match the library", () => {

@@ -13,7 +13,7 @@ import {
   estimateTokens,
   WHOLE_BODY_CHEAPER_TOKENS,
   wholeBodyIsCheaper,
-} from "../../../src/core/outline.ts";
+} from "../../../src/core/disclosure/outline.ts";
 
 describe("outline constants", () => {
   it("match the library", () => {

@@ -2,8 +2,8 @@
 // text, binary, oversized and mislabelled files, plus every extension of the media-type table.
 import { describe, expect, it } from "vitest";
 import golden from "../../goldens/agentskills/resources.json";
-import { sha256Hex } from "../../../src/core/hash.ts";
-import { classifyResource, encodeResourceContent, guessMediaType } from "../../../src/core/resources.ts";
+import { sha256Hex } from "../../../src/core/skill/hash.ts";
+import { classifyResource, encodeResourceContent, guessMediaType } from "../../../src/core/disclosure/resources.ts";
 
 type Spec = { b64?: string; prefix_b64?: string; size?: number; fill?: number };
 

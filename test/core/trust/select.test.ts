@@ -1,6 +1,6 @@
 // selectSkills over an in-memory source, as the Worker runs it with hashes computed at build:
 // the gate, pins and notes without a filesystem. (Parity with abstractskill over real folders
-// is in test/node/trust/select.test.ts.)
+// is in test/cli/commands/select.test.ts.)
 import { describe, expect, it } from "vitest";
 import { selectSkills, parseEnabled, type SkillSource } from "../../../src/core/trust/select.ts";
 import type { AdvisoryEntry, ValidationRecord } from "../../../src/core/trust/records.ts";

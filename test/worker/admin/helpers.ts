@@ -4,12 +4,12 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { evaluateTrust } from "../../../src/core/trust/evaluate.ts";
-import { assembleGeneration, describeSkill, type BuiltGeneration, type SkillBuildInput } from "../../../src/core/generation.ts";
-import { sha256Hex } from "../../../src/core/hash.ts";
-import { buildInventory } from "../../../src/core/inventory.ts";
-import type { PublishSource } from "../../../src/core/publish.ts";
-import type { SkillFile } from "../../../src/core/skill.ts";
-import { validateSkillMd } from "../../../src/core/validate.ts";
+import { assembleGeneration, describeSkill, type BuiltGeneration, type SkillBuildInput } from "../../../src/core/generation/assemble.ts";
+import { sha256Hex } from "../../../src/core/skill/hash.ts";
+import { buildInventory } from "../../../src/core/skill/inventory.ts";
+import type { PublishSource } from "../../../src/core/publish/client.ts";
+import type { SkillFile } from "../../../src/core/skill/skill.ts";
+import { validateSkillMd } from "../../../src/core/skill/validate.ts";
 import app from "../../../src/worker/index.ts";
 
 export const TOKEN = "sk_test_publish_token_0123456789";

@@ -4,9 +4,9 @@
 import { reset } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { canonicalJson } from "../../../src/core/canonical-json.ts";
-import { sha256Hex } from "../../../src/core/hash.ts";
-import { AdminClient, PublishError, publishGeneration } from "../../../src/core/publish.ts";
+import { canonicalJson } from "../../../src/core/generation/canonical-json.ts";
+import { sha256Hex } from "../../../src/core/skill/hash.ts";
+import { AdminClient, PublishError, publishGeneration } from "../../../src/core/publish/client.ts";
 import { openGeneration, openGenerationById, resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { PINNED_CHECK_TTL_MS } from "../../../src/worker/storage/reader.ts";
 import { r2Key, R2_GC_LEASE_KEY, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";

@@ -3,7 +3,7 @@
 import { env } from "cloudflare:workers";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../../../src/core/hash.ts";
+import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { readAccess, type ReadAccessEnv, type ReadAccessVariables } from "../../../src/worker/auth/read-access.ts";
 import { createReadTokenVerifier, parseTokenHashList, READ_TOKEN_KV_PREFIX } from "../../../src/worker/auth/read-tokens.ts";
 import { handleError } from "../../../src/worker/http/errors.ts";

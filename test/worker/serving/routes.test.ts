@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import app from "../../../src/worker/index.ts";
-import { sha256Hex } from "../../../src/core/hash.ts";
+import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { publishFixtureShelf, setFixtureAdvisories, type PublishedFixture } from "./fixture-shelf.ts";
 

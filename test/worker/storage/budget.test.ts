@@ -5,10 +5,10 @@
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { canonicalDocument } from "../../../src/core/canonical-json.ts";
-import type { BuiltGeneration } from "../../../src/core/generation.ts";
-import { GENERATION_SCHEMA, POINTER_SCHEMA, SHARD_SCHEMA, shardCountFor, shardOf, type GenerationManifest, type SkillEntry } from "../../../src/core/manifest.ts";
-import { publishGeneration } from "../../../src/core/publish.ts";
+import { canonicalDocument } from "../../../src/core/generation/canonical-json.ts";
+import type { BuiltGeneration } from "../../../src/core/generation/assemble.ts";
+import { GENERATION_SCHEMA, POINTER_SCHEMA, SHARD_SCHEMA, shardCountFor, shardOf, type GenerationManifest, type SkillEntry } from "../../../src/core/generation/manifest.ts";
+import { publishGeneration } from "../../../src/core/publish/client.ts";
 import { openGeneration, resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { kvKey, r2Key, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
 import { adminEnv, adminRequest, buildGeneration, memorySource, newCounts, skillInput, TOKEN, total, WORKER_URL, workerFetch, type CallCounts } from "../admin/helpers.ts";

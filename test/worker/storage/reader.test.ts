@@ -4,7 +4,7 @@
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { publishGeneration } from "../../../src/core/publish.ts";
+import { publishGeneration } from "../../../src/core/publish/client.ts";
 import { LIVE_MEMORY_TTL_MS, LIVE_R2_REVALIDATE_MS, MEMORY_COST_PER_TEXT_CHAR, storageMemoryBytes } from "../../../src/worker/storage/reader.ts";
 import { openGeneration, resetStorageMemory, StorageUnavailableError } from "../../../src/worker/storage/index.ts";
 import { KV_POINTER_KEY, kvKey } from "../../../src/worker/storage/keys.ts";

@@ -4,7 +4,7 @@
 // with `npx vitest run test/worker/sweep -u` and says why in its commit.
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { sha256Hex } from "../../../src/core/hash.ts";
+import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { adminEnv, adminRequest, buildGeneration, skillInput, TOKEN, workerFetch } from "../admin/helpers.ts";
 import { publishFixtureShelf } from "../serving/fixture-shelf.ts";

@@ -1,0 +1,296 @@
+// `skillshelf build`: turns a shelf folder into a build folder (manifest.json plus every object
+// under its SHA-256). Every skill is checked first and every problem reported; when any skill is
+// refused nothing is written. The folder is written to a temporary sibling and renamed into place.
+import { lstat, mkdir, readdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { ArchiveError, tarArchive } from "../../core/generation/archive.ts";
+import { sha256Hex } from "../../core/skill/hash.ts";
+import { assembleGeneration, describeSkill, type BuiltGeneration, type SkillBuildInput } from "../../core/generation/assemble.ts";
+import { MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, GenerationManifestSchema, type GenerationManifest } from "../../core/generation/manifest.ts";
+import { judgeSkill } from "../../core/trust/select.ts";
+import { sourceCandidates, validationsFor } from "../../core/trust/evaluate.ts";
+import { loadShelfRecords, type ShelfRecordFiles, type ShelfRecords } from "../../core/trust/records.ts";
+import { readShelfRecordFiles } from "./shelf-records.ts";
+import { advisoryToDict, validationToDict } from "../../core/trust/serialize.ts";
+import { CliError } from "./cli.ts";
+import { listShelfSkillDirs, loadSkill, requireDir } from "./skill-dir.ts";
+
+/** One reason a shelf cannot be built. `skill` is null for shelf-level problems (trust records). */
+export interface BuildProblem {
+  skill: string | null;
+  field: string;
+  message: string;
+}
+
+/** Thrown when the shelf cannot be built; lists every problem found. Exit code 1. */
+export class BuildRefusedError extends CliError {
+  readonly problems: readonly BuildProblem[];
+  constructor(problems: readonly BuildProblem[]) {
+    super(`build refused: ${problems.length} problem(s); nothing was written:\n${problems.map((p) => `  ${p.skill ?? "shelf"}: ${p.field}: ${p.message}`).join("\n")}`);
+    this.problems = problems;
+  }
+}
+
+/**
+ * Problems with a skill's file paths that would make it unsafe or unportable to unpack:
+ * absolute paths, `.`/`..` segments, backslashes, NUL or control characters, and paths (or
+ * folders) that differ only by case.
+ */
+export function pathProblems(paths: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const p of paths) {
+    const shown = JSON.stringify(p);
+    if (p.startsWith("/")) problems.push(`path ${shown} is absolute; skill paths are relative to the skill folder`);
+    if (p.includes("\\")) problems.push(`path ${shown} contains a backslash; rename it (clients treat \\ as a separator)`);
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(p)) problems.push(`path ${shown} contains a NUL or control character; rename it`);
+    const segments = p.split("/");
+    if (p === "__proto__") problems.push(`path "__proto__" at the skill root cannot be stored in the .zip archive (the zip library treats it as an object prototype); rename it`);
+    if (p === "index.json") problems.push(`path "index.json" at the skill root collides with the static-host layout's per-skill manifest (/skills/<name>/index.json); move it into references/ or assets/, or rename it`);
+    if (segments.some((s) => s === "..")) problems.push(`path ${shown} contains "..": rename it`);
+    else if (segments.some((s) => s === "" || s === ".")) problems.push(`path ${shown} has an empty or "." segment`);
+  }
+  // Every file and every folder it lives in, grouped case-insensitively.
+  const byFolded = new Map<string, Set<string>>();
+  for (const p of paths) {
+    const segments = p.split("/");
+    for (let i = 1; i <= segments.length; i++) {
+      const prefix = segments.slice(0, i).join("/");
+      const folded = prefix.toLowerCase();
+      const set = byFolded.get(folded) ?? new Set<string>();
+      set.add(prefix);
+      byFolded.set(folded, set);
+    }
+  }
+  for (const variants of byFolded.values()) {
+    if (variants.size > 1) {
+      problems.push(`paths ${[...variants].sort().map((v) => JSON.stringify(v)).join(" and ")} differ only by case; they collide on case-insensitive file systems. Rename one`);
+    }
+  }
+  return problems;
+}
+
+/** Options for {@link buildShelf}. */
+export interface BuildShelfOptions {
+  /** Called for each validation warning (warnings never refuse a build). */
+  onWarning?: (warning: BuildProblem) => void;
+  /** Called for each trust-record warning (an absent file, an unknown key); never refuses a build. */
+  onRecordWarning?: (message: string) => void;
+}
+
+/** Reads and checks a whole shelf, then assembles its generation in memory. Writes nothing. */
+export async function buildShelf(shelfDir: string, options: BuildShelfOptions = {}): Promise<BuiltGeneration> {
+  await requireDir(shelfDir, "shelf folder");
+  const problems: BuildProblem[] = [];
+
+  const recordBytes = await readShelfRecordFiles(shelfDir);
+  const loaded = loadShelfRecords(recordBytes);
+  for (const w of loaded.warnings) options.onRecordWarning?.(w);
+  for (const p of loaded.problems) {
+    problems.push({ skill: null, field: p.file, message: `${p.line !== null ? `line ${p.line}: ` : ""}${p.message}` });
+  }
+  const records: ShelfRecords = loaded.records;
+
+  const skills: SkillBuildInput[] = [];
+  for (const dir of await listShelfSkillDirs(shelfDir)) {
+    const folder = path.basename(dir);
+    let skill;
+    try {
+      skill = await loadSkill(dir);
+    } catch (error) {
+      if (error instanceof CliError) {
+        problems.push({ skill: folder, field: "files", message: error.message });
+        continue;
+      }
+      throw error;
+    }
+    const before = problems.length;
+    for (const p of skill.validation.problems) {
+      if (p.severity === "error") problems.push({ skill: folder, field: p.field, message: p.message });
+      else options.onWarning?.({ skill: folder, field: p.field, message: p.message });
+    }
+    const paths = skill.files.map((f) => f.path);
+    for (const message of pathProblems(paths)) problems.push({ skill: folder, field: "files", message });
+    if (skill.files.length > MAX_FILES_PER_SKILL) {
+      problems.push({ skill: folder, field: "files", message: `${skill.files.length} files; a skill may hold at most ${MAX_FILES_PER_SKILL} (the MCP skills extension's limit). Split it or remove files` });
+    }
+    const totalBytes = skill.files.reduce((sum, f) => sum + f.bytes.length, 0);
+    if (totalBytes > MAX_BYTES_PER_SKILL) {
+      problems.push({ skill: folder, field: "files", message: `${totalBytes} bytes; a skill may hold at most ${MAX_BYTES_PER_SKILL} bytes (16 MiB, the MCP skills extension's limit). Remove or shrink files` });
+    }
+    if (problems.length > before || !skill.validation.ok || !skill.validation.metadata || !skill.validation.parsed || !skill.inventory) continue;
+    try {
+      tarArchive(skill.files); // refuses paths a ustar header cannot hold
+    } catch (error) {
+      if (error instanceof ArchiveError) {
+        problems.push({ skill: folder, field: "files", message: error.message });
+        continue;
+      }
+      throw error;
+    }
+
+    const meta = skill.validation.metadata;
+    const inventory = skill.inventory;
+    const notes: string[] = [];
+    const verdict = judgeSkill(records, { name: meta.name, tree_hash: inventory.tree_hash, has_scripts: inventory.has_scripts }, (m) => notes.push(m));
+    if (verdict.blocked) {
+      problems.push({ skill: folder, field: "trust", message: `verdict is blocked (${verdict.reasons.join("; ")}); remove the skill from the shelf or withdraw the advisory` });
+      continue;
+    }
+    const hashBound = validationsFor(records, inventory.tree_hash);
+    const bound = hashBound.length ? hashBound : records.validations.filter((r) => r.name === meta.name);
+    skills.push({
+      files: skill.files,
+      record: describeSkill(meta, skill.validation.parsed, inventory, {
+        source: sourceCandidates(records, meta.name, inventory.tree_hash)[0]?.source ?? null,
+        validations: bound.map(validationToDict),
+        verdict: {
+          level: verdict.level,
+          blocked: verdict.blocked,
+          requires_review: verdict.requires_review,
+          attachable: verdict.attachable,
+          reasons: verdict.reasons,
+          warnings: [...new Set([...verdict.warnings, ...notes])],
+        },
+      }),
+    });
+  }
+  if (problems.length) throw new BuildRefusedError(problems);
+
+  const digest = async (name: keyof ShelfRecordFiles) => (recordBytes[name] ? sha256Hex(recordBytes[name]) : null);
+  return assembleGeneration(skills, {
+    catalogVersion: records.catalog?.version ?? null,
+    recordDigests: {
+      validations: await digest("validations"),
+      advisories: await digest("advisories"),
+      guidance: await digest("guidance"),
+      catalog: await digest("catalog"),
+    },
+    advisories: recordBytes.advisories ? records.advisories.map(advisoryToDict) : null,
+  });
+}
+
+/** Folder names inside a build folder, one per object kind. */
+export const BUILD_DIRS = { blob: "blobs", record: "records", shard: "shards" } as const;
+export const BUILD_MANIFEST = "manifest.json";
+
+/** The real path of `p`: symlinks resolved for the longest existing prefix, the rest appended. */
+async function realPathOf(p: string): Promise<string> {
+  const abs = path.resolve(p);
+  try {
+    return await realpath(abs);
+  } catch {
+    const parent = path.dirname(abs);
+    return parent === abs ? abs : path.join(await realPathOf(parent), path.basename(abs));
+  }
+}
+
+/** True when `inner` is `outer` or lies somewhere beneath it. */
+function isWithin(inner: string, outer: string): boolean {
+  const rel = path.relative(outer, inner);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/** Names a build folder holds at its top level, and nothing else. */
+const BUILD_ENTRIES: ReadonlySet<string> = new Set([BUILD_MANIFEST, ...Object.values(BUILD_DIRS)]);
+
+/**
+ * Refuses a build target that writeBuild must not replace, touching nothing: the shelf itself, a
+ * folder inside it or around it, a regular file or symlink, or a folder that is neither empty nor
+ * a build folder (a manifest plus only the build's own entries). A missing target is fine.
+ */
+export async function checkBuildTarget(outDir: string, shelfDir?: string): Promise<void> {
+  const out = await realPathOf(outDir);
+  if (shelfDir !== undefined) {
+    const shelf = await realPathOf(shelfDir);
+    if (isWithin(out, shelf) || isWithin(shelf, out)) {
+      throw new CliError(`refusing to write the build to ${outDir}: it ${out === shelf ? "is" : isWithin(out, shelf) ? "is inside" : "contains"} the shelf folder ${shelfDir}; pass --out a folder outside the shelf`);
+    }
+  }
+  let stat;
+  try {
+    stat = await lstat(outDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw new CliError(`cannot inspect build target ${outDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  if (!stat.isDirectory()) {
+    throw new CliError(`refusing to write the build to ${outDir}: it is ${stat.isSymbolicLink() ? "a symlink" : "a file, not a folder"}; pass --out a new or empty folder, or an earlier build folder`);
+  }
+  const names = await readdir(outDir);
+  if (names.length === 0) return;
+  const foreign = names.filter((n) => !BUILD_ENTRIES.has(n));
+  if (!names.includes(BUILD_MANIFEST) || foreign.length) {
+    const shown = (foreign.length ? foreign : names).slice(0, 3).map((n) => JSON.stringify(n)).join(", ");
+    throw new CliError(`refusing to replace ${outDir}: it is not empty and not a skillshelf build folder (it holds ${shown}${names.length > 3 ? ", …" : ""}); pass --out a new or empty folder, or remove it yourself`);
+  }
+}
+
+/**
+ * Writes a build folder atomically: everything goes to a temporary sibling, which is renamed
+ * over `outDir` only when complete, so a crash never leaves a half-written build behind. Only a
+ * missing or empty folder or an earlier build folder is replaced ({@link checkBuildTarget});
+ * anything else is refused with nothing touched.
+ */
+export async function writeBuild(built: BuiltGeneration, outDir: string, options: { shelfDir?: string } = {}): Promise<void> {
+  await checkBuildTarget(outDir, options.shelfDir);
+  const parent = path.dirname(path.resolve(outDir));
+  await mkdir(parent, { recursive: true });
+  const suffix = `${process.pid}-${Date.now().toString(36)}`;
+  const tmp = path.join(parent, `.${path.basename(outDir)}.tmp-${suffix}`);
+  const old = path.join(parent, `.${path.basename(outDir)}.old-${suffix}`);
+  try {
+    for (const dir of Object.values(BUILD_DIRS)) await mkdir(path.join(tmp, dir), { recursive: true });
+    for (const object of built.objects) await writeFile(path.join(tmp, BUILD_DIRS[object.kind], object.sha256), object.bytes);
+    await writeFile(path.join(tmp, BUILD_MANIFEST), built.manifestBytes);
+    let hadOld = false;
+    try {
+      await rename(outDir, old);
+      hadOld = true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    await rename(tmp, outDir);
+    if (hadOld) await rm(old, { recursive: true, force: true });
+  } catch (error) {
+    await rm(tmp, { recursive: true, force: true });
+    throw new CliError(`cannot write build folder ${outDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/** A build folder read back: the manifest, its id, and where each object's bytes are. */
+export interface BuildFolder {
+  dir: string;
+  id: string;
+  manifest: GenerationManifest;
+  manifestBytes: Uint8Array;
+}
+
+/** Reads a build folder's manifest and checks it parses and hashes to its id. */
+export async function readBuildFolder(dir: string): Promise<BuildFolder> {
+  await requireDir(dir, "build folder");
+  const file = path.join(dir, BUILD_MANIFEST);
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(await readFile(file));
+  } catch {
+    throw new CliError(`no ${BUILD_MANIFEST} in ${dir}; run \`skillshelf build <shelf-dir> --out ${dir}\` first`);
+  }
+  let manifest: GenerationManifest;
+  try {
+    manifest = GenerationManifestSchema.parse(JSON.parse(new TextDecoder().decode(bytes)));
+  } catch (error) {
+    throw new CliError(`${file} is not a skillshelf generation manifest (${(error as Error).message.split("\n")[0]}); rebuild it`);
+  }
+  return { dir, id: await sha256Hex(bytes), manifest, manifestBytes: bytes };
+}
+
+/** Reads one object of a build folder. */
+export async function readBuildObject(dir: string, kind: keyof typeof BUILD_DIRS, sha256: string): Promise<Uint8Array> {
+  const file = path.join(dir, BUILD_DIRS[kind], sha256);
+  try {
+    return new Uint8Array(await readFile(file));
+  } catch {
+    throw new CliError(`build folder ${dir} is missing ${BUILD_DIRS[kind]}/${sha256}; rebuild it`);
+  }
+}

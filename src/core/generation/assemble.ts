@@ -1,0 +1,211 @@
+// Assembling a generation from loaded skills: per-skill records, shards and the manifest, all as
+// canonical JSON under their SHA-256. Pure (Web APIs only) so the same code could run anywhere;
+// the CLI's build reads the shelf from disk and hands the pieces here.
+import { tarGzArchive, zipArchive } from "./archive.ts";
+import { canonicalDocument, type CanonicalDocument } from "./canonical-json.ts";
+import { sha256Hex } from "../skill/hash.ts";
+import {
+  ADVISORIES_SCHEMA,
+  GENERATION_SCHEMA,
+  GenerationManifestSchema,
+  SHARD_SCHEMA,
+  shardCountFor,
+  shardOf,
+  SKILL_RECORD_SCHEMA,
+  type BlobRef,
+  type GenerationManifest,
+  type Shard,
+  type SkillEntry,
+  type SkillRecord,
+} from "./manifest.ts";
+import type { Inventory } from "../skill/inventory.ts";
+import { outlineOf } from "../disclosure/outline.ts";
+import type { SkillFile, SkillMetadata } from "../skill/skill.ts";
+import type { ParsedSkillMd } from "../skill/skill-md.ts";
+
+/** One stored object of a build: its kind decides its storage prefix. */
+export interface BuiltObject {
+  kind: "blob" | "record" | "shard";
+  sha256: string;
+  bytes: Uint8Array;
+}
+
+/** A built generation held in memory: the manifest, its id, and every object it references. */
+export interface BuiltGeneration {
+  id: string;
+  manifest: GenerationManifest;
+  manifestBytes: Uint8Array;
+  /** Every object, once each, sorted by kind then sha256. */
+  objects: BuiltObject[];
+}
+
+/** What the build computed for one skill, minus storage: the record without its archives. */
+export type SkillRecordInput = Omit<SkillRecord, "schema" | "archives">;
+
+/**
+ * A skill's record fields from what validation and inventory found, plus its trust section:
+ * the one mapping from a valid SKILL.md to the stored record (the build and test fixtures share it).
+ */
+export function describeSkill(
+  metadata: SkillMetadata,
+  parsed: ParsedSkillMd,
+  inventory: Inventory,
+  trust: SkillRecordInput["trust"],
+): SkillRecordInput {
+  const outline = outlineOf(metadata.name, parsed.body);
+  return {
+    name: metadata.name,
+    // Plain JSON: YAML timestamps become ISO strings, as JSON.stringify writes them.
+    frontmatter: JSON.parse(JSON.stringify(parsed.frontmatter)) as Record<string, unknown>,
+    description: metadata.description,
+    version: metadata.version ?? null,
+    license: metadata.license ?? null,
+    compatibility: metadata.compatibility ?? null,
+    allowed_tools: metadata.allowed_tools ?? null,
+    tags: metadata.tags,
+    when_to_use: metadata.when_to_use,
+    when_not_to_use: metadata.when_not_to_use,
+    requires: { mcp: metadata.requires_mcp, tools: metadata.requires_tools },
+    content_hash: inventory.content_hash,
+    tree_hash: inventory.tree_hash,
+    files: inventory.files,
+    total_bytes: inventory.total_bytes,
+    has_scripts: inventory.has_scripts,
+    outline: { ...outline, sections: outline.sections.map((section) => ({ ...section })) },
+    trust,
+  };
+}
+
+/** The inputs for one skill: its record fields and its files (bytes, for blobs and archives). */
+export interface SkillBuildInput {
+  record: SkillRecordInput;
+  files: readonly SkillFile[];
+}
+
+/** The shelf-level inputs. */
+export interface ShelfBuildInput {
+  catalogVersion: string | null;
+  recordDigests: GenerationManifest["shelf"]["records"];
+  /** The build's advisories in their stored (to_dict) form, or null when the shelf has none. */
+  advisories: Record<string, unknown>[] | null;
+}
+
+function ref(doc: { sha256: string; size: number }): BlobRef {
+  return { sha256: doc.sha256, size: doc.size };
+}
+
+/**
+ * A skill's shard entry: everything in it is derived from its record (and the record's own
+ * reference), so the Worker can re-derive an uploaded entry and refuse one that differs.
+ * @example entryFor(record, { sha256, size }).skill_md // SKILL.md's blob
+ */
+export function entryFor(record: SkillRecord, recordRef: BlobRef): SkillEntry {
+  const skillMd = record.files.find((f) => f.path === "SKILL.md");
+  if (!skillMd) throw new Error(`record of ${record.name} has no SKILL.md`);
+  return {
+    name: record.name,
+    record: { sha256: recordRef.sha256, size: recordRef.size },
+    description: record.description,
+    version: record.version,
+    tags: record.tags,
+    when_to_use: record.when_to_use,
+    when_not_to_use: record.when_not_to_use,
+    content_hash: record.content_hash,
+    tree_hash: record.tree_hash,
+    has_scripts: record.has_scripts,
+    file_count: record.files.length,
+    paths: record.files.map((f) => f.path),
+    total_bytes: record.total_bytes,
+    skill_md: { sha256: skillMd.sha256, size: skillMd.size },
+    archives: record.archives,
+    trust: {
+      source: record.trust.source,
+      level: record.trust.verdict.level,
+      requires_review: record.trust.verdict.requires_review,
+      attachable: record.trust.verdict.attachable,
+    },
+  };
+}
+
+/**
+ * Builds every document of a generation. Deterministic: the same inputs give the same bytes
+ * and id on any machine (no time, sorted everything, canonical JSON, pinned compressor).
+ * @example const built = await assembleGeneration(skills, shelf); built.id // 64 hex
+ */
+export async function assembleGeneration(skills: readonly SkillBuildInput[], shelf: ShelfBuildInput): Promise<BuiltGeneration> {
+  const objects = new Map<string, BuiltObject>();
+  const add = (kind: BuiltObject["kind"], sha256: string, bytes: Uint8Array) => {
+    const key = `${kind}:${sha256}`;
+    if (!objects.has(key)) objects.set(key, { kind, sha256, bytes });
+  };
+  const addDoc = (kind: BuiltObject["kind"], doc: CanonicalDocument) => add(kind, doc.sha256, doc.bytes);
+
+  const sorted = [...skills].sort((a, b) => (a.record.name < b.record.name ? -1 : a.record.name > b.record.name ? 1 : 0));
+  const entries: SkillEntry[] = [];
+  let fileCount = 0;
+  let totalBytes = 0;
+  for (const skill of sorted) {
+    const byPath = new Map(skill.files.map((f) => [f.path, f]));
+    for (const file of skill.record.files) {
+      const source = byPath.get(file.path);
+      if (!source) throw new Error(`record of ${skill.record.name} lists ${file.path} but no bytes were given`);
+      add("blob", file.sha256, source.bytes);
+    }
+    const tarGz = tarGzArchive(skill.files);
+    const zip = zipArchive(skill.files);
+    const archives = {
+      tar_gz: { sha256: await sha256Hex(tarGz), size: tarGz.length },
+      zip: { sha256: await sha256Hex(zip), size: zip.length },
+    };
+    add("blob", archives.tar_gz.sha256, tarGz);
+    add("blob", archives.zip.sha256, zip);
+    const record: SkillRecord = { schema: SKILL_RECORD_SCHEMA, ...skill.record, archives };
+    const recordDoc = await canonicalDocument(record);
+    addDoc("record", recordDoc);
+    entries.push(entryFor(record, ref(recordDoc)));
+    fileCount += record.files.length;
+    totalBytes += record.total_bytes;
+  }
+
+  const shardCount = shardCountFor(entries.length);
+  const blobsOf = new Map<string, string[]>();
+  for (const skill of sorted) blobsOf.set(skill.record.name, skill.record.files.map((f) => f.sha256));
+  for (const entry of entries) blobsOf.get(entry.name)!.push(entry.archives.tar_gz.sha256, entry.archives.zip.sha256);
+  const buckets = new Map<number, SkillEntry[]>();
+  for (const entry of entries) {
+    const index = shardOf(entry.name, shardCount);
+    const bucket = buckets.get(index) ?? [];
+    bucket.push(entry);
+    buckets.set(index, bucket);
+  }
+  const shardRefs: GenerationManifest["shards"] = [];
+  for (const index of [...buckets.keys()].sort((a, b) => a - b)) {
+    const skillsInShard = buckets.get(index)!;
+    const blobs = [...new Set(skillsInShard.flatMap((e) => blobsOf.get(e.name)!))].sort();
+    const shard: Shard = { schema: SHARD_SCHEMA, index, shard_count: shardCount, skills: skillsInShard, blobs };
+    const doc = await canonicalDocument(shard);
+    addDoc("shard", doc);
+    shardRefs.push({ index, sha256: doc.sha256, size: doc.size, count: skillsInShard.length });
+  }
+
+  let advisoriesRef: BlobRef | null = null;
+  if (shelf.advisories !== null) {
+    const doc = await canonicalDocument({ schema: ADVISORIES_SCHEMA, advisories: shelf.advisories });
+    addDoc("blob", doc);
+    advisoriesRef = ref(doc);
+  }
+
+  const manifest: GenerationManifest = GenerationManifestSchema.parse({
+    schema: GENERATION_SCHEMA,
+    shelf: { catalog_version: shelf.catalogVersion, records: shelf.recordDigests, advisories: advisoriesRef },
+    skill_count: entries.length,
+    file_count: fileCount,
+    total_bytes: totalBytes,
+    shard_count: shardCount,
+    shards: shardRefs,
+  });
+  const manifestDoc = await canonicalDocument(manifest);
+  const kindOrder = { blob: 0, record: 1, shard: 2 } as const;
+  const list = [...objects.values()].sort((a, b) => kindOrder[a.kind] - kindOrder[b.kind] || (a.sha256 < b.sha256 ? -1 : a.sha256 > b.sha256 ? 1 : 0));
+  return { id: manifestDoc.sha256, manifest, manifestBytes: manifestDoc.bytes, objects: list };
+}

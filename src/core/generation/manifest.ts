@@ -1,0 +1,290 @@
+// The published shape of a shelf: a generation manifest that names content-addressed shards, each
+// shard listing skill entries that name content-addressed skill records. Every document here is
+// plain JSON, stored as canonical JSON (RFC 8785) under its own SHA-256, so the generation id
+// (the SHA-256 of the manifest) commits to every byte of the shelf, like a Merkle tree, while an
+// edit to one skill changes only that skill's record, one shard and the manifest.
+import { z } from "zod";
+
+/** Schema identifiers; bump the number when a reader could misread the old shape. */
+export const GENERATION_SCHEMA = "skillshelf.generation/1";
+/** /2: entries carry `paths` (shards of /1 lack it; republish after upgrading). */
+export const SHARD_SCHEMA = "skillshelf.shard/2";
+export const SKILL_RECORD_SCHEMA = "skillshelf.skill/1";
+export const ADVISORIES_SCHEMA = "skillshelf.advisories/1";
+export const POINTER_SCHEMA = "skillshelf.pointer/1";
+
+/** The MCP skills extension (SEP-2640) limits, refused at build. */
+export const MAX_FILES_PER_SKILL = 512;
+export const MAX_BYTES_PER_SKILL = 16 * 1024 * 1024;
+
+/** Shards grow by powers of two so a small shelf is one shard and a 10,000-skill shelf ~256. */
+export const TARGET_SKILLS_PER_SHARD = 64;
+export const MAX_SHARDS = 256;
+
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, "expected 64 lowercase hex characters (a SHA-256)");
+
+/** A stored byte string: its SHA-256 (the storage key) and its size in bytes. */
+export const BlobRefSchema = z.strictObject({ sha256: sha256Hex, size: z.number().int().nonnegative() });
+export type BlobRef = z.infer<typeof BlobRefSchema>;
+
+/** One file of a skill, SEP-2640 style; `path` is relative to the skill root, POSIX separators. */
+export const FileEntrySchema = z.strictObject({
+  path: z.string().min(1),
+  size: z.number().int().nonnegative(),
+  sha256: sha256Hex,
+  media_type: z.string().min(1),
+});
+export type FileEntry = z.infer<typeof FileEntrySchema>;
+
+/** The two deterministic archives of a skill folder (files at the archive root). */
+export const ArchivesSchema = z.strictObject({ tar_gz: BlobRefSchema, zip: BlobRefSchema });
+export type Archives = z.infer<typeof ArchivesSchema>;
+
+/** One outline section as src/core/disclosure/outline.ts computes it; extra fields are kept as built. */
+export const OutlineSectionSchema = z.looseObject({
+  key: z.string(),
+  level: z.number().int().nonnegative(),
+  title: z.string(),
+  tokens: z.number().int().nonnegative(),
+});
+/** The outline of a SKILL.md body (agentskills-core's definition of sections and tokens). */
+export const OutlineSchema = z.looseObject({
+  total_tokens: z.number().int().nonnegative(),
+  sections: z.array(OutlineSectionSchema),
+});
+export type Outline = z.infer<typeof OutlineSchema>;
+
+/** Trust levels in rank order (AbstractSkill): blocked < unverified < … < first_party. */
+export const TRUST_LEVELS = ["blocked", "unverified", "community", "adopted", "audited", "first_party"] as const;
+export const TrustLevelSchema = z.enum(TRUST_LEVELS);
+
+/**
+ * The build-time verdict, evaluated against the advisories in the build. The Worker re-evaluates
+ * against the advisories in force at request time; a build never contains a blocked skill.
+ */
+export const BuildVerdictSchema = z.strictObject({
+  level: TrustLevelSchema,
+  blocked: z.boolean(),
+  requires_review: z.boolean(),
+  attachable: z.boolean(),
+  reasons: z.array(z.string()),
+  warnings: z.array(z.string()),
+});
+export type BuildVerdict = z.infer<typeof BuildVerdictSchema>;
+
+/**
+ * What the Worker needs to re-evaluate trust per request: the provenance label used for
+ * name/source advisory matching, every validation record bound to this tree hash (verbatim as
+ * loaded from validations.yaml), and the build-time verdict.
+ */
+export const SkillTrustSchema = z.strictObject({
+  source: z.string().nullable(),
+  validations: z.array(z.record(z.string(), z.unknown())),
+  verdict: BuildVerdictSchema,
+});
+export type SkillTrust = z.infer<typeof SkillTrustSchema>;
+
+/** Declared requirements (`metadata.requires_mcp`, `metadata.requires_tools`). */
+export const RequiresSchema = z.strictObject({ mcp: z.array(z.string()), tools: z.array(z.string()) });
+
+/**
+ * Everything known about one skill, stored once under the SHA-256 of its canonical JSON, so an
+ * unchanged skill is the same record in every generation.
+ */
+export const SkillRecordSchema = z.strictObject({
+  schema: z.literal(SKILL_RECORD_SCHEMA),
+  name: z.string().min(1),
+  /** The SKILL.md frontmatter, verbatim, as JSON (what SEP-2640 hosts compare field by field). */
+  frontmatter: z.record(z.string(), z.unknown()),
+  description: z.string(),
+  version: z.string().nullable(),
+  license: z.string().nullable(),
+  compatibility: z.string().nullable(),
+  allowed_tools: z.array(z.string()).nullable(),
+  tags: z.array(z.string()),
+  when_to_use: z.array(z.string()),
+  when_not_to_use: z.array(z.string()),
+  requires: RequiresSchema,
+  /** SHA-256 of the SKILL.md bytes (AbstractSkill content_hash). */
+  content_hash: sha256Hex,
+  /** AbstractSkill hash_skill_tree of the folder; trust records bind to it. */
+  tree_hash: sha256Hex,
+  /** The complete file list, sorted bytewise by path, SKILL.md included. */
+  files: z.array(FileEntrySchema).min(1),
+  total_bytes: z.number().int().nonnegative(),
+  has_scripts: z.boolean(),
+  outline: OutlineSchema,
+  archives: ArchivesSchema,
+  trust: SkillTrustSchema,
+});
+export type SkillRecord = z.infer<typeof SkillRecordSchema>;
+
+/**
+ * A skill's line in a shard: what listings (indexes, catalogs) need without reading the record,
+ * plus the record's address.
+ */
+export const SkillEntrySchema = z.strictObject({
+  name: z.string().min(1),
+  record: BlobRefSchema,
+  description: z.string(),
+  version: z.string().nullable(),
+  tags: z.array(z.string()),
+  when_to_use: z.array(z.string()),
+  when_not_to_use: z.array(z.string()),
+  content_hash: sha256Hex,
+  tree_hash: sha256Hex,
+  has_scripts: z.boolean(),
+  file_count: z.number().int().positive(),
+  /**
+   * Every file path of the skill (the record's `files[].path`, sorted bytewise), so the legacy
+   * v0.1 index, which lists every skill's files, reads shards only, never 10,000 records.
+   */
+  paths: z.array(z.string().min(1)).min(1),
+  total_bytes: z.number().int().nonnegative(),
+  /** SKILL.md's own blob (the well-known `skill-md` digest). */
+  skill_md: BlobRefSchema,
+  archives: ArchivesSchema,
+  trust: z.strictObject({
+    source: z.string().nullable(),
+    level: TrustLevelSchema,
+    requires_review: z.boolean(),
+    attachable: z.boolean(),
+  }),
+});
+export type SkillEntry = z.infer<typeof SkillEntrySchema>;
+
+/** The skills whose name falls in one shard (see shardOf), sorted bytewise by name. */
+export const ShardSchema = z.strictObject({
+  schema: z.literal(SHARD_SCHEMA),
+  index: z.number().int().nonnegative(),
+  shard_count: z.number().int().positive(),
+  skills: z.array(SkillEntrySchema),
+  /**
+   * Every blob the shard's skills reference (files and both archives), sorted and unique. The
+   * Worker checks it against the records when the shard is stored; gc reads it instead of every
+   * record, so collecting a 10,000-skill shelf reads ~256 shards, not 10,000 records.
+   */
+  blobs: z.array(sha256Hex),
+});
+export type Shard = z.infer<typeof ShardSchema>;
+
+/**
+ * What gc needs from a stored shard of any version (`skillshelf.shard/1` had no entry `paths`):
+ * the records and blobs it keeps alive, so generations built before an upgrade are still
+ * collected correctly.
+ */
+export const ShardReferencesSchema = z.looseObject({
+  schema: z.enum(["skillshelf.shard/1", SHARD_SCHEMA]),
+  skills: z.array(z.looseObject({ record: BlobRefSchema })),
+  // Absent only on the earliest shard/1 documents; gc then reads the shard's records instead.
+  blobs: z.array(sha256Hex).optional(),
+});
+
+/** A shard's address in the manifest, with its skill count so listings can plan their reads. */
+export const ShardRefSchema = z.strictObject({
+  index: z.number().int().nonnegative(),
+  sha256: sha256Hex,
+  size: z.number().int().nonnegative(),
+  count: z.number().int().positive(),
+});
+export type ShardRef = z.infer<typeof ShardRefSchema>;
+
+/**
+ * The generation manifest. Deliberately holds no time: building the same shelf twice, anywhere,
+ * gives the same bytes and the same id. Publish time lives in the pointer's history instead.
+ */
+export const GenerationManifestSchema = z.strictObject({
+  schema: z.literal(GENERATION_SCHEMA),
+  shelf: z.strictObject({
+    /** `catalog.yaml`'s bundle version, when the shelf has one. */
+    catalog_version: z.string().nullable(),
+    /** SHA-256 of each trust record file as built (null when the file is absent). */
+    records: z.strictObject({
+      validations: sha256Hex.nullable(),
+      advisories: sha256Hex.nullable(),
+      guidance: sha256Hex.nullable(),
+      catalog: sha256Hex.nullable(),
+    }),
+    /** The build's advisories as an AdvisoryList blob; publishing merges them into the ones in force. */
+    advisories: BlobRefSchema.nullable(),
+  }),
+  skill_count: z.number().int().nonnegative(),
+  file_count: z.number().int().nonnegative(),
+  total_bytes: z.number().int().nonnegative(),
+  shard_count: z.number().int().positive(),
+  /** Only non-empty shards, sorted by index. */
+  shards: z.array(ShardRefSchema),
+});
+export type GenerationManifest = z.infer<typeof GenerationManifestSchema>;
+
+/** One advisory as loaded from advisories.yaml (src/core/trust owns the field rules). */
+export const AdvisorySchema = z.looseObject({
+  name: z.string(),
+  source: z.string(),
+  severity: z.string(),
+});
+export type Advisory = z.infer<typeof AdvisorySchema>;
+
+/** An advisories list as a blob (the build's) or as the current record (what is in force). */
+export const AdvisoryListSchema = z.strictObject({
+  schema: z.literal(ADVISORIES_SCHEMA),
+  advisories: z.array(AdvisorySchema),
+});
+export type AdvisoryList = z.infer<typeof AdvisoryListSchema>;
+
+/** The advisories in force: the only mutable record besides the pointer. */
+export const AdvisoriesRecordSchema = AdvisoryListSchema.extend({
+  /** Bumped by every change; readers keep the highest they have seen. */
+  seq: z.number().int().nonnegative(),
+  updated_at: z.string(),
+});
+export type AdvisoriesRecord = z.infer<typeof AdvisoriesRecordSchema>;
+
+/** One move of the pointer: a publish or a rollback. */
+export const HistoryEntrySchema = z.strictObject({
+  seq: z.number().int().positive(),
+  generation: sha256Hex,
+  action: z.enum(["publish", "rollback"]),
+  at: z.string(),
+});
+export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
+
+/** How many pointer moves the pointer remembers (history, rollback targets, gc's keep set). */
+export const HISTORY_LIMIT = 100;
+
+/** The one mutable pointer to the current generation, moved by compare-and-swap. */
+export const PointerSchema = z.strictObject({
+  schema: z.literal(POINTER_SCHEMA),
+  generation: sha256Hex,
+  seq: z.number().int().positive(),
+  published_at: z.string(),
+  /** Newest first, at most HISTORY_LIMIT entries; history[0] is this move. */
+  history: z.array(HistoryEntrySchema),
+});
+export type Pointer = z.infer<typeof PointerSchema>;
+
+/** Number of shards for a shelf of `skillCount` skills: a power of two, 1 … MAX_SHARDS. */
+export function shardCountFor(skillCount: number): number {
+  let count = 1;
+  while (count < MAX_SHARDS && count * TARGET_SKILLS_PER_SHARD < skillCount) count *= 2;
+  return count;
+}
+
+/**
+ * The shard a skill name belongs to: FNV-1a (32-bit) of its UTF-8 bytes, modulo the power-of-two
+ * shard count. Cheap and synchronous so a route can find a skill's shard without hashing twice.
+ * Example: shardOf("code-review", 1) === 0.
+ */
+export function shardOf(name: string, shardCount: number): number {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(name)) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash & (shardCount - 1);
+}
+
+/** The entry's type for well-known discovery: a lone SKILL.md is `skill-md`, anything else `archive`. */
+export function discoveryType(entry: Pick<SkillEntry, "file_count">): "skill-md" | "archive" {
+  return entry.file_count === 1 ? "skill-md" : "archive";
+}

@@ -1,0 +1,152 @@
+// Reading SKILL.md: strict UTF-8 decoding, the line-based frontmatter split, and YAML 1.1
+// parsing. Lenient about encoding noise (a BOM, CRLF) so problems can be reported rather than
+// crash; validate.ts then reports that noise as portability errors.
+import { pyRstrip, pyStrip } from "../python-compat/py-text.ts";
+import { parseYaml11, YamlError, type ParsedYaml } from "../python-compat/yaml11.ts";
+
+/** Frontmatter larger than this (UTF-8 bytes) is refused before any YAML parsing (seed 000). */
+export const MAX_FRONTMATTER_BYTES = 256 * 1024;
+
+/** A SKILL.md that cannot be read as a skill at all; the message says what to fix. */
+export class SkillMdError extends Error {
+  /** 1-based line in SKILL.md, when the problem has one. */
+  readonly line: number | undefined;
+  constructor(message: string, line?: number) {
+    super(message);
+    this.name = "SkillMdError";
+    this.line = line;
+  }
+}
+
+export interface ParsedSkillMd {
+  /** The top-level frontmatter mapping with PyYAML 1.1 types (Dates for timestamps). */
+  frontmatter: Record<string, unknown>;
+  /** The YAML text between the delimiter lines, LF-normalised. */
+  frontmatterText: string;
+  /**
+   * The instructions, as agentskills-core defines them: everything after the closing `---`,
+   * stripped of surrounding whitespace. For a SKILL.md that passes validate this is also what
+   * every other client sees; outlines, sections and token counts are computed on it.
+   */
+  body: string;
+  /** 1-based SKILL.md line of the closing delimiter. */
+  closingLine: number;
+  /** The parsed YAML, kept for type-aware validation messages. */
+  yaml: ParsedYaml;
+}
+
+const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Decodes SKILL.md bytes strictly; a byte sequence that is not UTF-8 is an error, not U+FFFD. */
+export function decodeSkillMd(bytes: Uint8Array): string {
+  try {
+    return strictDecoder.decode(bytes);
+  } catch {
+    throw new SkillMdError("SKILL.md is not valid UTF-8; save it as UTF-8 (without a BOM)");
+  }
+}
+
+/** Removes leading U+FEFF characters (all of them, as AbstractSkill does). */
+export function stripBom(text: string): string {
+  let i = 0;
+  while (text.charCodeAt(i) === 0xfeff) i++;
+  return text.slice(i);
+}
+
+/** CRLF and lone CR become LF; nothing else is treated as a line break. */
+export function normalizeNewlines(text: string): string {
+  return text.replace(/\r\n?/g, "\n");
+}
+
+/** UTF-8 byte length without allocating an encoded copy. */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+export interface FrontmatterSplit {
+  frontmatterText: string;
+  /** Everything after the closing delimiter line, LF-normalised, not stripped. */
+  rest: string;
+  /** 1-based line of the closing delimiter. */
+  closingLine: number;
+}
+
+/**
+ * The line-based split: the first line must be `---` (trailing whitespace allowed), and the
+ * frontmatter ends at the next line that is `---`. A `---` inside a value does not end it.
+ */
+export function splitFrontmatter(text: string): FrontmatterSplit {
+  const normalized = normalizeNewlines(stripBom(text));
+  const firstBreak = normalized.indexOf("\n");
+  const firstLine = firstBreak === -1 ? normalized : normalized.slice(0, firstBreak);
+  if (pyRstrip(firstLine) !== "---") {
+    throw new SkillMdError("SKILL.md must start with a line '---' that opens the YAML frontmatter", 1);
+  }
+  let pos = firstBreak + 1;
+  let line = 2;
+  while (firstBreak !== -1 && pos <= normalized.length) {
+    const next = normalized.indexOf("\n", pos);
+    const end = next === -1 ? normalized.length : next;
+    if (pyRstrip(normalized.slice(pos, end)) === "---") {
+      const frontmatterText = normalized.slice(firstBreak + 1, Math.max(firstBreak + 1, pos - 1));
+      return { frontmatterText, rest: next === -1 ? "" : normalized.slice(next + 1), closingLine: line };
+    }
+    // Refuse early: scanning on through megabytes of unterminated frontmatter helps nobody.
+    if (pos - firstBreak > MAX_FRONTMATTER_BYTES * 4) break;
+    if (next === -1) break;
+    pos = next + 1;
+    line++;
+  }
+  if (utf8Length(normalized) - firstBreak > MAX_FRONTMATTER_BYTES) {
+    throw new SkillMdError(
+      `SKILL.md frontmatter runs past the ${MAX_FRONTMATTER_BYTES}-byte limit without a closing '---' line; keep frontmatter under 256 KiB and end it with a line '---'`,
+    );
+  }
+  throw new SkillMdError("SKILL.md frontmatter has no closing '---' line; end the YAML block with a line '---'");
+}
+
+/**
+ * Parses SKILL.md text into frontmatter and body.
+ * @throws SkillMdError when there is no frontmatter block, it is over 256 KiB, its YAML is
+ *   invalid (duplicate keys and alias bombs included), or it is not a mapping.
+ */
+export function parseSkillMd(text: string): ParsedSkillMd {
+  const split = splitFrontmatter(text);
+  const size = utf8Length(split.frontmatterText);
+  if (size > MAX_FRONTMATTER_BYTES) {
+    throw new SkillMdError(
+      `SKILL.md frontmatter is ${size} bytes, over the ${MAX_FRONTMATTER_BYTES}-byte limit; move long content into the body or references/`,
+    );
+  }
+  let yaml: ParsedYaml;
+  try {
+    yaml = parseYaml11(split.frontmatterText);
+  } catch (error) {
+    if (error instanceof YamlError) {
+      const line = error.line === undefined ? undefined : error.line + 1;
+      throw new SkillMdError(`invalid YAML frontmatter: ${error.message.replace(/\(line \d+\)$/, line ? `(SKILL.md line ${line})` : "")}`, line);
+    }
+    throw error;
+  }
+  const value = yaml.value ?? {};
+  if (typeof value !== "object" || Array.isArray(value) || value instanceof Date) {
+    throw new SkillMdError("SKILL.md frontmatter must be a YAML mapping of fields (name: …, description: …)", 2);
+  }
+  return {
+    frontmatter: value as Record<string, unknown>,
+    frontmatterText: split.frontmatterText,
+    body: pyStrip(split.rest),
+    closingLine: split.closingLine,
+    yaml,
+  };
+}

@@ -1,0 +1,232 @@
+// `skillshelf build` on Node: byte-identical output across runs and time zones, every refusal
+// listed at once with nothing written, the atomic replacement of an existing build folder, and
+// the curated shelf building with every skill present.
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { buildInventory } from "../../../src/core/skill/inventory.ts";
+import { GenerationManifestSchema, SkillRecordSchema } from "../../../src/core/generation/manifest.ts";
+import { pathProblems } from "../../../src/cli/lib/build.ts";
+
+const CLI = path.resolve("src/cli/skillshelf.ts");
+const root = mkdtempSync(path.join(tmpdir(), "skillshelf-build-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 60_000, env: { ...process.env, ...env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const skillMd = (name: string) => `---\nname: ${name}\ndescription: Does ${name} things for the build tests.\n---\n# ${name}\n\nSteps.\n`;
+
+function shelf(name: string, skills: Record<string, Record<string, string | Uint8Array>>, records: Record<string, string> = {}): string {
+  const dir = path.join(root, name);
+  for (const [skill, files] of Object.entries(skills)) {
+    for (const [rel, content] of Object.entries({ "SKILL.md": skillMd(skill), ...files })) {
+      const file = path.join(dir, "skills", skill, rel);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, content);
+    }
+  }
+  for (const [file, text] of Object.entries(records)) writeFileSync(path.join(dir, file), text);
+  mkdirSync(path.join(dir, "skills"), { recursive: true });
+  return dir;
+}
+
+/** Every file of a folder with its SHA-256, for byte-for-byte comparisons. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const entry of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(child);
+      else out[child] = createHash("sha256").update(readFileSync(path.join(dir, child))).digest("hex");
+    }
+  };
+  walk("");
+  return out;
+}
+
+describe("skillshelf build", () => {
+  it("builds the curated shelf: every skill, a manifest that parses, objects under their SHA-256", () => {
+    const out = path.join(root, "curated");
+    const r = cli(["build", "shelf", "--out", out, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const summary = JSON.parse(r.stdout) as { generation: string; skills: number };
+    const manifestBytes = readFileSync(path.join(out, "manifest.json"));
+    expect(createHash("sha256").update(manifestBytes).digest("hex")).toBe(summary.generation);
+    const manifest = GenerationManifestSchema.parse(JSON.parse(manifestBytes.toString("utf8")));
+    expect(manifest.skill_count).toBe(readdirSync("shelf/skills").length);
+    for (const kind of ["blobs", "records", "shards"]) {
+      for (const name of readdirSync(path.join(out, kind))) {
+        expect(createHash("sha256").update(readFileSync(path.join(out, kind, name))).digest("hex")).toBe(name);
+      }
+    }
+    for (const name of readdirSync(path.join(out, "records"))) {
+      const record = SkillRecordSchema.parse(JSON.parse(readFileSync(path.join(out, "records", name), "utf8")));
+      expect(record.trust.verdict.blocked).toBe(false);
+      expect(record.files[0]?.path).toBeDefined();
+      for (const f of record.files) expect(existsSync(path.join(out, "blobs", f.sha256))).toBe(true);
+      expect(existsSync(path.join(out, "blobs", record.archives.tar_gz.sha256))).toBe(true);
+    }
+  });
+
+  it("gives byte-identical output and the same id on every run, in any time zone", () => {
+    const src = shelf("determinism", { alpha: { "references/a.md": "# A\n", "scripts/x.py": "print(1)\n" }, beta: {} });
+    const a = path.join(root, "det-a");
+    const b = path.join(root, "det-b");
+    const ra = cli(["build", src, "--out", a, "--json"], { TZ: "UTC" });
+    const rb = cli(["build", src, "--out", b, "--json"], { TZ: "Pacific/Kiritimati" });
+    expect(ra.code, ra.stderr).toBe(0);
+    expect(rb.code, rb.stderr).toBe(0);
+    expect(JSON.parse(ra.stdout).generation).toBe(JSON.parse(rb.stdout).generation);
+    expect(snapshot(a)).toEqual(snapshot(b));
+    // A copy of the shelf elsewhere (other mtimes, other path) builds the same generation.
+    const copy = path.join(root, "determinism-copy");
+    cpSync(src, copy, { recursive: true });
+    expect(JSON.parse(cli(["build", copy, "--out", path.join(root, "det-c"), "--json"]).stdout).generation).toBe(JSON.parse(ra.stdout).generation);
+  });
+
+  it("replaces an earlier build folder whole, leaving no temporary folders", () => {
+    const out = path.join(root, "replace");
+    const src = shelf("replace-src", { alpha: {} });
+    expect(cli(["build", src, "--out", out]).code).toBe(0);
+    writeFileSync(path.join(out, "blobs", "stale"), "old");
+    expect(cli(["build", src, "--out", out]).code).toBe(0);
+    expect(existsSync(path.join(out, "blobs", "stale"))).toBe(false);
+    expect(existsSync(path.join(out, "manifest.json"))).toBe(true);
+    expect(readdirSync(root).filter((n) => n.startsWith(".replace."))).toEqual([]);
+    // An empty folder is a fine target too.
+    const empty = path.join(root, "replace-empty");
+    mkdirSync(empty);
+    expect(cli(["build", src, "--out", empty]).code).toBe(0);
+    expect(existsSync(path.join(empty, "manifest.json"))).toBe(true);
+  });
+
+  it("refuses an --out that is not a build folder, or is (inside, around) the shelf, touching nothing", () => {
+    const src = shelf("guarded-src", { alpha: {} });
+    const unrelated = path.join(root, "unrelated");
+    mkdirSync(path.join(unrelated, "docs"), { recursive: true });
+    writeFileSync(path.join(unrelated, "docs", "notes.txt"), "precious");
+    const file = path.join(root, "a-file.txt");
+    writeFileSync(file, "precious");
+    // A folder with a manifest.json but also something else is not ours to replace either.
+    const lookalike = path.join(root, "lookalike");
+    mkdirSync(lookalike);
+    writeFileSync(path.join(lookalike, "manifest.json"), "{}");
+    writeFileSync(path.join(lookalike, "thesis.tex"), "precious");
+    const cases: Array<[string, RegExp]> = [
+      [unrelated, /not empty and not a skillshelf build folder .*"docs"/],
+      [file, /is a file, not a folder/],
+      [lookalike, /not empty and not a skillshelf build folder .*"thesis.tex"/],
+      [src, /is the shelf folder/],
+      [path.join(src, "skills"), /is inside the shelf folder/],
+      [path.join(src, "build"), /is inside the shelf folder/],
+      [root, /contains the shelf folder/],
+    ];
+    const before = snapshot(root);
+    for (const [out, message] of cases) {
+      const r = cli(["build", src, "--out", out]);
+      expect(r.code, out).toBe(1);
+      expect(r.stderr, out).toMatch(message);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(snapshot(root)).toEqual(before);
+    expect(readFileSync(file, "utf8")).toBe("precious");
+    expect(existsSync(path.join(src, "build"))).toBe(false);
+  });
+
+  it("refuses a shelf with problems, lists every one, and writes nothing", async () => {
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 512; i++) many[`references/f${i}.md`] = "x\n";
+    const src = shelf("refusals", {
+      invalid: {},
+      "too-many": many,
+      backslash: { "references/a\\b.md": "x\n" },
+      control: { "references/bell\u0007.md": "x\n" },
+      "case-clash": { "references/Guide.md": "a\n", "references/guide.md": "b\n" },
+      "folder-clash": { "Refs/a.md": "a\n", "refs/b.md": "b\n" },
+      "root-index": { "index.json": "{}\n" },
+      linked: {},
+      blocked: {},
+      fine: {},
+    });
+    writeFileSync(path.join(src, "skills", "invalid", "SKILL.md"), "---\nname: Invalid_Name\n---\nbody\n");
+    symlinkSync("/etc/hostname", path.join(src, "skills", "linked", "link.md"));
+    const enc = new TextEncoder();
+    const blockedInv = await buildInventory([{ path: "SKILL.md", bytes: enc.encode(skillMd("blocked")) }]);
+    writeFileSync(
+      path.join(src, "advisories.yaml"),
+      `advisories:\n- name: blocked\n  source: anywhere\n  official_intent: Helps.\n  hidden_issue: Steals secrets.\n  severity: low\n  reference: https://example.com/a\n  tree_hash: ${blockedInv.tree_hash}\n`,
+    );
+    const out = path.join(root, "refused-out");
+    const r = cli(["build", src, "--out", out]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const text = r.stderr;
+    expect(text).toMatch(/invalid: name/);
+    expect(text).toMatch(/too-many: files: 513 files; a skill may hold at most 512/);
+    expect(text).toMatch(/backslash: files: path "references\/a\\\\b.md" contains a backslash/);
+    expect(text).toMatch(/control: files: path .* contains a NUL or control character/);
+    expect(text).toMatch(/case-clash: files: paths "references\/Guide.md" and "references\/guide.md" differ only by case/);
+    expect(text).toMatch(/folder-clash: files: paths "Refs" and "refs" differ only by case/);
+    expect(text).toMatch(/root-index: files: path "index.json" at the skill root collides with the static-host layout/);
+    expect(text).toMatch(/linked: files: .*symlink/);
+    expect(text).toMatch(/blocked: trust: verdict is blocked/);
+    expect(text).not.toMatch(/fine:/);
+    expect(existsSync(out)).toBe(false);
+
+    const json = cli(["build", src, "--out", out, "--json"]);
+    expect(json.code).toBe(1);
+    const problems = (JSON.parse(json.stdout) as { problems: { skill: string }[] }).problems;
+    expect(new Set(problems.map((p) => p.skill))).toEqual(new Set(["invalid", "too-many", "backslash", "control", "case-clash", "folder-clash", "root-index", "linked", "blocked"]));
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("refuses a skill over 16 MiB", () => {
+    const src = shelf("too-big", { huge: { "assets/big.bin": new Uint8Array(16 * 1024 * 1024) } });
+    const r = cli(["build", src, "--out", path.join(root, "too-big-out")]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/huge: files: 1677\d+ bytes; a skill may hold at most 16777216 bytes/);
+    expect(statSync(src).isDirectory()).toBe(true);
+  });
+
+  it("refuses an advisories.yaml whose list key is misspelt, and prints record warnings", () => {
+    const critical = "- name: fine\n  source: anywhere\n  official_intent: Helps.\n  hidden_issue: Steals secrets.\n  severity: critical\n  reference: https://example.com/a\n";
+    const misspelt = shelf("misspelt-advisories", { fine: {} }, { "advisories.yaml": `advisory:\n${critical}` });
+    const out = path.join(root, "misspelt-out");
+    const r = cli(["build", misspelt, "--out", out]);
+    expect(r.code, r.stdout).toBe(1);
+    expect(r.stderr).toMatch(/advisories\.yaml:1:1: no 'advisories' key \(keys: \['advisory'\]\)/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(out)).toBe(false);
+
+    const typo = shelf("typo-advisories", { fine: {} }, { "advisories.yaml": `advisories:\n${critical}  stauts: withdrawn\n  withdrawn_reason: fixed\n`.replace("severity: critical", "severity: low").replace("name: fine", "name: other") });
+    const ok = cli(["build", typo, "--out", path.join(root, "typo-out")]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toMatch(/warning: advisories\.yaml:8:3: advisories\[0\]: unknown key 'stauts' is ignored/);
+    expect(ok.stderr).toMatch(/warning: no validations\.yaml on this shelf/);
+  });
+
+  it("explains usage mistakes with exit 2", () => {
+    expect(cli(["build"]).code).toBe(2);
+    expect(cli(["build", path.join(root, "nope")]).code).toBe(2);
+    expect(cli(["build", "shelf", "--bogus"]).code).toBe(2);
+  });
+});
+
+describe("pathProblems", () => {
+  it("flags absolute, dot-dot, empty segments and NUL, and accepts ordinary nested paths", () => {
+    expect(pathProblems(["/etc/passwd"])[0]).toMatch(/absolute/);
+    expect(pathProblems(["a/../b"])[0]).toMatch(/\.\./);
+    expect(pathProblems(["a//b"])[0]).toMatch(/empty/);
+    expect(pathProblems(["a\u0000b"])[0]).toMatch(/NUL/);
+    expect(pathProblems(["SKILL.md", "references/deep/nested/a.md", "assets/logo.png", "assets/index.json"])).toEqual([]);
+    expect(pathProblems(["SKILL.md", "index.json"])[0]).toMatch(/"index.json" at the skill root collides with the static-host layout/);
+    expect(pathProblems(["SKILL.md", "__proto__"])[0]).toMatch(/"__proto__" at the skill root cannot be stored in the .zip/);
+    expect(pathProblems(["SKILL.md", "references/__proto__", "constructor"])).toEqual([]);
+  });
+});

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import scalars from "../../goldens/foundation/pyyaml-scalars.json";
+import { parseYaml11, pyTypeOfNode, topLevelNode, YamlError } from "../../../src/core/python-compat/yaml11.ts";
+
+/** Our value in the golden's spelling (floats as Python repr, timestamps as UTC ISO). */
+function spell(value: unknown, type: string): unknown {
+  if (type === "float") {
+    const n = value as number;
+    if (Number.isNaN(n)) return "nan";
+    if (!Number.isFinite(n)) return n > 0 ? "inf" : "-inf";
+    return Number.isInteger(n) ? `${n}.0` : String(n);
+  }
+  if (value instanceof Date) return value.toISOString();
+  return value;
+}
+
+describe("plain scalars are typed exactly as PyYAML safe_load types them (goldens)", () => {
+  for (const golden of scalars) {
+    it(`v: ${golden.source}`, () => {
+      const { value, document } = parseYaml11(`v: ${golden.source}\n`);
+      const v = (value as Record<string, unknown>).v;
+      expect(pyTypeOfNode(topLevelNode(document, "v"))).toBe(golden.type);
+      expect(spell(v, golden.type)).toEqual(golden.value);
+    });
+  }
+});
+
+describe("YAML safety", () => {
+  it("refuses duplicate keys (PyYAML keeps the last; we refuse on purpose)", () => {
+    expect(() => parseYaml11("name: a\nname: b\n")).toThrow(/unique/);
+  });
+
+  it("fails fast on an alias bomb instead of expanding it", () => {
+    const levels = ["a: &a [x,x,x,x,x,x,x,x,x]"];
+    for (let i = 1; i < 9; i++) {
+      const prev = String.fromCharCode(96 + i);
+      const cur = String.fromCharCode(97 + i);
+      levels.push(`${cur}: &${cur} [${Array(9).fill(`*${prev}`).join(",")}]`);
+    }
+    const started = Date.now();
+    expect(() => parseYaml11(levels.join("\n"))).toThrow(YamlError);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("refuses control characters PyYAML refuses, naming the line", () => {
+    expect(() => parseYaml11("a: 1\ndescription: legit\x0c---\x0cinjected\n")).toThrow(/#x000c at line 2/);
+  });
+
+  it("keeps merge keys working as in PyYAML", () => {
+    const { value } = parseYaml11("base: &b {x: 1}\nm:\n  <<: *b\n  y: 2\n");
+    expect((value as { m: unknown }).m).toEqual({ x: 1, y: 2 });
+  });
+
+  it("treats quoted scalars as strings", () => {
+    const { value } = parseYaml11('a: "yes"\nb: \'1.0\'\nc: |\n  2024-01-15\n');
+    expect(value).toEqual({ a: "yes", b: "1.0", c: "2024-01-15\n" });
+  });
+});
