@@ -1,8 +1,8 @@
 // CPU cost of the per-request disclosure work: catalogs over 10 … 10,000 generated skills (with
 // and without max_chars) and the outline of a 1 MB body. Run: npm run bench. Figures and the
 // machine they came from are recorded in docs/benchmarks.md. Not a test: nothing here asserts.
-import { renderCatalog, type CatalogSkill } from "../src/core/catalog.ts";
-import { outlineOf, renderOutline } from "../src/core/outline.ts";
+import { renderCatalog, type CatalogSkill } from "../src/core/disclosure/catalog.ts";
+import { outlineOf, renderOutline } from "../src/core/disclosure/outline.ts";
 
 /** CPU milliseconds (user + system) of one call, best of a few runs after warm-up. */
 function cpuMs(fn: () => unknown, runs: number): number {
