@@ -1,6 +1,7 @@
 // skillshelf build <shelf-dir> [--out <dir>] [--json]: check every skill, then write the
 // generation (manifest.json and every object under its SHA-256) atomically to the build folder.
 import { parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
+import type { BuiltGeneration } from "../../core/generation/assemble.ts";
 import { BuildRefusedError, buildShelf, checkBuildTarget, writeBuild } from "../lib/build.ts";
 
 const USAGE = "skillshelf build <shelf-dir> [--out <dir>] [--json]";
@@ -13,7 +14,7 @@ export const run: Command = async (ctx) => {
   const out = values.out ?? DEFAULT_BUILD_DIR;
   // Refuse a target we must not replace before the (possibly long) build, not after it.
   await checkBuildTarget(out, positionals[0]!);
-  let built;
+  let built: BuiltGeneration;
   try {
     built = await buildShelf(positionals[0]!, {
       onWarning: (w) => ctx.stderr(`${w.skill}: warning: ${w.field}: ${w.message}\n`),

@@ -1,6 +1,7 @@
 // Reading skills from disk: what only a filesystem has (symlinks, directories, unreadable
 // files). Turns a folder into SkillFile[] exactly as the tree hash sees it, then hands off to
 // src/core for everything else.
+import type { Dirent, Stats } from "node:fs";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { isOsJunkFile } from "../../core/skill/hash.ts";
@@ -11,7 +12,7 @@ import { CliError, UsageError } from "./cli.ts";
 
 /** Fails with a usage error (exit 2) when `dir` does not exist or is not a folder. */
 export async function requireDir(dir: string, what = "folder"): Promise<void> {
-  let stat;
+  let stat: Stats;
   try {
     stat = await lstat(dir);
   } catch {
@@ -31,7 +32,7 @@ export async function readSkillDir(dir: string): Promise<SkillFile[]> {
   const files: SkillFile[] = [];
   async function walk(rel: string): Promise<void> {
     const abs = rel ? path.join(dir, rel) : dir;
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await readdir(abs, { withFileTypes: true });
     } catch (error) {

@@ -5,7 +5,7 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { sha256Hex } from "../../core/skill/hash.ts";
-import { buildInventory } from "../../core/skill/inventory.ts";
+import { buildInventory, type Inventory } from "../../core/skill/inventory.ts";
 import type { SkillResolution, SkillSource } from "../../core/trust/select.ts";
 import { validateSkillMd } from "../../core/skill/validate.ts";
 import { readSkillDir } from "./skill-dir.ts";
@@ -60,7 +60,7 @@ export function filesystemSkillSource(roots: readonly string[], options: Filesys
         // This copy won: from here a failure holds the name as missing, never falls back (a
         // user-root write can deny a curated skill, loudly, but never substitute for it).
         await options.afterParse?.(dir);
-        let inventory;
+        let inventory: Inventory;
         try {
           inventory = await buildInventory(await readSkillDir(dir));
         } catch (error) {

@@ -2,7 +2,7 @@
 // outline (keys, titles, token estimates) and fetches one section instead of the whole body.
 // The outline is plain data so a build can store it and a request can render it or cut a section
 // out of the body without re-parsing.
-import { casefold, codePointLength, isPyBlank, isPySpace, lineSpans, type LineSpan } from "../python-compat/py-text.ts";
+import { casefold, codePointLength, isPyBlank, isPySpace, lineSpans } from "../python-compat/py-text.ts";
 
 /** Below this many estimated tokens the whole body is cheaper than outline + section fetch. */
 export const WHOLE_BODY_CHEAPER_TOKENS = 1000;

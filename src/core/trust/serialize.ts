@@ -84,7 +84,7 @@ function block(value: unknown, indent: number): string[] {
 
 function document(top: Record<string, unknown>, header: readonly string[]): string {
   const comments = header.map((line) => (line ? `# ${line}` : "#"));
-  return [...comments, ...block(top, 0)].join("\n") + "\n";
+  return `${[...comments, ...block(top, 0)].join("\n")}\n`;
 }
 
 /** The to_dict form of a validation record (AbstractSkill key order; optional keys only when set). */

@@ -41,10 +41,21 @@ function normalizeNotes(notes: string[]): string[] {
   );
 }
 
+/** One recorded call of select_skills_for_context: its inputs, and its outputs compared as recorded. */
+interface SelectionScenario {
+  label: string;
+  roots: string[];
+  names: unknown[];
+  enabled?: unknown;
+  sources?: Record<string, unknown>;
+  on_warning: string[];
+  [output: string]: unknown;
+}
+
 describe("selection matches select_skills_for_context", () => {
-  for (const s of golden.scenarios as any[]) {
+  for (const s of golden.scenarios as SelectionScenario[]) {
     it(s.label, async () => {
-      const roots = (s.roots as string[]).map((r) => path.join(tmp, r));
+      const roots = s.roots.map((r) => path.join(tmp, r));
       const selection = await selectSkills(records, filesystemSkillSource(roots), s.names, { enabled: s.enabled, sources: s.sources });
       const gated = (list: { name: string; verdict: { level: string; reasons: string[] } }[]) => list.map((g) => ({ name: g.name, level: g.verdict.level, reasons: g.verdict.reasons }));
       const rooted = (text: string) => text.replaceAll(tmp, "<ROOT>");

@@ -62,7 +62,7 @@ describe("skillshelf trust", () => {
   it("--json carries the full verdicts", () => {
     const r = cli("trust", shelf, "--json");
     const out = JSON.parse(r.stdout);
-    const byName = Object.fromEntries(out.skills.map((s: any) => [s.name, s.verdict]));
+    const byName = Object.fromEntries(out.skills.map((s: { name: string; verdict: unknown }) => [s.name, s.verdict]));
     expect(byName.good).toMatchObject({ level: "first_party", attachable: true });
     expect(byName.flagged).toMatchObject({ level: "blocked", blocked: true, do_not_use: true });
     expect(byName.fresh).toMatchObject({ level: "unverified", requires_review: true });
@@ -102,7 +102,7 @@ describe("skillshelf select", () => {
     const r = cli("select", shelf, "--names", "scripted,flagged", "--enable", `scripted@${hashes.scripted}`, "--enable", "flagged", "--json");
     const out = JSON.parse(r.stdout);
     expect(out.active_names).toEqual(["scripted"]);
-    expect(out.blocked.map((b: any) => b.name)).toEqual(["flagged"]);
+    expect(out.blocked.map((b: { name: string }) => b.name)).toEqual(["flagged"]);
     expect(out.warnings).toContain(`skill 'scripted' activated by hash-pinned operator enable from ${path.join(shelf, "skills", "scripted")} (tree ${hashes.scripted!.slice(0, 16)}…)`);
   });
   it("a user root shadows the shelf copy and never inherits its record", () => {

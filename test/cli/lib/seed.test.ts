@@ -56,8 +56,20 @@ beforeAll(async () => {
 });
 afterAll(() => rm(tmp, { recursive: true, force: true }));
 
+/** One recorded seed_registry run: the folder before, the bundle seeded, and what it reported and left. */
+interface SeedScenario {
+  label: string;
+  bundle: string;
+  before_files: Record<string, string>;
+  before_links?: Record<string, string>;
+  report: Record<string, string[]>;
+  second_report: Record<string, string[]>;
+  manifest_after: string | null;
+  after: unknown;
+}
+
 describe("seeding matches seed_registry", () => {
-  golden.scenarios.forEach((s: any, i: number) => {
+  (golden.scenarios as unknown as SeedScenario[]).forEach((s, i) => {
     it(s.label, async () => {
       const dest = path.join(tmp, `golden-${i}`);
       await materialize(dest, s.before_files, s.before_links);
@@ -71,7 +83,7 @@ describe("seeding matches seed_registry", () => {
       expect(bucketsOf(second)).toEqual(s.second_report);
       expect((await stat(path.join(dest, ".seeded.json"))).mtimeMs).toBe(mtime);
       expect(await listing(dest)).toEqual(s.after);
-      expect(Object.keys(first.kept).sort()).toEqual(Object.entries(s.report).filter(([k]) => k.startsWith("kept_")).flatMap(([, v]) => v as string[]).sort());
+      expect(Object.keys(first.kept).sort()).toEqual(Object.entries(s.report).filter(([k]) => k.startsWith("kept_")).flatMap(([, v]) => v).sort());
     });
   });
   for (const r of golden.manifest_rejections as { label: string; manifest: string; error: string }[]) {

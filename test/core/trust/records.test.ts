@@ -157,7 +157,7 @@ describe("abstractskill loads what we write", () => {
   // abstractskill's TrustRegistry.load / load_catalog made of it (the generator refuses to
   // write it unless every record came back unchanged). Byte equality here keeps that proof
   // current: change the writer and the goldens must be regenerated, so Python re-checks it.
-  const s = golden_serialized as any;
+  const s = golden_serialized;
   it("the generator confirmed every file loads unchanged", () => {
     expect(s.loads_unchanged).toEqual({ validations: true, advisories: true, guidance: true, catalog: true, catalog_version: true });
   });

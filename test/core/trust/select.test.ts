@@ -46,7 +46,7 @@ describe("selectSkills with a precomputed source", () => {
   });
   it("malformed pins grant nothing and are never demoted to bare grants", () => {
     const notes: string[] = [];
-    const { bare, pins } = parseEnabled(["scripted@abc", "Scripted@" + h("b"), "scripted@" + h("b").slice(1), 3], (m) => notes.push(m));
+    const { bare, pins } = parseEnabled(["scripted@abc", `Scripted@${h("b")}`, `scripted@${h("b").slice(1)}`, 3], (m) => notes.push(m));
     expect([...bare]).toEqual([]);
     expect([...pins]).toEqual([]);
     expect(notes).toHaveLength(4);
