@@ -31,65 +31,75 @@ export function levelRank(level: TrustLevel): number {
   return TRUST_LEVELS.indexOf(level);
 }
 
+const HASH_RE = /^[0-9a-f]{64}$/;
+
+// The loaded form of each record kind as a plain zod object: what the loaders below produce and
+// what a schema generator (OpenAPI for the admin API) sees. The loaders coerce YAML the way
+// AbstractSkill does and report its messages; their output is then checked against these.
+
 /** One attestation that the skill tree with `tree_hash` earned `level` (AbstractSkill ValidationRecord). */
-export interface ValidationRecord {
-  name: string;
-  source: string;
-  tree_hash: string;
-  level: TrustLevel;
-  method: string;
-  validated_by: string;
-  validated_at: string;
-  evidence: Record<string, unknown>;
-  notes: string | null;
-  activation_description: string | null;
-  audience: (typeof AUDIENCES)[number];
-  delivered_via_map: boolean;
-}
+export const ValidationRecordObjectSchema = z.strictObject({
+  name: z.string(),
+  source: z.string(),
+  tree_hash: z.string().regex(HASH_RE),
+  level: z.enum(TRUST_LEVELS),
+  method: z.string(),
+  validated_by: z.string(),
+  validated_at: z.string(),
+  evidence: z.record(z.string(), z.unknown()),
+  notes: z.string().nullable(),
+  activation_description: z.string().nullable(),
+  audience: z.enum(AUDIENCES),
+  delivered_via_map: z.boolean(),
+});
+export type ValidationRecord = z.infer<typeof ValidationRecordObjectSchema>;
 
 /** A do-not-use notice for one specific skill, anchored by tree hash or by name and source. */
-export interface AdvisoryEntry {
-  name: string;
-  source: string;
-  official_intent: string;
-  hidden_issue: string;
-  severity: Severity;
-  reference: string;
-  tree_hash: string | null;
-  advisory_id: string | null;
-  discovered_at: string | null;
-  status: "active" | "withdrawn";
-  withdrawn_reason: string | null;
-  withdrawn_at: string | null;
-}
+export const AdvisoryEntryObjectSchema = z.strictObject({
+  name: z.string(),
+  source: z.string(),
+  official_intent: z.string(),
+  hidden_issue: z.string(),
+  severity: z.enum(SEVERITIES),
+  reference: z.string(),
+  tree_hash: z.string().regex(HASH_RE).nullable(),
+  advisory_id: z.string().nullable(),
+  discovered_at: z.string().nullable(),
+  status: z.enum(["active", "withdrawn"]),
+  withdrawn_reason: z.string().nullable(),
+  withdrawn_at: z.string().nullable(),
+});
+export type AdvisoryEntry = z.infer<typeof AdvisoryEntryObjectSchema>;
 
 /** A class-level risk notice; informational, never blocks a specific skill. */
-export interface GuidanceEntry {
-  guidance_id: string;
-  title: string;
-  risk_class: string;
-  detail: string;
-  severity: Severity;
-  reference: string;
-}
+export const GuidanceEntryObjectSchema = z.strictObject({
+  guidance_id: z.string(),
+  title: z.string(),
+  risk_class: z.string(),
+  detail: z.string(),
+  severity: z.enum(SEVERITIES),
+  reference: z.string(),
+});
+export type GuidanceEntry = z.infer<typeof GuidanceEntryObjectSchema>;
 
 /** One curated, pinned, vendorable skill of catalog.yaml. */
-export interface CatalogEntry {
-  name: string;
-  source: string;
-  repo: string;
-  upstream_ref: string;
-  subdir: string;
-  license: string;
-  archetype: "knowledge" | "procedure" | "meta";
-  risk: "low" | "moderate" | "risky";
-  improves: string;
-  activation_description: string | null;
-  expected_tree_hash: string | null;
-  vendored: boolean;
-  evidence: string[];
-  notes: string | null;
-}
+export const CatalogEntryObjectSchema = z.strictObject({
+  name: z.string(),
+  source: z.string(),
+  repo: z.string(),
+  upstream_ref: z.string(),
+  subdir: z.string(),
+  license: z.string(),
+  archetype: z.enum(["knowledge", "procedure", "meta"]),
+  risk: z.enum(["low", "moderate", "risky"]),
+  improves: z.string(),
+  activation_description: z.string().nullable(),
+  expected_tree_hash: z.string().regex(HASH_RE).nullable(),
+  vendored: z.boolean(),
+  evidence: z.array(z.string()),
+  notes: z.string().nullable(),
+});
+export type CatalogEntry = z.infer<typeof CatalogEntryObjectSchema>;
 
 /** The records evaluateTrust needs: plain data, so the Worker can hold and ship it as JSON. */
 export interface TrustRecords {
@@ -126,8 +136,6 @@ export interface RecordFileResult<T> {
   problems: RecordProblem[];
   warnings: string[];
 }
-
-const HASH_RE = /^[0-9a-f]{64}$/;
 
 /**
  * The keys each entry kind understands (AbstractSkill's from_dict fields). Any other key is
@@ -182,8 +190,8 @@ function fail(ctx: z.RefinementCtx, code: string, message: string): void {
 // ---------------------------------------------------------------------------------------------
 // validations.yaml
 
-/** zod schema for one validations.yaml entry; checks run in AbstractSkill's order. */
-export const ValidationRecordSchema = z.unknown().transform((data, ctx): ValidationRecord => {
+/** Loads one validations.yaml entry; checks run in AbstractSkill's order. */
+function loadValidationRecord(data: unknown, ctx: z.RefinementCtx): ValidationRecord {
   if (!isMapping(data)) {
     fail(ctx, "not_mapping", `validation entry must be a mapping, got ${pyTypeName(data)}`);
     return z.NEVER;
@@ -264,13 +272,16 @@ export const ValidationRecordSchema = z.unknown().transform((data, ctx): Validat
     audience: audience as ValidationRecord["audience"],
     delivered_via_map: delivered,
   };
-});
+}
+
+/** zod schema for one validations.yaml entry: the loader's coercions and messages, then the plain object it must produce. */
+export const ValidationRecordSchema = z.transform(loadValidationRecord).pipe(ValidationRecordObjectSchema);
 
 // ---------------------------------------------------------------------------------------------
 // advisories.yaml
 
-/** zod schema for one advisories.yaml entry (four mandated fields, graded severity). */
-export const AdvisoryEntrySchema = z.unknown().transform((data, ctx): AdvisoryEntry => {
+/** Loads one advisories.yaml entry (four mandated fields, graded severity). */
+function loadAdvisoryEntry(data: unknown, ctx: z.RefinementCtx): AdvisoryEntry {
   if (!isMapping(data)) {
     fail(ctx, "not_mapping", `advisory entry must be a mapping, got ${pyTypeName(data)}`);
     return z.NEVER;
@@ -316,13 +327,16 @@ export const AdvisoryEntrySchema = z.unknown().transform((data, ctx): AdvisoryEn
     withdrawn_reason: optional("withdrawn_reason"),
     withdrawn_at: optional("withdrawn_at"),
   };
-});
+}
+
+/** zod schema for one advisories.yaml entry: the loader's coercions and messages, then the plain object it must produce. */
+export const AdvisoryEntrySchema = z.transform(loadAdvisoryEntry).pipe(AdvisoryEntryObjectSchema);
 
 // ---------------------------------------------------------------------------------------------
 // guidance.yaml
 
-/** zod schema for one guidance.yaml entry (six non-empty fields). */
-export const GuidanceEntrySchema = z.unknown().transform((data, ctx): GuidanceEntry => {
+/** Loads one guidance.yaml entry (six non-empty fields). */
+function loadGuidanceEntry(data: unknown, ctx: z.RefinementCtx): GuidanceEntry {
   if (!isMapping(data)) {
     fail(ctx, "not_mapping", `guidance entry must be a mapping, got ${pyTypeName(data)}`);
     return z.NEVER;
@@ -344,7 +358,10 @@ export const GuidanceEntrySchema = z.unknown().transform((data, ctx): GuidanceEn
   }
   if (bad) return z.NEVER;
   return { ...(values as Omit<GuidanceEntry, "severity">), severity: severity as Severity };
-});
+}
+
+/** zod schema for one guidance.yaml entry: the loader's coercions and messages, then the plain object it must produce. */
+export const GuidanceEntrySchema = z.transform(loadGuidanceEntry).pipe(GuidanceEntryObjectSchema);
 
 // ---------------------------------------------------------------------------------------------
 // catalog.yaml
@@ -367,8 +384,8 @@ export function checkSkillName(name: string): { ok: true; name: string } | { ok:
   return { ok: true, name: normalized };
 }
 
-/** zod schema for one catalog.yaml `skills` entry. */
-export const CatalogEntrySchema = z.unknown().transform((data, ctx): CatalogEntry => {
+/** Loads one catalog.yaml `skills` entry. */
+function loadCatalogEntry(data: unknown, ctx: z.RefinementCtx): CatalogEntry {
   if (!isMapping(data)) {
     fail(ctx, "not_mapping", `catalog entry must be a mapping, got ${pyTypeName(data)}`);
     return z.NEVER;
@@ -433,7 +450,10 @@ export const CatalogEntrySchema = z.unknown().transform((data, ctx): CatalogEntr
     evidence: Array.isArray(rawEvidence) ? rawEvidence.map(pyStr) : [],
     notes: truthy(data.notes) ? pyStr(data.notes) : null,
   };
-});
+}
+
+/** zod schema for one catalog.yaml `skills` entry: the loader's coercions and messages, then the plain object it must produce. */
+export const CatalogEntrySchema = z.transform(loadCatalogEntry).pipe(CatalogEntryObjectSchema);
 
 // ---------------------------------------------------------------------------------------------
 // Loading whole files.
