@@ -1,6 +1,7 @@
 // The skill catalog that goes into every system prompt, in agentskills-core's XML and Markdown
 // forms, byte for byte: select (include/exclude), filter by tag, then fit to max_chars by
 // dropping whole entries from the end, always saying so.
+import { pyRepr } from "../python-compat/pyfmt.ts";
 import { casefold, codePointLength, compareCodePoints, isPyBlank, pyStrip } from "../python-compat/py-text.ts";
 
 /** What a catalog entry needs from a skill. `SkillMetadata` (skill.ts) satisfies it. */
@@ -125,18 +126,6 @@ const MARKDOWN_FRAME: Frame = {
   tail: (shown, total) => (shown < total ? `\n_Catalog truncated: showing ${shown} of ${total} skills._` : ""),
   separator: "\n",
 };
-
-/** Python's repr of a short string, for the unsupported-format message. */
-function pyRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  const body = s
-    .replaceAll("\\", "\\\\")
-    .replaceAll(quote, `\\${quote}`)
-    .replaceAll("\n", "\\n")
-    .replaceAll("\r", "\\r")
-    .replaceAll("\t", "\\t");
-  return `${quote}${body}${quote}`;
-}
 
 function checkInteger(name: string, value: number | undefined): void {
   if (value !== undefined && !Number.isSafeInteger(value)) {

@@ -82,7 +82,7 @@ export const CODE_FILE_EXTENSIONS: ReadonlySet<string> = new Set(
 );
 
 /** The lower-cased last dotted part of the base name; a dotfile like `.py` has none. */
-function extensionOf(path: string): string {
+export function extensionOf(path: string): string {
   const base = path.slice(path.lastIndexOf("/") + 1);
   const dot = base.lastIndexOf(".");
   return dot <= 0 ? "" : base.slice(dot + 1).toLowerCase();

@@ -1,6 +1,13 @@
 // The shared vocabulary of src/core: a skill folder as bytes, and the normalized metadata of a
 // valid SKILL.md. Everything here is plain data so the Worker and the CLI can exchange it.
 
+/**
+ * The spec's name rule, the one every layer applies (validation, trust records, request paths):
+ * lowercase ASCII letters and digits in runs joined by single hyphens, at most MAX_NAME_CHARS.
+ */
+export const SKILL_NAME_RE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+export const MAX_NAME_CHARS = 64;
+
 /** One regular file of a skill folder; `path` is relative to the skill root, POSIX separators. */
 export interface SkillFile {
   path: string;

@@ -3,7 +3,7 @@
 // so that a skill that passes parses identically in every client. Every problem is reported at
 // once; each names the skill, the field and the fix.
 import { isMap, isScalar, isSeq } from "yaml";
-import type { SkillMetadata } from "./skill.ts";
+import { MAX_NAME_CHARS, SKILL_NAME_RE, type SkillMetadata } from "./skill.ts";
 import { codePointLength, pyStrip } from "../python-compat/py-text.ts";
 import { decodeSkillMd, parseSkillMd, SkillMdError, type ParsedSkillMd } from "./skill-md.ts";
 import { mapPairs, pyReprOfNode, pyTypeOfNode, topLevelNode, type PyTypeName } from "../python-compat/yaml11.ts";
@@ -27,9 +27,6 @@ export interface SkillValidation {
   parsed?: ParsedSkillMd;
 }
 
-/** The spec's name rule: lowercase ASCII letters and digits in hyphen-separated runs. */
-export const SKILL_NAME_RE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-export const MAX_NAME_CHARS = 64;
 export const MAX_DESCRIPTION_CHARS = 1024;
 export const MAX_COMPATIBILITY_CHARS = 500;
 export const MAX_SELECTION_HINTS = 5;

@@ -2,7 +2,7 @@
 // requires_tools / requires_mcp joined against a host's tool inventory, with coverage buckets.
 // Informational: the host's grant stays the only gate; this never widens or grants anything.
 import { pyRepr, pyStr, pyTypeName, PyFloat } from "../python-compat/pyfmt.ts";
-import { pyStrip } from "./records.ts";
+import { pyStrip } from "../python-compat/py-text.ts";
 import type { SkillRequires } from "./select.ts";
 
 export const RISK_RANK_MIN = 1;

@@ -1,7 +1,8 @@
 // The fail-closed trust verdict for one skill tree (AbstractSkill evaluate_trust): advisories
 // win, a validation bound to the tree hash sets the level, everything else needs review.
 // Pure and synchronous so the Worker can re-evaluate per request against the advisories in force.
-import { levelRank, pyStrip, type AdvisoryEntry, type TrustLevel, type TrustRecords, type ValidationRecord } from "./records.ts";
+import { pyStrip } from "../python-compat/py-text.ts";
+import { levelRank, type AdvisoryEntry, type TrustLevel, type TrustRecords, type ValidationRecord } from "./records.ts";
 
 /** What is being judged: plain data a build can compute once and store. */
 export interface TrustQuery {

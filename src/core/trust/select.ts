@@ -4,8 +4,9 @@
 // The source is abstract so the Worker can resolve from hashes computed at build time.
 import { evaluateTrust, sourceCandidates, strongest, validationsFor, worseVerdict, type TrustVerdict } from "./evaluate.ts";
 import { pyRepr, pyTypeName } from "../python-compat/pyfmt.ts";
-import { compareCodePoints } from "../python-compat/py-text.ts";
-import { checkSkillName, pyStrip, type TrustRecords } from "./records.ts";
+import { compareCodePoints, pyStrip } from "../python-compat/py-text.ts";
+import { isSha256Hex } from "../skill/hash.ts";
+import { checkSkillName, type TrustRecords } from "./records.ts";
 
 /** The parts of a skill's metadata selection reads. */
 export interface SelectableSkill {
@@ -73,8 +74,6 @@ export interface SkillSelection {
   activation_block: string;
 }
 
-const TREE_HASH_RE = /^[0-9a-f]{64}$/;
-
 /** Splits operator enables into bare-name grants and hash pins; malformed entries grant nothing. */
 export function parseEnabled(entries: unknown, note: (m: string) => void): { bare: Set<string>; pins: Map<string, Set<string>> } {
   const bare = new Set<string>();
@@ -98,14 +97,14 @@ export function parseEnabled(entries: unknown, note: (m: string) => void): { bar
       continue;
     }
     const hash = pyStrip(text.slice(at + 1)).toLowerCase();
-    if (!TREE_HASH_RE.test(hash)) {
+    if (!isSha256Hex(hash)) {
       note(`#FALLBACK: malformed enabled pin ${pyRepr(entry)} ignored (no grant): the pin must be the full 64-hex sha256 tree hash`);
       continue;
     }
     if (!pins.has(checked.name)) pins.set(checked.name, new Set());
     pins.get(checked.name)!.add(hash);
   }
-  for (const name of [...bare].filter((n) => pins.has(n)).sort(codePointCompare)) {
+  for (const name of [...bare].filter((n) => pins.has(n)).sort(compareCodePoints)) {
     note(`#FALLBACK: enabled entries for skill ${pyRepr(name)} mix a bare name with hash pin(s); the pins govern and the bare entry is ignored (a bare grant would make the pin decorative)`);
     bare.delete(name);
   }
@@ -160,7 +159,7 @@ export function judgeSkill(records: TrustRecords, input: JudgeInput, note: (m: s
   const check: string[] = explicit !== null ? [explicit] : [];
   for (const c of derived) if (!check.includes(c.source)) check.push(c.source);
   if (derived.length) {
-    const derivedSources = pyRepr([...new Set(derived.map((c) => c.source))].sort(codePointCompare));
+    const derivedSources = pyRepr([...new Set(derived.map((c) => c.source))].sort(compareCodePoints));
     if (explicit === null && derived[0]!.binding === "name") {
       note(`#FALLBACK: source for skill ${pyRepr(name)} derived from name-bound validation record(s) (${derivedSources}); these bytes match no validated tree, so the provenance is a prior tree's claim`);
     }
@@ -206,7 +205,7 @@ export async function selectSkills(records: TrustRecords, source: SkillSource, n
   const { bare, pins } = parseEnabled(options.enabled, note);
   const unique = [...new Set(names)];
   if (unique.length !== names.length) {
-    const dupes = unique.filter((n) => names.filter((m) => m === n).length > 1).map(String).sort(codePointCompare);
+    const dupes = unique.filter((n) => names.filter((m) => m === n).length > 1).map(String).sort(compareCodePoints);
     note(`#FALLBACK: duplicate skill name(s) in context config ignored: ${pyRepr(dupes)}`);
   }
   for (const rawName of unique) {
@@ -242,7 +241,7 @@ export async function selectSkills(records: TrustRecords, source: SkillSource, n
       if (pinSet) {
         if (pinSet.has(treeHash)) granted = pinned = true;
         else {
-          const shown = pyRepr([...pinSet].map((p) => `${p.slice(0, 16)}…`).sort(codePointCompare));
+          const shown = pyRepr([...pinSet].map((p) => `${p.slice(0, 16)}…`).sort(compareCodePoints));
           note(`#FALLBACK: operator enable for skill ${nameLabel} is pinned to tree(s) ${shown}, but the winning copy at ${location} has tree ${treeHash.slice(0, 16)}…; the grant does not apply (held — re-pin deliberately after reviewing the new bytes)`);
         }
       } else if (bare.has(name)) granted = true;
@@ -262,9 +261,6 @@ export async function selectSkills(records: TrustRecords, source: SkillSource, n
   return out;
 }
 
-/** Orders strings by code point (Python's str order), not by UTF-16 unit. */
-export const codePointCompare = compareCodePoints;
-
 // Python html.escape(s, quote=True).
 function escapeHtml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
@@ -277,7 +273,7 @@ function escapeHtml(s: string): string {
 export function formatAvailableSkills(skills: readonly { name: string; description: string }[], descriptions: Readonly<Record<string, string>> = {}): string {
   if (!skills.length) return "<available_skills></available_skills>";
   const lines = ["<available_skills>"];
-  const sorted = skills.map((s, i) => ({ s, i })).sort((a, b) => codePointCompare(a.s.name, b.s.name) || a.i - b.i);
+  const sorted = skills.map((s, i) => ({ s, i })).sort((a, b) => compareCodePoints(a.s.name, b.s.name) || a.i - b.i);
   for (const { s } of sorted) {
     const description = Object.hasOwn(descriptions, s.name) ? descriptions[s.name]! : s.description;
     lines.push("  <skill>", `    <name>${escapeHtml(s.name)}</name>`, `    <description>${escapeHtml(description)}</description>`, "  </skill>");
