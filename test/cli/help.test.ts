@@ -1,12 +1,9 @@
 // `skillshelf help` lists each command with its full synopsis: the summary in the COMMANDS table
 // must start with exactly the usage line the command itself prints on a usage error, so a flag
 // added to a command cannot stay missing from the help.
-import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { cli as run } from "./run-cli.ts";
 
-const CLI = path.resolve("src/cli/skillshelf.ts");
-const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 30_000 });
 
 describe("help summaries", () => {
   const help = run("help").stdout;
@@ -17,7 +14,7 @@ describe("help summaries", () => {
   });
   it.each(entries)("$name: the summary's synopsis is the command's usage line", ({ name, line }) => {
     const r = run(name, "--no-such-flag");
-    expect(r.status).toBe(2);
+    expect(r.code).toBe(2);
     const usage = /^usage: skillshelf (.*)$/m.exec(r.stderr)?.[1];
     expect(usage, r.stderr).toBeDefined();
     expect(line.startsWith(`${usage}  `), `help: ${line}\nusage: ${usage}`).toBe(true);

@@ -1,23 +1,17 @@
 // The disclosure commands print exactly what src/core returns (no newline added), and a shelf
 // written from the catalog golden's skills prints the real library's catalog byte for byte.
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { cli } from "../run-cli.ts";
 import { renderCatalog } from "../../../src/core/disclosure/catalog.ts";
 import { outlineOf, renderOutline, sectionOf } from "../../../src/core/disclosure/outline.ts";
 import golden from "../../goldens/agentskills/catalogs.json";
 import { loadValidShelf, loadValidSkill } from "../../../src/cli/lib/valid-skill.ts";
 
-const CLI = path.resolve("src/cli/skillshelf.ts");
 const root = mkdtempSync(path.join(tmpdir(), "skillshelf-disclosure-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 30_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 function write(file: string, text: string): void {
   mkdirSync(path.dirname(file), { recursive: true });

@@ -1,22 +1,16 @@
 // The trust, select and seed commands end to end: output, exit codes, and one-line errors for
 // bad input (never a stack trace).
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli } from "../run-cli.ts";
 import { hashFolder } from "../../../src/cli/lib/seed.ts";
 import { serializeAdvisories, serializeValidations } from "../../../src/core/trust/serialize.ts";
 import type { AdvisoryEntry, ValidationRecord } from "../../../src/core/trust/records.ts";
 
-const CLI = path.resolve("src/cli/skillshelf.ts");
 const root = mkdtempSync(path.join(tmpdir(), "skillshelf-trust-cli-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 30_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 function tree(dir: string, files: Record<string, string>): string {
   for (const [rel, content] of Object.entries(files)) {

@@ -1,17 +1,11 @@
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { cli } from "../run-cli.ts";
 
-const CLI = path.resolve("src/cli/skillshelf.ts");
 const root = mkdtempSync(path.join(tmpdir(), "skillshelf-cli-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 30_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 /** Writes files (relative path → content) under a fresh folder and returns its path. */
 function tree(name: string, files: Record<string, string | Uint8Array>): string {

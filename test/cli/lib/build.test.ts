@@ -1,24 +1,20 @@
 // `skillshelf build` on Node: byte-identical output across runs and time zones, every refusal
 // listed at once with nothing written, the atomic replacement of an existing build folder, and
 // the curated shelf building with every skill present.
-import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "../run-cli.ts";
 import { buildInventory } from "../../../src/core/skill/inventory.ts";
 import { GenerationManifestSchema, SkillRecordSchema } from "../../../src/core/generation/manifest.ts";
 import { pathProblems } from "../../../src/cli/lib/build.ts";
 
-const CLI = path.resolve("src/cli/skillshelf.ts");
 const root = mkdtempSync(path.join(tmpdir(), "skillshelf-build-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function cli(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 60_000, env: { ...process.env, ...env } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { env, timeoutMs: 60_000 });
 
 const skillMd = (name: string) => `---\nname: ${name}\ndescription: Does ${name} things for the build tests.\n---\n# ${name}\n\nSteps.\n`;
 
