@@ -40,7 +40,7 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
-          include: ["test/cli/**/*.test.ts", "test/shelf/**/*.test.ts"],
+          include: ["test/cli/**/*.test.ts", "test/shelf/**/*.test.ts", "test/scripts/**/*.test.ts"],
           testTimeout: 60_000,
         },
       },

@@ -1,0 +1,86 @@
+// The tree's structure rules: no import cycle anywhere under src/ (type-only imports count), no
+// Worker module over MAX_WORKER_FILE_LINES lines; and proof on made-up trees that the checks can fail.
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  importCycles,
+  importGraph,
+  MAX_WORKER_FILE_LINES,
+  oversizedFiles,
+  readSourceTree,
+  relativeImports,
+} from "../../scripts/check-tree.ts";
+
+const tree = (files: Record<string, string>) => new Map(Object.entries(files));
+
+describe("relativeImports", () => {
+  it("reads every kind of relative import and nothing in comments or strings", () => {
+    const source = [
+      '// import { no } from "./comment.ts";',
+      'import type { A } from "./a.ts";',
+      'import { type B, c } from "../b.ts";',
+      'export { d } from "./d.ts";',
+      'export type { E } from "./e.ts";',
+      'import "./f.ts";',
+      'const g = await import("./g.ts");',
+      'type H = typeof import("./h.ts");',
+      "const s = \"import x from './string.ts'\";",
+      'import {\n  i,\n} from "./i.ts";',
+      'import { z } from "zod";',
+    ].join("\n");
+    expect(relativeImports(source)).toEqual(["./a.ts", "../b.ts", "./d.ts", "./e.ts", "./f.ts", "./g.ts", "./h.ts", "./i.ts"]);
+  });
+});
+
+describe("importCycles", () => {
+  it("finds a circle of three and names it in import order", () => {
+    const graph = importGraph(
+      tree({
+        "src/a.ts": 'import { b } from "./b.ts";',
+        "src/b.ts": 'import { c } from "./sub/c.ts";',
+        "src/sub/c.ts": 'import { a } from "../a.ts";',
+        "src/d.ts": 'import { a } from "./a.ts";',
+      }),
+    );
+    expect(importCycles(graph)).toEqual([["src/a.ts", "src/b.ts", "src/sub/c.ts", "src/a.ts"]]);
+  });
+  it("counts a circle closed only by a type import", () => {
+    const graph = importGraph(tree({ "src/errors.ts": 'import { access } from "./access.ts";', "src/access.ts": 'import type { HttpError } from "./errors.ts";' }));
+    expect(importCycles(graph)).toEqual([["src/access.ts", "src/errors.ts", "src/access.ts"]]);
+  });
+  it("finds a module that imports itself", () => {
+    expect(importCycles(importGraph(tree({ "src/self.ts": 'export * from "./self.ts";' })))).toEqual([["src/self.ts", "src/self.ts"]]);
+  });
+  it("finds no circle in a diamond", () => {
+    const graph = importGraph(
+      tree({
+        "src/top.ts": 'import "./left.ts";\nimport "./right.ts";',
+        "src/left.ts": 'import "./bottom.ts";',
+        "src/right.ts": 'import "./bottom.ts";',
+        "src/bottom.ts": "export const x = 1;",
+      }),
+    );
+    expect(importCycles(graph)).toEqual([]);
+  });
+});
+
+describe("oversizedFiles", () => {
+  it("counts lines, not the trailing newline, and looks only inside the folder", () => {
+    const files = tree({ "src/worker/big.ts": "x\n".repeat(5), "src/worker/ok.ts": "x\n".repeat(4), "src/core/big.ts": "x\n".repeat(9) });
+    expect(oversizedFiles(files, "src/worker", 4)).toEqual([{ file: "src/worker/big.ts", lines: 5 }]);
+  });
+});
+
+describe("the source tree", () => {
+  const src = readSourceTree(path.resolve(import.meta.dirname, "../.."));
+  it("is read in full", () => {
+    expect(src.has("src/core/skill/hash.ts")).toBe(true);
+    expect(src.has("src/worker/index.ts")).toBe(true);
+  });
+  it("has no import cycle under src/", () => {
+    expect(importCycles(importGraph(src)).map((circle) => circle.join(" -> "))).toEqual([]);
+  });
+  it(`has no Worker file over ${MAX_WORKER_FILE_LINES} lines`, () => {
+    expect(oversizedFiles(src, "src/worker", MAX_WORKER_FILE_LINES)).toEqual([]);
+  });
+});
