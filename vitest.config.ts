@@ -18,7 +18,7 @@ export default defineConfig({
           // Shelves of 1,000 and 10,000 skills are built in some tests; nothing here is timed
           // (speed targets live in `npm run bench`), so a loaded CI machine must not fail them.
           testTimeout: 60_000,
-          exclude: ["test/worker/serving/team-env/**"],
+          exclude: ["test/worker/team-env/**"],
         },
       },
       {
@@ -33,7 +33,7 @@ export default defineConfig({
         ],
         test: {
           name: "workerd-team",
-          include: ["test/worker/serving/team-env/**/*.test.ts"],
+          include: ["test/worker/team-env/**/*.test.ts"],
         },
       },
       {

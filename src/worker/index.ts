@@ -1,30 +1,35 @@
-// The skillshelf Worker: a thin Hono app over a published shelf generation.
+// The skillshelf Worker: a thin Hono app over a published shelf generation. One router per route
+// group (health, the admin API, the reads), each with its own header policy as middleware, and
+// one error path (http/error-handler.ts) that maps every typed error to its answer once.
 import { Hono } from "hono";
 import { adminRoutes } from "./admin/index.ts";
-import { handleError, notFound } from "./http/errors.ts";
-import { applySecurityHeaders, NO_STORE } from "./http/headers.ts";
+import { handleError } from "./http/error-handler.ts";
+import { notFound } from "./http/errors.ts";
+import { NO_STORE, strictSecurityHeaders } from "./http/headers.ts";
 import { readRoutes } from "./routes/index.ts";
 
 export type AppEnv = { Bindings: CloudflareBindings };
 
 const app = new Hono<AppEnv>();
 
+// One error path: typed errors mapped once, HTTPExceptions return the Response they carry.
+app.onError(handleError);
+// Unreachable while the read group answers its own 404s; kept so no path can get hono's text 404.
+app.notFound(() => notFound().getResponse());
+
 // Answers without touching storage, so it measures the isolate, not R2 or KV.
 // Never cached (it reports this isolate now) and carries the same security headers as every read.
-app.get("/healthz", () => {
-  const headers = applySecurityHeaders(new Headers({ "Content-Type": "application/json", "Cache-Control": NO_STORE }));
-  return new Response(JSON.stringify({ ok: true }), { status: 200, headers });
+app.get("/healthz", strictSecurityHeaders(), (c) => c.json({ ok: true }, 200, { "Cache-Control": NO_STORE }));
+
+// The admin API (publish, history, rollback, gc, advisories), behind the publish token. Every
+// /admin path is answered here (no CORS, unlike the reads): unknown ones with the JSON 404.
+app.route("/admin/v1", adminRoutes());
+app.all("/admin/*", () => {
+  throw notFound();
 });
 
-// One error path: HTTPExceptions return the Response they carry, headers intact.
-app.onError(handleError);
-// Anything no router matched: the same JSON 404 (and security headers) the read routes send.
-app.notFound((c) => handleError(notFound(), c));
-
-// The admin API (publish, history, rollback, gc, advisories), behind the publish token.
-app.route("/admin/v1", adminRoutes());
-
-// The read surface: /skills, /.well-known/agent-skills, /.well-known/skills, /v1/shelf, /g/<id>/…, /c/<token>/…
+// The read surface: /skills, /.well-known/agent-skills, /.well-known/skills, /v1/shelf, /g/<id>/…,
+// /c/<token>/…, and the JSON 404 for everything else. Mounted last: its CORS wraps what it answers.
 app.route("/", readRoutes());
 
 export default app;

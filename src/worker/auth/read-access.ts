@@ -5,7 +5,8 @@
 // `/c/<read token>/…`, when SHELF_CAPABILITY_URLS is "on"; it is off by default because URLs
 // end up in logs, shell history and Referer headers (docs/http.md lists the risks).
 import type { MiddlewareHandler } from "hono";
-import { httpError, storageUnavailable } from "../http/errors.ts";
+import { httpError, notFound } from "../http/errors.ts";
+import { bearerToken } from "./bearer.ts";
 import { createReadTokenVerifier, type ReadTokenEnv, type ReadTokenVerifier } from "./read-tokens.ts";
 
 /** Whether a shelf is open to anyone or only to holders of a read token. */
@@ -66,36 +67,26 @@ export interface ReadAccessOptions {
 /**
  * Middleware guarding read routes. Sets `shelfAccess` for the handlers. A route mounted under
  * `/c/:token` is a capability URL: 404 unless enabled and the token verifies, so a wrong or
- * disabled capability URL looks exactly like a path that does not exist.
+ * disabled capability URL looks exactly like a path that does not exist. A failing token lookup
+ * throws StorageUnavailableError (503), never a 401.
  * @example reads.use("/skills/*", readAccess())
  */
 export function readAccess(options: ReadAccessOptions = {}): MiddlewareHandler<{ Bindings: ReadAccessEnv; Variables: ReadAccessVariables }> {
   const verify = options.verify ?? createReadTokenVerifier();
 
-  async function verified(token: string, env: ReadAccessEnv): Promise<boolean> {
-    try {
-      return await verify(token, env);
-    } catch (err) {
-      console.error("read-token lookup failed", err);
-      throw storageUnavailable();
-    }
-  }
-
   return async function shelfReadAccess(c, next) {
     const visibility = shelfVisibility(c.env);
     const capability = c.req.param("token" as never) as string | undefined;
     if (capability !== undefined) {
-      if (!capabilityUrlsEnabled(c.env) || !(await verified(capability, c.env))) {
-        throw httpError(404, "not_found", "This path is not on this shelf. Fetch the index to see what is.");
-      }
+      if (!capabilityUrlsEnabled(c.env) || !(await verify(capability, c.env))) throw notFound();
       c.set("shelfAccess", { visibility, urlPrefix: `/c/${encodeURIComponent(capability)}` });
       return next();
     }
     if (visibility === "private") {
       const header = c.req.header("Authorization");
       if (!header) unauthorized(false);
-      const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
-      if (!match || !(await verified(match[1]!, c.env))) unauthorized(true);
+      const token = bearerToken(header);
+      if (token === null || !(await verify(token, c.env))) unauthorized(true);
     }
     c.set("shelfAccess", { visibility, urlPrefix: "" });
     return next();

@@ -2,6 +2,7 @@
 // and the hash is looked up — in the READ_TOKEN_SHA256 secret (a comma list) or as the KV key
 // `readtoken:<hex>` — so no secret string is ever compared, and nothing stored can be replayed.
 import { isSha256Hex, sha256Hex } from "../../core/skill/hash.ts";
+import { StorageUnavailableError } from "../storage/errors.ts";
 
 /** KV key prefix of a read-token record; the rest of the key is the token's SHA-256 hex. */
 export const READ_TOKEN_KV_PREFIX = "readtoken:";
@@ -52,7 +53,7 @@ export interface ReadTokenVerifierOptions {
   cacheMs?: number;
 }
 
-/** Verifies presented read tokens against the stored hashes. */
+/** Verifies presented read tokens against the stored hashes; throws StorageUnavailableError when KV fails. */
 export type ReadTokenVerifier = (token: string, env: ReadTokenEnv) => Promise<boolean>;
 
 /**
@@ -81,7 +82,13 @@ export function createReadTokenVerifier(options: ReadTokenVerifierOptions = {}):
     const now = clock();
     let cached = cache.get(hash);
     if (!cached || cached.until <= now) {
-      const record = await env.SHELF_KV.get<ReadTokenRecord>(READ_TOKEN_KV_PREFIX + hash, "json");
+      let record: ReadTokenRecord | null;
+      try {
+        record = await env.SHELF_KV.get<ReadTokenRecord>(READ_TOKEN_KV_PREFIX + hash, "json");
+      } catch (err) {
+        // Here KV is the source of truth, not a cache: without an answer, neither 200 nor 401 is right.
+        throw new StorageUnavailableError("KV lookup of a read token failed", { cause: err });
+      }
       cached = { record: record && typeof record === "object" ? record : null, until: now + cacheMs };
       if (cache.size > 1000) cache.clear(); // bound memory against token-guessing floods
       cache.set(hash, cached);

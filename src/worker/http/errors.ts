@@ -1,12 +1,10 @@
-// Every error a read route can answer, built as a complete Response and thrown inside an
-// HTTPException so the one onError handler returns it unchanged (headers included:
+// The error carrier: every error answer is built as a complete Response and thrown inside an
+// HTTPException, so the one onError (error-handler.ts) returns it unchanged (headers included:
 // WWW-Authenticate, Retry-After, Content-Range). Bodies are small JSON objects
 // `{error, message}` whose messages never echo storage errors.
 import { HTTPException } from "hono/http-exception";
-import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { shelfVisibility, type ReadAccessEnv } from "../auth/read-access.ts";
-import { applyCorsHeaders, applySecurityHeaders, NO_STORE } from "./headers.ts";
+import { applySecurityHeaders, NO_STORE } from "./headers.ts";
 
 /** Longest Retry-After we ever send: agentskills-http fails fast on anything above 30 s. */
 export const MAX_RETRY_AFTER_SECONDS = 30;
@@ -15,7 +13,8 @@ export const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Builds an HTTPException whose response is `{error, message}` JSON with `status` and the
- * given extra headers, plus no-store and the security headers.
+ * given extra headers, plus no-store and the security headers (an error body is a document we
+ * wrote, so the strict policy fits it whatever route group it answers for).
  * @example throw httpError(404, "not_found", "No skill 'x' on this shelf.")
  */
 export function httpError(
@@ -51,26 +50,7 @@ export function rangeNotSatisfiable(contentRange: string): HTTPException {
   });
 }
 
-/**
- * Adds the public-shelf CORS headers to an error response, so a browser on another origin can
- * read a 404, 410, 416 or 503 (and its Retry-After) instead of seeing a network error. Private
- * shelves and the admin API get none.
- */
-function withPublicCors(res: Response, c: Context): Response {
-  if (new URL(c.req.url).pathname.startsWith("/admin/")) return res;
-  if (shelfVisibility((c.env ?? {}) as ReadAccessEnv) !== "public") return res;
-  const headers = applyCorsHeaders(new Headers(res.headers), "public");
-  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
-}
-
-/**
- * The app's single error handler: an HTTPException returns the Response it carries (headers
- * intact, plus CORS on a public shelf); anything else is logged and answered 500 without
- * echoing its message.
- */
-export function handleError(err: Error, c: Context): Response {
-  if (err instanceof HTTPException) return withPublicCors(err.getResponse(), c);
-  console.error("unhandled error", err);
-  const headers = applySecurityHeaders(new Headers({ "Content-Type": "application/json", "Cache-Control": NO_STORE }));
-  return withPublicCors(new Response(JSON.stringify({ error: "internal", message: "Internal error; it has been logged." }), { status: 500, headers }), c);
+/** 500 for a bug: logged by the caller, never echoed. */
+export function internalError(): HTTPException {
+  return httpError(500, "internal", "Internal error; it has been logged.");
 }

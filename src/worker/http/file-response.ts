@@ -1,10 +1,10 @@
 // Turns one manifest file entry into an HTTP response: 304 from the digest alone (no storage
 // read), 206/416 for ranges, HEAD without a body read, and a streamed GET. Storage is reached
-// only through the `open` callback, so this module is testable without R2.
+// only through the `open` callback, so this module is testable without R2. Caching, CORS and
+// security headers are the route group's policy (middleware), not the representation's.
 import { etagFor, ifNoneMatchMatches } from "./conditional.ts";
 import { reprDigest } from "./digest.ts";
 import { rangeNotSatisfiable, storageUnavailable } from "./errors.ts";
-import { applyCorsHeaders, applySecurityHeaders, cacheControlFor, type CacheKind } from "./headers.ts";
 import { decideRange } from "./range.ts";
 import { servedTypeFor } from "./content-type.ts";
 
@@ -23,10 +23,8 @@ export type ByteRange = { offset: number; length: number } | undefined;
 /** Opens the stored bytes; resolves null when the object is missing (a storage inconsistency). */
 export type OpenBlob = (range: ByteRange) => Promise<ReadableStream<Uint8Array> | null>;
 
-/** How a file response is cached and who may read it. */
+/** How a file is presented. */
 export interface FileResponseOptions {
-  cache: CacheKind;
-  visibility: "public" | "private";
   /** Override the served type (index.json bodies, archives) instead of the path policy. */
   contentType?: string;
 }
@@ -35,27 +33,24 @@ export interface FileResponseOptions {
 function baseHeaders(file: ServedFile, opts: FileResponseOptions): Headers {
   const headers = new Headers();
   headers.set("ETag", etagFor(file.sha256));
-  headers.set("Cache-Control", cacheControlFor(opts.cache, opts.visibility));
   headers.set("Repr-Digest", reprDigest(file.sha256));
   headers.set("Accept-Ranges", "bytes");
   const served = opts.contentType ? { contentType: opts.contentType } : servedTypeFor(file.path, file.mediaType);
   headers.set("Content-Type", served.contentType);
   if ("disposition" in served && served.disposition) headers.set("Content-Disposition", served.disposition);
-  applySecurityHeaders(headers);
-  applyCorsHeaders(headers, opts.visibility);
   return headers;
 }
 
 /**
  * Answers a GET or HEAD for one stored file. Throws an HTTPException for 416 and for storage
  * failures (503, never a partial 200).
- * @example return serveFile(c.req.raw, entry, (r) => reader.openBlob(entry.sha256, r), { cache: "path", visibility: "public" })
+ * @example return serveFile(c.req.raw, file, (range) => file.open(range))
  */
 export async function serveFile(
   request: Request,
   file: ServedFile,
   open: OpenBlob,
-  opts: FileResponseOptions,
+  opts: FileResponseOptions = {},
 ): Promise<Response> {
   const headers = baseHeaders(file, opts);
   if (ifNoneMatchMatches(request.headers.get("If-None-Match"), headers.get("ETag")!)) {
@@ -78,6 +73,7 @@ export async function serveFile(
 
   if (request.method === "HEAD") return new Response(null, { status, headers });
 
+  // The headers are decided; whatever keeps the bytes from opening now is a storage failure.
   let body: ReadableStream<Uint8Array> | null;
   try {
     body = await open(range);
@@ -95,18 +91,11 @@ export async function serveFile(
 /**
  * Answers a GET or HEAD for a small generated JSON body (an index) whose ETag is given.
  * 304 when If-None-Match matches; never reads storage itself.
+ * @example return serveJson(c.req.raw, JSON.stringify(body), etagFor("static-…"))
  */
-export function serveJson(
-  request: Request,
-  body: string,
-  etag: string,
-  opts: Omit<FileResponseOptions, "contentType">,
-): Response {
+export function serveJson(request: Request, body: string, etag: string): Response {
   const headers = new Headers();
   headers.set("ETag", etag);
-  headers.set("Cache-Control", cacheControlFor(opts.cache, opts.visibility));
-  applySecurityHeaders(headers);
-  applyCorsHeaders(headers, opts.visibility);
   if (ifNoneMatchMatches(request.headers.get("If-None-Match"), etag)) return new Response(null, { status: 304, headers });
   headers.set("Content-Type", "application/json");
   const bytes = new TextEncoder().encode(body);

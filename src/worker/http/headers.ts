@@ -1,5 +1,8 @@
-// Response headers shared by every read route: caching policy, security headers and CORS.
-// Kept as plain functions over a Headers object so each policy is testable on its own.
+// The header policies a route group applies: caching, security headers and CORS, as values and
+// plain functions over a Headers object (each testable on its own), and the security-headers
+// middleware built from the same values. src/worker/routes/policy.ts applies them to the reads.
+import type { MiddlewareHandler } from "hono";
+import { secureHeaders } from "hono/secure-headers";
 
 /**
  * Pinned file bytes (/g/<generation>/…) are content-addressed and never change: cached for a
@@ -44,8 +47,8 @@ export function cacheControlFor(kind: CacheKind, visibility: "public" | "private
 }
 
 /**
- * Sets the security headers every read response carries: no MIME sniffing, a sandboxing CSP,
- * no framing, and no referrer leak of capability URLs.
+ * Sets the security headers every read response and every error carries: no MIME sniffing, a
+ * sandboxing CSP, no framing, and no referrer leak of capability URLs.
  */
 export function applySecurityHeaders(headers: Headers): Headers {
   headers.set("X-Content-Type-Options", "nosniff");
@@ -68,11 +71,38 @@ export function applyCorsHeaders(headers: Headers, visibility: "public" | "priva
   return headers;
 }
 
-/** The answer to a CORS preflight on a public shelf's read routes. */
+/**
+ * Middleware: the headers of {@link applySecurityHeaders} on every answer of the group, set by
+ * hono's secure-headers with everything else it offers switched off (a route group that serves
+ * pages will want its own CSP instead).
+ * @example reads.use("/skills/*", strictSecurityHeaders())
+ */
+export function strictSecurityHeaders(): MiddlewareHandler {
+  return secureHeaders({
+    contentSecurityPolicy: { defaultSrc: ["'none'"], sandbox: [] },
+    xContentTypeOptions: true,
+    xFrameOptions: "DENY",
+    referrerPolicy: "no-referrer",
+    crossOriginEmbedderPolicy: false,
+    crossOriginResourcePolicy: false,
+    crossOriginOpenerPolicy: false,
+    originAgentCluster: false,
+    strictTransportSecurity: false,
+    xDnsPrefetchControl: false,
+    xDownloadOptions: false,
+    xPermittedCrossDomainPolicies: false,
+    xXssProtection: false,
+    removePoweredBy: false,
+  });
+}
+
+/**
+ * The answer to a CORS preflight on the read routes: what may be asked, for a public shelf (the
+ * CORS middleware around it adds the origin headers); only `Allow` for a private one.
+ */
 export function preflightResponse(visibility: "public" | "private"): Response {
   const headers = new Headers({ "Cache-Control": "public, max-age=86400" });
   if (visibility === "public") {
-    applyCorsHeaders(headers, visibility);
     headers.set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS");
     headers.set("Access-Control-Allow-Headers", "Range, If-Range, If-None-Match, If-Modified-Since, Authorization");
     headers.set("Access-Control-Max-Age", "86400");

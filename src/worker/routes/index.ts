@@ -1,22 +1,74 @@
-// The shelf's read routes, ready to mount: the current and pinned generations at "/", and the
-// same surface under "/c/:token" for capability URLs (answering 404 unless switched on).
+// The shelf's read group, ready to mount at "/": the static layout, well-known discovery and
+// /v1/shelf, each at the current generation, pinned at /g/<generation>/…, and under /c/<token>/…
+// for capability URLs (404 unless switched on). The group's header policy is middleware here:
+// CORS around every answer, the strict security headers and read access on every read path.
 import { Hono } from "hono";
-import type { StorageBindings } from "../storage/index.ts";
-import { edgeVerdict } from "./edge-trust.ts";
-import { servingRoutes, type ServingBindings, type ServingEnv } from "./serving.ts";
-import { openStorageView } from "./storage-view.ts";
+import { readAccess, shelfVisibility } from "../auth/read-access.ts";
+import { notFound } from "../http/errors.ts";
+import { preflightResponse, strictSecurityHeaders } from "../http/headers.ts";
+import { openShelf, type ReadEnv } from "./context.ts";
+import { shelfCors } from "./policy.ts";
+import { shelfStatusRoutes } from "./shelf-status.ts";
+import { staticLayoutRoutes } from "./static-layout.ts";
+import { discoveryEnabled, wellKnownRoutes, type DiscoveryFamily } from "./well-known.ts";
 
-/** The bindings the read routes use. */
-export type ReadBindings = StorageBindings & ServingBindings;
+export type { ReadBindings, ReadEnv } from "./context.ts";
+
+/** Every path a read view answers (per prefix); anything else is the group's JSON 404. */
+const READ_PATHS = ["/skills/*", "/.well-known/agent-skills/*", "/.well-known/skills/*", "/v1/shelf"];
+
+// Raw (still-encoded) path fragments that are never part of a published URL: encoded
+// separators and NULs. Checked on the raw URL because Hono decodes parameters.
+const FORBIDDEN_RAW = /%2f|%5c|%00|\\/i;
 
 /**
- * The read router over storage. Mount with `app.route("/", readRoutes())`.
+ * The read surface under one prefix: for each read path, in order, a disabled discovery family
+ * and encoded separators answer 404, a preflight answers 204, then the security headers, read
+ * access and the request's shelf service wrap the views.
+ */
+function readSurface(): Hono<ReadEnv> {
+  const surface = new Hono<ReadEnv>();
+  const access = readAccess();
+  const security = strictSecurityHeaders();
+
+  // SHELF_DISCOVERY turns a well-known family off (404), e.g. "v0.1" to serve legacy clients only.
+  for (const [pattern, family] of [["/.well-known/agent-skills/*", "v0.2"], ["/.well-known/skills/*", "v0.1"]] as const satisfies ReadonlyArray<readonly [string, DiscoveryFamily]>) {
+    surface.use(pattern, async function discoveryFamilyEnabled(c, next) {
+      if (!discoveryEnabled(c.env.SHELF_DISCOVERY, family)) throw notFound();
+      return next();
+    });
+  }
+
+  for (const pattern of READ_PATHS) {
+    surface.use(pattern, async function rejectEncodedSeparators(c, next) {
+      if (FORBIDDEN_RAW.test(new URL(c.req.url).pathname)) throw notFound();
+      return next();
+    });
+    // Preflights carry no credentials, so they are answered before read access.
+    surface.options(pattern, (c) => preflightResponse(shelfVisibility(c.env)));
+    surface.use(pattern, security);
+    surface.use(pattern, access);
+    surface.use(pattern, openShelf());
+  }
+
+  surface.route("/", staticLayoutRoutes());
+  surface.route("/", wellKnownRoutes());
+  surface.route("/", shelfStatusRoutes());
+  return surface;
+}
+
+/**
+ * The read group. Mount last, with `app.route("/", readRoutes())`: its CORS and its JSON 404
+ * answer every path no earlier group claimed.
  * @example app.route("/", readRoutes())
  */
-export function readRoutes<B extends ReadBindings>(): Hono<ServingEnv<B>> {
-  const serving = servingRoutes<B>({ openView: openStorageView, trust: edgeVerdict });
-  const app = new Hono<ServingEnv<B>>();
-  app.route("/", serving);
-  app.route("/c/:token", serving);
-  return app;
+export function readRoutes(): Hono<ReadEnv> {
+  const surface = readSurface();
+  const reads = new Hono<ReadEnv>();
+  reads.use("*", shelfCors());
+  for (const prefix of ["/", "/g/:generation", "/c/:token", "/c/:token/g/:generation"]) reads.route(prefix, surface);
+  reads.all("*", () => {
+    throw notFound();
+  });
+  return reads;
 }

@@ -11,3 +11,18 @@ export class StorageUnavailableError extends Error {
     this.name = "StorageUnavailableError";
   }
 }
+
+/**
+ * A document that should be in R2 is not. Under a published generation that is an inconsistency
+ * (503 like any storage failure); for a pinned generation's own manifest it means gc collected
+ * it, which the caller answers as "no such generation".
+ */
+export class MissingObjectError extends StorageUnavailableError {
+  /** The R2 key that was not found. */
+  readonly key: string;
+  constructor(key: string) {
+    super(`${key} is referenced but missing`);
+    this.name = "MissingObjectError";
+    this.key = key;
+  }
+}

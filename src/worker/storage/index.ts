@@ -1,4 +1,8 @@
-// The storage read API the routes use; see docs/storage.md ("Read API").
-export { openGeneration, openGenerationById, readBlob, headBlob, resetStorageMemory, Generation } from "./reader.ts";
-export type { Clock, StorageBindings, OpenGenerationOptions } from "./reader.ts";
-export { StorageUnavailableError } from "./errors.ts";
+// The storage read API the shelf service uses; see docs/storage.md ("Read API"). Layers, bottom
+// up: keys.ts (every key), documents.ts (memory → KV → R2 cache tiers), live.ts (pointer and
+// advisories), generation.ts (one generation per request).
+export { Generation, openGeneration, openGenerationById, PINNED_CHECK_TTL_MS, resetStorageMemory } from "./generation.ts";
+export type { OpenGenerationOptions } from "./generation.ts";
+export type { Clock, StorageBindings } from "./bindings.ts";
+export type { AdvisoriesInForce } from "./live.ts";
+export { MissingObjectError, StorageUnavailableError } from "./errors.ts";

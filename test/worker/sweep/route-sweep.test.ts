@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { adminEnv, adminRequest, buildGeneration, skillInput, TOKEN, workerFetch } from "../admin/helpers.ts";
-import { publishFixtureShelf } from "../serving/fixture-shelf.ts";
+import { publishFixtureShelf } from "../fixture-shelf.ts";
 
 const BASE = "https://shelf.test";
 const READ_TOKEN = "sk_sweep_read_token_0123456789abcdef";

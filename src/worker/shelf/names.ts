@@ -1,6 +1,6 @@
 // Request paths are never storage keys: they are looked up in the manifest, exactly. These
 // checks only reject obvious garbage early (before any binding call), so traversal attempts,
-// encoded separators, NULs and overlong names cost nothing and always read as 404.
+// encoded separators, NULs and overlong names cost nothing and always read as "not on this shelf".
 
 /** Longest skill name the spec allows. */
 export const MAX_SKILL_NAME_LENGTH = 64;
@@ -8,7 +8,6 @@ export const MAX_SKILL_NAME_LENGTH = 64;
 export const MAX_FILE_PATH_BYTES = 1024;
 
 const SKILL_NAME = /^[a-z0-9](?:-?[a-z0-9])*$/;
-const HEX_SHA256 = /^[0-9a-f]{64}$/;
 
 /**
  * True when `name` could be a published skill name (lowercase ASCII, digits, single hyphens).
@@ -29,21 +28,4 @@ export function isPlausibleFilePath(path: string): boolean {
   if (path.length === 0 || new TextEncoder().encode(path).length > MAX_FILE_PATH_BYTES) return false;
   if (/[\x00-\x1f\x7f\\]/.test(path)) return false;
   return path.split("/").every((segment) => segment !== "" && segment !== "." && segment !== "..");
-}
-
-/** True when `value` is a lowercase hex SHA-256 (a generation id or a blob digest). */
-export function isSha256Hex(value: string): boolean {
-  return HEX_SHA256.test(value);
-}
-
-/**
- * Decodes one percent-encoded path remainder; undefined when the encoding is malformed, which
- * the caller answers with 404 like any other unknown path.
- */
-export function decodePathRemainder(raw: string): string | undefined {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return undefined;
-  }
 }

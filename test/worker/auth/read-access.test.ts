@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { readAccess, type ReadAccessEnv, type ReadAccessVariables } from "../../../src/worker/auth/read-access.ts";
 import { createReadTokenVerifier, parseTokenHashList, READ_TOKEN_KV_PREFIX } from "../../../src/worker/auth/read-tokens.ts";
-import { handleError } from "../../../src/worker/http/errors.ts";
+import { handleError } from "../../../src/worker/http/error-handler.ts";
 
 const TOKEN = "sk_team_0123456789abcdef0123456789abcdef";
 const KV_TOKEN = "sk_team_kv_fedcba9876543210fedcba98765432";

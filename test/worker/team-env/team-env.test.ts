@@ -3,7 +3,7 @@
 // read token known only by its hash opens it.
 import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { resetStorageMemory } from "../../../../src/worker/storage/index.ts";
+import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { publishFixtureShelf } from "../fixture-shelf.ts";
 
 const READ_TOKEN = "sk_acme_read_0123456789abcdef0123";

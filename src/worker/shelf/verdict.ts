@@ -4,7 +4,7 @@
 // change a verdict after a build, so the build's validations are not needed here.
 import type { SkillEntry } from "../../core/generation/manifest.ts";
 import { evaluateTrust } from "../../core/trust/evaluate.ts";
-import type { AdvisoriesInForce } from "./shelf-view.ts";
+import type { AdvisoryEntry } from "../../core/trust/records.ts";
 
 /** The advisory that blocks a skill, as shown in a 410 body and in /v1/shelf. */
 export interface BlockingAdvisory {
@@ -24,20 +24,17 @@ export interface EdgeVerdict {
   requiresReview: boolean;
 }
 
-/** Computes the edge verdict of a skill entry against the advisories in force. */
-export type EdgeTrust = (advisories: AdvisoriesInForce, entry: SkillEntry) => EdgeVerdict;
-
 /**
  * The edge verdict: evaluateTrust over the advisories in force, with the entry's tree hash,
  * name and provenance source.
- * @example edgeVerdict(view.advisories, entry).blocked?.advisory_id
+ * @example edgeVerdict(generation.advisories, entry).blocked?.advisory_id
  */
-export const edgeVerdict: EdgeTrust = (advisories, entry) => {
-  if (advisories.advisories.length === 0) {
+export function edgeVerdict(advisories: readonly AdvisoryEntry[], entry: SkillEntry): EdgeVerdict {
+  if (advisories.length === 0) {
     return { blocked: null, requiresReview: entry.trust.requires_review };
   }
   const verdict = evaluateTrust(
-    { validations: [], advisories: advisories.advisories },
+    { validations: [], advisories },
     { tree_hash: entry.tree_hash, name: entry.name, source: entry.trust.source, has_scripts: entry.has_scripts },
   );
   if (verdict.blocked) {
@@ -56,4 +53,4 @@ export const edgeVerdict: EdgeTrust = (advisories, entry) => {
     };
   }
   return { blocked: null, requiresReview: entry.trust.requires_review || verdict.advisories.length > 0 };
-};
+}

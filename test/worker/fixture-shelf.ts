@@ -2,13 +2,13 @@
 // assembleGeneration (the same code `skillshelf build` uses) and writes it to the test's R2
 // bucket in the layout docs/storage.md documents (objects, manifest, pointer, advisories). KV is left
 // empty on purpose: the reader must fall back to R2, and tests can count binding calls.
-import { tarGzArchive, zipArchive } from "../../../src/core/generation/archive.ts";
-import { assembleGeneration, describeSkill, type SkillBuildInput } from "../../../src/core/generation/assemble.ts";
-import { buildInventory } from "../../../src/core/skill/inventory.ts";
-import { ADVISORIES_SCHEMA, POINTER_SCHEMA, type Advisory, type Shard, type SkillEntry, type SkillRecord } from "../../../src/core/generation/manifest.ts";
-import type { SkillFile } from "../../../src/core/skill/skill.ts";
-import { validateSkillMd } from "../../../src/core/skill/validate.ts";
-import { R2_ADVISORIES_KEY, R2_POINTER_KEY, r2Key } from "../../../src/worker/storage/keys.ts";
+import { tarGzArchive, zipArchive } from "../../src/core/generation/archive.ts";
+import { assembleGeneration, describeSkill, type SkillBuildInput } from "../../src/core/generation/assemble.ts";
+import { buildInventory } from "../../src/core/skill/inventory.ts";
+import { ADVISORIES_SCHEMA, POINTER_SCHEMA, type Advisory, type Shard, type SkillEntry, type SkillRecord } from "../../src/core/generation/manifest.ts";
+import type { SkillFile } from "../../src/core/skill/skill.ts";
+import { validateSkillMd } from "../../src/core/skill/validate.ts";
+import { R2_ADVISORIES_KEY, R2_POINTER_KEY, r2Key } from "../../src/worker/storage/keys.ts";
 
 /** One fixture skill: its name, description and files (SKILL.md is generated when absent). */
 export interface FixtureSkill {

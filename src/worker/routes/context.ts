@@ -1,0 +1,53 @@
+// What every read view is given: its bindings and variables (who is asking, and the request's
+// shelf service, opened by openShelf), and the two answers it gives: a stored file, or a
+// generated JSON document whose ETag is known before it is built.
+import type { Context, MiddlewareHandler } from "hono";
+import type { ReadAccessEnv, ReadAccessVariables } from "../auth/read-access.ts";
+import { ifNoneMatchMatches } from "../http/conditional.ts";
+import { serveFile, serveJson } from "../http/file-response.ts";
+import { ShelfService, type ShelfFile } from "../shelf/service.ts";
+import type { StorageBindings } from "../storage/index.ts";
+
+/** The bindings the read routes use. */
+export type ReadBindings = StorageBindings &
+  ReadAccessEnv & {
+    /** "all" (default), or a comma list of the well-known families to serve: "v0.2", "v0.1". */
+    SHELF_DISCOVERY?: string;
+  };
+
+/** Hono environment of the read routes. */
+export type ReadEnv = { Bindings: ReadBindings; Variables: ReadAccessVariables & { shelf: ShelfService } };
+
+/** A read route's context. */
+export type ReadContext = Context<ReadEnv>;
+
+/**
+ * Middleware: the request's shelf service, pinned to /g/<generation>/ when the route is. It
+ * opens nothing yet: the first lookup does, after read access has let the caller in.
+ * @example surface.use("/skills/*", openShelf())
+ */
+export function openShelf(): MiddlewareHandler<ReadEnv> {
+  return async function requestShelf(c, next) {
+    const pinned = c.req.param("generation" as never) as string | undefined;
+    c.set("shelf", new ShelfService(c.env, pinned === undefined ? {} : { generation: pinned }));
+    return next();
+  };
+}
+
+/**
+ * A generated body whose ETag is known before it is built: a matching If-None-Match answers
+ * 304 before `build` reads any shard or record.
+ * @example return generated(c, etag, async () => staticRootIndex(await c.var.shelf.skills()))
+ */
+export async function generated(c: ReadContext, etag: string, build: () => Promise<unknown>): Promise<Response> {
+  if (ifNoneMatchMatches(c.req.header("If-None-Match"), etag)) return serveJson(c.req.raw, "null", etag);
+  return serveJson(c.req.raw, JSON.stringify(await build()), etag);
+}
+
+/**
+ * Serves one stored file of the shelf (ranges, HEAD and 304 from its digest, bytes streamed).
+ * @example return storedFile(c, await c.var.shelf.file(name, path))
+ */
+export function storedFile(c: ReadContext, file: ShelfFile, contentType?: string): Promise<Response> {
+  return serveFile(c.req.raw, file, (range) => file.open(range), contentType ? { contentType } : {});
+}

@@ -1,0 +1,23 @@
+// /v1/shelf: the shelf's state for operators and dashboards (generation, publish time, counts,
+// skills needing review, blocked skills, advisories in force), a thin view over the shelf service.
+import { Hono } from "hono";
+import { etagFor } from "../http/conditional.ts";
+import { generated, type ReadEnv } from "./context.ts";
+import { cachePolicy } from "./policy.ts";
+
+/**
+ * The /v1/shelf route. Mount inside the read surface, behind read access and openShelf.
+ * @example surface.route("/", shelfStatusRoutes())
+ */
+export function shelfStatusRoutes(): Hono<ReadEnv> {
+  const routes = new Hono<ReadEnv>();
+  routes.get("/v1/shelf", cachePolicy("generated"), async (c) => {
+    const generation = await c.var.shelf.generation();
+    const visibility = c.var.shelfAccess.visibility;
+    // The body also carries published_at (a rollback to the same generation changes it) and the
+    // visibility, so the pointer move and both of those are in the ETag too.
+    const etag = etagFor(`shelf-${generation.id}-${generation.advisoriesSeq}-${generation.seq ?? "pinned"}-${generation.publishedAt ?? "none"}-${visibility}`);
+    return generated(c, etag, async () => ({ ...(await c.var.shelf.status()), visibility }));
+  });
+  return routes;
+}

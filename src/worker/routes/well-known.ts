@@ -1,0 +1,78 @@
+// Well-known discovery: the RFC's v0.2.0 index, archives and files (/.well-known/agent-skills/…)
+// and the legacy v0.1 index with its file lists (/.well-known/skills/…). Thin views over the
+// shelf service; SHELF_DISCOVERY can switch either family off.
+import { Hono } from "hono";
+import { etagFor, ifNoneMatchMatches } from "../http/conditional.ts";
+import { GZIP_TYPE, MARKDOWN_TYPE, ZIP_TYPE } from "../http/content-type.ts";
+import { notFound } from "../http/errors.ts";
+import { serveJson } from "../http/file-response.ts";
+import { generated, storedFile, type ReadEnv } from "./context.ts";
+import { discoveryIndexV1, discoveryIndexV2 } from "./indexes.ts";
+import { cachePolicy } from "./policy.ts";
+
+/** The two well-known families a shelf can serve. */
+export type DiscoveryFamily = "v0.1" | "v0.2";
+
+/**
+ * True when SHELF_DISCOVERY serves `family`: unset or "all" serves both; otherwise a comma
+ * list of the families to serve ("v0.2", "v0.1").
+ */
+export function discoveryEnabled(setting: string | undefined, family: DiscoveryFamily): boolean {
+  if (setting === undefined || setting.trim() === "" || setting.trim() === "all") return true;
+  return setting.split(",").map((s) => s.trim()).includes(family);
+}
+
+/** Keeps at most this many built v0.1 index bodies per isolate (one per generation and advisories seq). */
+const LEGACY_INDEX_CACHE_MAX = 8;
+
+/**
+ * The well-known routes of both families. Mount inside the read surface, behind read access and
+ * openShelf (the surface also answers 404 for a family SHELF_DISCOVERY turns off).
+ * @example surface.route("/", wellKnownRoutes())
+ */
+export function wellKnownRoutes(): Hono<ReadEnv> {
+  const routes = new Hono<ReadEnv>();
+  /** Built v0.1 index bodies by ETag (generation + advisories seq). */
+  const legacyIndexCache = new Map<string, string>();
+
+  // --- v0.2.0 ------------------------------------------------------------------------------
+  routes.get("/.well-known/agent-skills/index.json", cachePolicy("generated"), async (c) => {
+    const generation = await c.var.shelf.generation();
+    const etag = etagFor(`v2-${generation.id}-${generation.advisoriesSeq}`);
+    return generated(c, etag, async () => discoveryIndexV2(await c.var.shelf.skills(), generation.id, c.var.shelfAccess.urlPrefix));
+  });
+
+  routes.get("/.well-known/agent-skills/:leaf", cachePolicy("stored"), async (c) => {
+    const leaf = c.req.param("leaf");
+    if (leaf.endsWith(".tar.gz")) return storedFile(c, await c.var.shelf.archive(leaf.slice(0, -".tar.gz".length), "tar.gz"), GZIP_TYPE);
+    if (leaf.endsWith(".zip")) return storedFile(c, await c.var.shelf.archive(leaf.slice(0, -".zip".length), "zip"), ZIP_TYPE);
+    throw notFound();
+  });
+
+  routes.get("/.well-known/agent-skills/:name/:path{.+}", cachePolicy("stored"), async (c) => {
+    const path = c.req.param("path");
+    return storedFile(c, await c.var.shelf.file(c.req.param("name"), path), path === "SKILL.md" ? MARKDOWN_TYPE : undefined);
+  });
+
+  // --- v0.1 (legacy) -----------------------------------------------------------------------
+  routes.get("/.well-known/skills/index.json", cachePolicy("generated"), async (c) => {
+    const generation = await c.var.shelf.generation();
+    const etag = etagFor(`v1-${generation.id}-${generation.advisoriesSeq}`);
+    if (ifNoneMatchMatches(c.req.header("If-None-Match"), etag)) return serveJson(c.req.raw, "null", etag);
+    // Every skill's file list rides in its shard entry, so this reads shards only (like the
+    // other indexes); the body is kept per isolate by ETag (it does not depend on the prefix).
+    let body = legacyIndexCache.get(etag);
+    if (body === undefined) {
+      body = JSON.stringify(discoveryIndexV1(await c.var.shelf.skills()));
+      if (legacyIndexCache.size >= LEGACY_INDEX_CACHE_MAX) legacyIndexCache.delete(legacyIndexCache.keys().next().value!);
+      legacyIndexCache.set(etag, body);
+    }
+    return serveJson(c.req.raw, body, etag);
+  });
+
+  routes.get("/.well-known/skills/:name/:path{.+}", cachePolicy("stored"), async (c) =>
+    storedFile(c, await c.var.shelf.file(c.req.param("name"), c.req.param("path"))),
+  );
+
+  return routes;
+}

@@ -1,0 +1,65 @@
+// What the shelf service answers besides its results: something the shelf does not have, or a
+// skill an advisory in force blocks. Storage failures are storage's StorageUnavailableError.
+// Each view renders these its own way (HTTP: 404 and 410 in src/worker/http/error-handler.ts).
+import type { BlockingAdvisory } from "./verdict.ts";
+
+/** What kind of thing was asked for and is not on the shelf. */
+export type MissingKind = "skill" | "file" | "generation" | "path";
+
+/**
+ * The shelf has no such skill, file or generation (or nothing published yet). `subject` names
+ * what was asked for, ready to start a sentence ("Skill 'x'", "File 'p' of skill 'x'").
+ * @example throw NotOnShelfError.skill("code-review")
+ */
+export class NotOnShelfError extends Error {
+  readonly kind: MissingKind;
+  readonly subject: string;
+
+  constructor(kind: MissingKind, subject: string) {
+    super(`${subject} is not on this shelf`);
+    this.name = "NotOnShelfError";
+    this.kind = kind;
+    this.subject = subject;
+  }
+
+  /** A skill this generation does not have (or a name no skill could have). */
+  static skill(name: string): NotOnShelfError {
+    return new NotOnShelfError("skill", `Skill '${name.slice(0, 80)}'`);
+  }
+
+  /** A file the skill does not have; `skill` is null when the path could not name a file at all. */
+  static file(path: string, skill: string | null): NotOnShelfError {
+    return new NotOnShelfError("file", skill === null ? `File '${path.slice(0, 120)}'` : `File '${path}' of skill '${skill}'`);
+  }
+
+  /** A pinned generation that is not stored (never published, or collected by gc). */
+  static generation(id: string): NotOnShelfError {
+    return new NotOnShelfError("generation", `Generation ${id}`);
+  }
+
+  /** Nothing has been published yet, so there is no current generation. */
+  static nothingPublished(): NotOnShelfError {
+    return new NotOnShelfError("generation", "This shelf has nothing published yet, so this path");
+  }
+
+  /** Anything else that cannot be on a shelf (a malformed generation id). */
+  static path(): NotOnShelfError {
+    return new NotOnShelfError("path", "This path");
+  }
+}
+
+/**
+ * The skill is on the shelf, but an advisory in force blocks it: never serve its bytes.
+ * @example throw new SkillBlockedError("bad-skill", verdict.blocked)
+ */
+export class SkillBlockedError extends Error {
+  readonly skill: string;
+  readonly advisory: BlockingAdvisory;
+
+  constructor(skill: string, advisory: BlockingAdvisory) {
+    super(`Skill '${skill}' is blocked by advisory ${advisory.advisory_id ?? "(unnamed)"} (${advisory.severity}): ${advisory.hidden_issue}. Do not use it.`);
+    this.name = "SkillBlockedError";
+    this.skill = skill;
+    this.advisory = advisory;
+  }
+}

@@ -1,0 +1,236 @@
+// The shelf service: what a request may read from one shelf, whatever protocol asks. It resolves
+// the generation (current, or pinned by id), applies the edge verdict (blocked skills are never
+// served, requires_review is re-decided against the advisories in force) and raises typed errors
+// (NotOnShelfError, SkillBlockedError, storage's StorageUnavailableError). Every view (the static
+// layout, well-known discovery, /v1/shelf, and later /v1, /mcp and the pages) is a thin sibling
+// over it; none of them touches storage or trust directly.
+import type { SkillEntry, SkillRecord } from "../../core/generation/manifest.ts";
+import { isSha256Hex } from "../../core/skill/hash.ts";
+import type { AdvisoryEntry } from "../../core/trust/records.ts";
+import { MissingObjectError } from "../storage/errors.ts";
+import { openGeneration, openGenerationById, type Clock, type Generation, type StorageBindings } from "../storage/index.ts";
+import { r2Key } from "../storage/keys.ts";
+import { NotOnShelfError, SkillBlockedError } from "./errors.ts";
+import { isPlausibleFilePath, isPlausibleSkillName } from "./names.ts";
+import { edgeVerdict, type BlockingAdvisory } from "./verdict.ts";
+
+/**
+ * A skill entry as served now: `trust.requires_review` is the edge verdict (the build's, or an
+ * advisory in force now that matches without blocking). Blocked skills never become one.
+ */
+export type ServedSkill = SkillEntry;
+
+/** A served skill with its full record (files, frontmatter, outline). */
+export interface SkillWithRecord {
+  skill: ServedSkill;
+  record: SkillRecord;
+}
+
+/** A byte range of a stored file. */
+export interface ByteRange {
+  offset: number;
+  length: number;
+}
+
+/**
+ * One stored file a view may serve: a skill file, or an archive of a whole skill. Its digest
+ * and size come from the manifest, so a view can answer conditional and HEAD requests without
+ * opening the bytes.
+ */
+export interface ShelfFile {
+  /** The skill-relative path, or `<name>.tar.gz` / `<name>.zip` for an archive. */
+  path: string;
+  sha256: string;
+  size: number;
+  /** The media type the build recorded (archives have none). */
+  mediaType?: string;
+  /** Streams the bytes (or a range), never buffered. Throws StorageUnavailableError when they are not stored. */
+  open(range?: ByteRange): Promise<ReadableStream<Uint8Array>>;
+}
+
+/** The archive formats every skill is published in. */
+export type ArchiveFormat = "tar.gz" | "zip";
+
+/** The state of the shelf as /v1/shelf shows it (the view adds who is asking). */
+export interface ShelfStatus {
+  generation: string;
+  /** When this generation became current; null when the request pinned it. */
+  published_at: string | null;
+  counts: {
+    skills: number;
+    served_skills: number;
+    blocked_skills: number;
+    requires_review: number;
+    files: number;
+    total_bytes: number;
+  };
+  requires_review: string[];
+  blocked: Array<{ name: string; advisory: BlockingAdvisory }>;
+  advisories: { seq: number; in_force: readonly AdvisoryEntry[] };
+}
+
+/** Options for {@link ShelfService}. */
+export interface ShelfServiceOptions {
+  /** A pinned generation id (from /g/<id>/…); the current generation when absent. */
+  generation?: string;
+  clock?: Clock;
+}
+
+/**
+ * One request's view of the shelf. Cheap to construct: the generation is opened on first use
+ * and then kept for the whole request, so every answer comes from the same manifest.
+ * @example const shelf = new ShelfService(c.env, { generation: c.req.param("generation") }); await shelf.skill("code-review")
+ */
+export class ShelfService {
+  readonly #env: StorageBindings;
+  readonly #pinned: string | undefined;
+  readonly #clock: Clock | undefined;
+  #generation: Promise<Generation> | undefined;
+  readonly #skills = new Map<string, Promise<ServedSkill>>();
+
+  constructor(env: StorageBindings, options: ShelfServiceOptions = {}) {
+    this.#env = env;
+    this.#pinned = options.generation;
+    this.#clock = options.clock;
+  }
+
+  /** True when the request pinned a generation: its answers do not move with the pointer. */
+  get pinned(): boolean {
+    return this.#pinned !== undefined;
+  }
+
+  /**
+   * The generation this request reads, opened once. Pinned, it has no `seq` or `publishedAt`
+   * (null), even when it happens to be the current one.
+   * @throws NotOnShelfError when nothing is published or the pinned id is unknown
+   */
+  generation(): Promise<Generation> {
+    this.#generation ??= this.#open();
+    return this.#generation;
+  }
+
+  async #open(): Promise<Generation> {
+    const pinned = this.#pinned;
+    if (pinned !== undefined && !isSha256Hex(pinned)) throw NotOnShelfError.path();
+    const options = this.#clock ? { clock: this.#clock } : {};
+    // The current generation is opened even for a pinned request: it is in memory on a warm
+    // isolate, and pinning the current id then costs nothing more.
+    const current = await openGeneration(this.#env, options);
+    if (!current) throw pinned === undefined ? NotOnShelfError.nothingPublished() : NotOnShelfError.generation(pinned);
+    if (pinned === undefined) return current;
+    if (pinned === current.id) return current.pinned();
+    const byId = await openGenerationById(this.#env, pinned, options);
+    if (!byId) throw NotOnShelfError.generation(pinned);
+    return byId;
+  }
+
+  /** Every servable skill, sorted by name: blocked ones absent, `requires_review` the edge verdict. */
+  async skills(): Promise<ServedSkill[]> {
+    const generation = await this.generation();
+    return (await generation.listSkills()).flatMap((entry) => {
+      const verdict = edgeVerdict(generation.advisories, entry);
+      return verdict.blocked ? [] : [served(entry, verdict.requiresReview)];
+    });
+  }
+
+  /**
+   * One servable skill (its entry; reads one shard at most).
+   * @throws NotOnShelfError when the shelf has no such skill
+   * @throws SkillBlockedError when an advisory in force blocks it, naming the advisory
+   */
+  skill(name: string): Promise<ServedSkill> {
+    let found = this.#skills.get(name);
+    if (!found) {
+      found = this.#findSkill(name);
+      this.#skills.set(name, found);
+    }
+    return found;
+  }
+
+  async #findSkill(name: string): Promise<ServedSkill> {
+    // Checked before the generation is opened: a name no skill can have costs no storage read.
+    if (!isPlausibleSkillName(name)) throw NotOnShelfError.skill(name);
+    const generation = await this.generation();
+    const entry = await generation.findSkill(name);
+    if (!entry) throw NotOnShelfError.skill(name);
+    const verdict = edgeVerdict(generation.advisories, entry);
+    if (verdict.blocked) throw new SkillBlockedError(name, verdict.blocked);
+    return served(entry, verdict.requiresReview);
+  }
+
+  /** A servable skill with its full record (one record read). */
+  async record(name: string): Promise<SkillWithRecord> {
+    const skill = await this.skill(name);
+    const record = await (await this.generation()).readRecord(skill);
+    return { skill, record };
+  }
+
+  /**
+   * One file of a servable skill, looked up by its exact path in the record. SKILL.md comes
+   * from the entry, so the hottest file costs no record read.
+   * @throws NotOnShelfError, SkillBlockedError
+   */
+  async file(name: string, path: string): Promise<ShelfFile> {
+    if (!isPlausibleFilePath(path)) throw NotOnShelfError.file(path, null);
+    const skill = await this.skill(name);
+    if (path === "SKILL.md") {
+      return this.#blob(path, skill.skill_md.sha256, skill.skill_md.size, "text/markdown");
+    }
+    const { record } = await this.record(name);
+    const found = record.files.find((f) => f.path === path);
+    if (!found) throw NotOnShelfError.file(path, name);
+    return this.#blob(path, found.sha256, found.size, found.media_type);
+  }
+
+  /** A servable skill's deterministic archive, `<name>.tar.gz` or `<name>.zip`. */
+  async archive(name: string, format: ArchiveFormat): Promise<ShelfFile> {
+    const skill = await this.skill(name);
+    const ref = format === "tar.gz" ? skill.archives.tar_gz : skill.archives.zip;
+    return this.#blob(`${name}.${format}`, ref.sha256, ref.size);
+  }
+
+  /** The shelf's state: generation, counts, skills needing review, blocked skills, advisories in force. */
+  async status(): Promise<ShelfStatus> {
+    const generation = await this.generation();
+    const entries = await generation.listSkills();
+    const verdicts = entries.map((e) => edgeVerdict(generation.advisories, e));
+    const blocked = entries.flatMap((e, i) => (verdicts[i]!.blocked ? [{ name: e.name, advisory: verdicts[i]!.blocked! }] : []));
+    const review = entries.filter((_e, i) => !verdicts[i]!.blocked && verdicts[i]!.requiresReview).map((e) => e.name);
+    const manifest = generation.manifest;
+    return {
+      generation: generation.id,
+      published_at: generation.publishedAt,
+      counts: {
+        skills: manifest.skill_count,
+        served_skills: entries.length - blocked.length,
+        blocked_skills: blocked.length,
+        requires_review: review.length,
+        files: manifest.file_count,
+        total_bytes: manifest.total_bytes,
+      },
+      requires_review: review,
+      blocked,
+      advisories: { seq: generation.advisoriesSeq, in_force: generation.advisories },
+    };
+  }
+
+  #blob(path: string, sha256: string, size: number, mediaType?: string): ShelfFile {
+    const env = this.#env;
+    const generation = this.generation();
+    return {
+      path,
+      sha256,
+      size,
+      ...(mediaType !== undefined ? { mediaType } : {}),
+      async open(range) {
+        const body = await (await generation).openBlob(sha256, range);
+        if (body === null) throw new MissingObjectError(r2Key("blob", sha256));
+        return body;
+      },
+    };
+  }
+}
+
+function served(entry: SkillEntry, requiresReview: boolean): ServedSkill {
+  return entry.trust.requires_review === requiresReview ? entry : { ...entry, trust: { ...entry.trust, requires_review: requiresReview } };
+}

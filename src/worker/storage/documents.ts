@@ -1,0 +1,251 @@
+// The cache tiers every immutable document is read through: the isolate's memory, then KV (a
+// cache, within a per-request byte budget), then R2 (the source of truth). Never writes KV: the
+// admin API fills KV when it stores an object, so the request path only reads.
+import type { z } from "zod";
+import { ShardSchema, type ShardRef, type SkillEntry } from "../../core/generation/manifest.ts";
+import { utf8Length } from "../../core/skill/skill-md.ts";
+import type { StorageBindings } from "./bindings.ts";
+import { MissingObjectError, StorageUnavailableError } from "./errors.ts";
+import { kvKey, r2Key } from "./keys.ts";
+import { MemoryCache } from "./memory-cache.ts";
+
+/**
+ * KV edge-cache TTL for immutable, content-addressed documents. Not longer: KV caches misses
+ * too, and an edge that asked before a new document propagated would otherwise fall back to R2
+ * for that document for as long as the TTL.
+ */
+export const KV_IMMUTABLE_CACHE_TTL_S = 3_600;
+/** No request reads more than this from KV; beyond it, listings read R2 (issue budget: 2 MB). */
+export const KV_REQUEST_BYTE_BUDGET = 1_800_000;
+/**
+ * Memory budget for parsed documents per isolate (isolates have 128 MB), in estimated heap bytes
+ * (see MEMORY_COST_PER_TEXT_CHAR): roughly 8 MiB of document JSON.
+ */
+export const MEMORY_CACHE_BYTES = 32 * 1024 * 1024;
+/**
+ * Estimated heap bytes a parsed document costs per character of its JSON text. Parsed objects
+ * are several times larger than their text (object headers, hidden classes, one string per key
+ * and value, arrays, and for shards a Map of the entries); 4 is a conservative V8 estimate for
+ * these documents, so the LRU's accounting stays near what the isolate really holds.
+ */
+export const MEMORY_COST_PER_TEXT_CHAR = 4;
+/** KV bulk get takes at most 100 keys and counts as one operation. */
+const KV_BULK_GET_MAX = 100;
+/** Parallel R2 reads when a listing falls back to R2. */
+const R2_READ_CONCURRENCY = 16;
+
+/** The immutable JSON documents of a generation, each stored under its SHA-256. */
+export type DocumentKind = "generation" | "shard" | "record";
+
+/** A shard as the reader keeps it: its entries in stored order, and by name. */
+export interface ParsedShard {
+  entries: Map<string, SkillEntry>;
+  skills: SkillEntry[];
+}
+
+// Module state is per isolate: that is the memory cache.
+const documents = new MemoryCache<unknown>(MEMORY_CACHE_BYTES);
+
+/** Forgets every parsed document (part of resetStorageMemory). */
+export function resetDocuments(): void {
+  documents.clear();
+}
+
+/** Forgets one document, so neither memory nor a leftover KV copy serves it (gc collected it). */
+export function forgetDocument(kind: DocumentKind, sha256: string): void {
+  documents.delete(`${kind}:${sha256}`);
+}
+
+/** Estimated bytes the isolate's document cache holds now (tests check the accounting). */
+export function storageMemoryBytes(): number {
+  return documents.bytes;
+}
+
+/**
+ * Per-request read state: the KV bytes read (in UTF-8 bytes) so listings stay under
+ * KV_REQUEST_BYTE_BUDGET, and the request's own in-flight loads.
+ */
+export class RequestReads {
+  bytes = 0;
+  readonly inflight = new Map<string, Promise<unknown>>();
+  fits(size: number): boolean {
+    return this.bytes + size <= KV_REQUEST_BYTE_BUDGET;
+  }
+}
+
+/**
+ * Runs `load` once per key at a time within one request, so concurrent lookups of the same
+ * object in a request read it once. Never across requests: in Workers a promise started by
+ * another request is bound to that request's I/O and fails or hangs if it is cancelled. Across
+ * requests only settled values are shared (the memory cache and the live state).
+ */
+export async function once<T>(scope: RequestReads, key: string, load: () => Promise<T>): Promise<T> {
+  const pending = scope.inflight.get(key) as Promise<T> | undefined;
+  if (pending) return pending;
+  const promise = load().finally(() => scope.inflight.delete(key));
+  scope.inflight.set(key, promise);
+  return promise;
+}
+
+/** Reads a KV value as text, counting its bytes; null on a miss or a KV failure (KV is a cache). */
+export async function kvText(env: StorageBindings, key: string, cacheTtl: number, budget: RequestReads): Promise<string | null> {
+  try {
+    const text = await env.SHELF_KV.get(key, { type: "text", cacheTtl });
+    if (text !== null) budget.bytes += utf8Length(text);
+    return text;
+  } catch (err) {
+    // KV is a cache: a failure falls back to R2.
+    console.warn("KV read failed; falling back to R2", key, err);
+    return null;
+  }
+}
+
+/** Reads an R2 object as text; null when it is absent. R2 failures throw StorageUnavailableError. */
+export async function r2Text(env: StorageBindings, key: string): Promise<string | null> {
+  let object: R2ObjectBody | null;
+  try {
+    object = await env.SHELF_BUCKET.get(key);
+    return object === null ? null : await object.text();
+  } catch (err) {
+    throw new StorageUnavailableError(`R2 read of ${key} failed`, { cause: err });
+  }
+}
+
+/** Parses stored JSON against its schema; anything else is a storage inconsistency. */
+export function parseWith<S extends z.ZodType>(schema: S, text: string, where: string): z.infer<S> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new StorageUnavailableError(`${where} is not JSON`, { cause: err });
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new StorageUnavailableError(`${where} does not match its schema: ${parsed.error.message.slice(0, 300)}`);
+  return parsed.data;
+}
+
+/**
+ * Reads one immutable JSON document: memory, then KV (within budget), then R2. Throws
+ * MissingObjectError when R2 does not hold it either.
+ */
+export async function readDocument<T>(
+  env: StorageBindings,
+  kind: DocumentKind,
+  sha256: string,
+  size: number | undefined,
+  budget: RequestReads,
+  parse: (text: string, where: string) => T,
+): Promise<T> {
+  const cacheKey = `${kind}:${sha256}`;
+  const cached = documents.get(cacheKey) as T | undefined;
+  if (cached !== undefined) return cached;
+  return once(budget, cacheKey, async () => {
+    if (size === undefined || budget.fits(size)) {
+      const cachedText = await kvText(env, kvKey(kind, sha256), KV_IMMUTABLE_CACHE_TTL_S, budget);
+      if (cachedText !== null) {
+        const copy: string = cachedText;
+        const value = parseKvCopy(() => parse(copy, kvKey(kind, sha256)));
+        if (value !== undefined) {
+          documents.set(cacheKey, value, memorySize(copy));
+          return value;
+        }
+      }
+    }
+    const text = await r2Text(env, r2Key(kind, sha256));
+    if (text === null) throw new MissingObjectError(r2Key(kind, sha256));
+    const value = parse(text, r2Key(kind, sha256));
+    documents.set(cacheKey, value, memorySize(text));
+    return value;
+  });
+}
+
+/**
+ * Parses a KV copy; undefined when it is malformed, so the caller reads R2 (the source of
+ * truth) instead of answering 503 for a bad cache entry.
+ */
+function parseKvCopy<T>(parse: () => T): T | undefined {
+  try {
+    return parse();
+  } catch (err) {
+    if (!(err instanceof StorageUnavailableError)) throw err;
+    console.warn("KV copy is malformed; falling back to R2", err.message);
+    return undefined;
+  }
+}
+
+/** What a parsed document costs in the memory cache: its estimated heap size. */
+function memorySize(text: string): number {
+  return text.length * MEMORY_COST_PER_TEXT_CHAR;
+}
+
+/** Parses a stored shard and indexes its entries by name. */
+export function parseShard(text: string, where: string): ParsedShard {
+  const shard = parseWith(ShardSchema, text, where);
+  return { skills: shard.skills, entries: new Map(shard.skills.map((s) => [s.name, s])) };
+}
+
+/** Reads many shards for a listing: memory, then KV bulk gets within budget, then R2. */
+export async function readShards(env: StorageBindings, refs: readonly ShardRef[], budget: RequestReads): Promise<ParsedShard[]> {
+  const result = new Map<string, ParsedShard>();
+  const missing: ShardRef[] = [];
+  for (const ref of refs) {
+    const cached = documents.get(`shard:${ref.sha256}`) as ParsedShard | undefined;
+    if (cached) result.set(ref.sha256, cached);
+    else missing.push(ref);
+  }
+  const fromKv: ShardRef[] = [];
+  let planned = budget.bytes;
+  for (const ref of missing) {
+    if (planned + ref.size > KV_REQUEST_BYTE_BUDGET) continue;
+    planned += ref.size;
+    fromKv.push(ref);
+  }
+  for (let i = 0; i < fromKv.length; i += KV_BULK_GET_MAX) {
+    const chunk = fromKv.slice(i, i + KV_BULK_GET_MAX);
+    let texts: Map<string, string | null> | undefined;
+    try {
+      texts = await env.SHELF_KV.get(chunk.map((r) => kvKey("shard", r.sha256)), { type: "text", cacheTtl: KV_IMMUTABLE_CACHE_TTL_S });
+    } catch (err) {
+      console.warn("KV bulk read failed; falling back to R2", err);
+    }
+    for (const ref of chunk) {
+      const text = texts?.get(kvKey("shard", ref.sha256)) ?? null;
+      if (text === null) continue;
+      budget.bytes += utf8Length(text);
+      const shard = parseKvCopy(() => parseShard(text, kvKey("shard", ref.sha256)));
+      if (shard === undefined) continue; // read from R2 below
+      documents.set(`shard:${ref.sha256}`, shard, memorySize(text));
+      result.set(ref.sha256, shard);
+    }
+  }
+  const rest = missing.filter((r) => !result.has(r.sha256));
+  for (let i = 0; i < rest.length; i += R2_READ_CONCURRENCY) {
+    await Promise.all(
+      rest.slice(i, i + R2_READ_CONCURRENCY).map(async (ref) => {
+        const where = r2Key("shard", ref.sha256);
+        const text = await r2Text(env, where);
+        if (text === null) throw new MissingObjectError(where);
+        const shard = parseShard(text, where);
+        documents.set(`shard:${ref.sha256}`, shard, memorySize(text));
+        result.set(ref.sha256, shard);
+      }),
+    );
+  }
+  return refs.map((r) => result.get(r.sha256)!);
+}
+
+/**
+ * Streams a content-addressed blob from R2 (never buffered), optionally a range; null when it
+ * is missing. R2 errors become StorageUnavailableError.
+ * @example const body = await readBlob(env, sha, { offset: 0, length: 10 })
+ */
+export async function readBlob(env: StorageBindings, sha256: string, range?: { offset: number; length: number }): Promise<ReadableStream<Uint8Array> | null> {
+  const key = r2Key("blob", sha256);
+  let object: R2ObjectBody | null;
+  try {
+    object = await env.SHELF_BUCKET.get(key, range ? { range } : {});
+  } catch (err) {
+    throw new StorageUnavailableError(`R2 read of ${key} failed`, { cause: err });
+  }
+  return object === null ? null : object.body;
+}

@@ -1,0 +1,186 @@
+// One published generation per request: opened from the live pointer (or by id for a pinned
+// URL) with the advisories in force, then every lookup (shard, record, blob) goes through the
+// cache tiers in documents.ts against that one manifest.
+import {
+  GenerationManifestSchema,
+  shardOf,
+  SkillRecordSchema,
+  type GenerationManifest,
+  type ShardRef,
+  type SkillEntry,
+  type SkillRecord,
+} from "../../core/generation/manifest.ts";
+import { isSha256Hex } from "../../core/skill/hash.ts";
+import type { AdvisoryEntry } from "../../core/trust/records.ts";
+import type { Clock, StorageBindings } from "./bindings.ts";
+import { forgetDocument, parseShard, parseWith, readBlob, readDocument, readShards, RequestReads, resetDocuments } from "./documents.ts";
+import { MissingObjectError, StorageUnavailableError } from "./errors.ts";
+import { r2Key } from "./keys.ts";
+import { loadAdvisories, loadPointer, resetLive, type AdvisoriesInForce } from "./live.ts";
+
+/** Options for openGeneration and openGenerationById. */
+export interface OpenGenerationOptions {
+  clock?: Clock;
+}
+
+/** Forgets everything this isolate cached (tests use it to simulate a cold isolate). */
+export function resetStorageMemory(): void {
+  resetDocuments();
+  resetLive();
+  pinnedSeenAt.clear();
+}
+
+/**
+ * One published generation, fixed for the whole request: every lookup through it reads the same
+ * manifest, and the advisories in force were read once when it was opened.
+ */
+export class Generation {
+  readonly id: string;
+  readonly manifest: GenerationManifest;
+  /** The pointer move that made this generation current; null when it was opened by id. */
+  readonly seq: number | null;
+  /** When this generation became current; null when it was opened by id. */
+  readonly publishedAt: string | null;
+  /** Advisories in force (the current advisories record), to apply to every skill served. */
+  readonly advisories: readonly AdvisoryEntry[];
+  readonly advisoriesSeq: number;
+  readonly #env: StorageBindings;
+  readonly #budget: RequestReads;
+  readonly #shardByIndex: Map<number, ShardRef>;
+
+  constructor(
+    env: StorageBindings,
+    budget: RequestReads,
+    opened: { id: string; seq: number | null; publishedAt: string | null; manifest: GenerationManifest; advisories: AdvisoriesInForce },
+  ) {
+    this.#env = env;
+    this.#budget = budget;
+    this.id = opened.id;
+    this.seq = opened.seq;
+    this.publishedAt = opened.publishedAt;
+    this.manifest = opened.manifest;
+    this.advisories = opened.advisories.advisories;
+    this.advisoriesSeq = opened.advisories.seq;
+    this.#shardByIndex = new Map(opened.manifest.shards.map((s) => [s.index, s]));
+  }
+
+  /**
+   * This generation as a pinned URL (/g/<id>/…) reads it: the same manifest and advisories, but
+   * not tied to the pointer move that made it current (seq and publishedAt null).
+   */
+  pinned(): Generation {
+    if (this.seq === null) return this;
+    const advisories = { advisories: this.advisories, seq: this.advisoriesSeq };
+    return new Generation(this.#env, this.#budget, { id: this.id, seq: null, publishedAt: null, manifest: this.manifest, advisories });
+  }
+
+  /** Bytes this request has read from KV so far (tests check the 2 MB budget). */
+  get kvBytesRead(): number {
+    return this.#budget.bytes;
+  }
+
+  /** The skill's entry (what listings show), or undefined when the shelf has no such skill. */
+  async findSkill(name: string): Promise<SkillEntry | undefined> {
+    const ref = this.#shardByIndex.get(shardOf(name, this.manifest.shard_count));
+    if (!ref) return undefined;
+    const shard = await readDocument(this.#env, "shard", ref.sha256, ref.size, this.#budget, parseShard);
+    return shard.entries.get(name);
+  }
+
+  /** Every skill's entry, sorted bytewise by name. Reads all shards (KV within budget, then R2). */
+  async listSkills(): Promise<SkillEntry[]> {
+    const shards = await readShards(this.#env, this.manifest.shards, this.#budget);
+    const all = shards.flatMap((s) => s.skills);
+    return all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** The full record of a skill (frontmatter, files, outline, trust). */
+  async readRecord(entry: Pick<SkillEntry, "record">): Promise<SkillRecord> {
+    return readDocument(this.#env, "record", entry.record.sha256, entry.record.size, this.#budget, (text, where) =>
+      parseWith(SkillRecordSchema, text, where),
+    );
+  }
+
+  /**
+   * Opens a blob's bytes (optionally a range) as a stream; null when it is missing. Matches
+   * src/worker/http/file-response.ts's OpenBlob.
+   */
+  async openBlob(sha256: string, range?: { offset: number; length: number }): Promise<ReadableStream<Uint8Array> | null> {
+    return readBlob(this.#env, sha256, range);
+  }
+}
+
+/** How long an isolate trusts that a pinned (non-current) generation is still stored in R2. */
+export const PINNED_CHECK_TTL_MS = 30_000;
+/** At most this many pinned ids are remembered (then the map starts over). */
+const PINNED_CHECK_MAX = 1_000;
+const pinnedSeenAt = new Map<string, number>();
+
+/**
+ * Whether generations/<id> is still in R2: gc deletes old generations, and neither the memory
+ * cache nor KV (a leftover copy) knows. One R2 head per id per PINNED_CHECK_TTL_MS per isolate.
+ */
+async function pinnedStillStored(env: StorageBindings, id: string, now: number): Promise<boolean> {
+  const seen = pinnedSeenAt.get(id);
+  if (seen !== undefined && now - seen < PINNED_CHECK_TTL_MS) return true;
+  const key = r2Key("generation", id);
+  let head: R2Object | null;
+  try {
+    head = await env.SHELF_BUCKET.head(key);
+  } catch (err) {
+    throw new StorageUnavailableError(`R2 head of ${key} failed`, { cause: err });
+  }
+  if (head === null) {
+    pinnedSeenAt.delete(id);
+    return false;
+  }
+  if (pinnedSeenAt.size >= PINNED_CHECK_MAX) pinnedSeenAt.clear();
+  pinnedSeenAt.set(id, now);
+  return true;
+}
+
+function parseManifest(text: string, where: string): GenerationManifest {
+  return parseWith(GenerationManifestSchema, text, where);
+}
+
+/**
+ * Opens a generation by id (for immutable URLs such as /g/<id>/…), with the advisories in
+ * force now, so an old URL never serves a skill blocked since. Resolves null when no generation
+ * has that id. Its `seq` and `publishedAt` are null: it is not (necessarily) current.
+ * @example const gen = await openGenerationById(c.env, c.req.param("generation"))
+ */
+export async function openGenerationById(env: StorageBindings, id: string, options: OpenGenerationOptions = {}): Promise<Generation | null> {
+  if (!isSha256Hex(id)) return null;
+  const clock = options.clock ?? Date.now;
+  const budget = new RequestReads();
+  const [advisories, stored] = await Promise.all([loadAdvisories(env, clock, budget), pinnedStillStored(env, id, clock())]);
+  if (!stored) {
+    // Collected by gc: forget the manifest so neither memory nor a leftover KV copy serves it.
+    forgetDocument("generation", id);
+    return null;
+  }
+  let manifest: GenerationManifest;
+  try {
+    manifest = await readDocument(env, "generation", id, undefined, budget, parseManifest);
+  } catch (err) {
+    // Collected between the head and the read.
+    if (err instanceof MissingObjectError) return null;
+    throw err;
+  }
+  return new Generation(env, budget, { id, seq: null, publishedAt: null, manifest, advisories });
+}
+
+/**
+ * Opens the current generation: the pointer and advisories (memory for 30 s, then KV, then R2)
+ * and the manifest (memory, then KV, then R2). Resolves null when nothing has been published.
+ * Throws StorageUnavailableError when R2 fails or the published data is inconsistent.
+ * @example const gen = await openGeneration(c.env); const entry = await gen?.findSkill("code-review")
+ */
+export async function openGeneration(env: StorageBindings, options: OpenGenerationOptions = {}): Promise<Generation | null> {
+  const clock = options.clock ?? Date.now;
+  const budget = new RequestReads();
+  const [pointer, advisories] = await Promise.all([loadPointer(env, clock, budget), loadAdvisories(env, clock, budget)]);
+  if (pointer === null) return null;
+  const manifest = await readDocument(env, "generation", pointer.generation, undefined, budget, parseManifest);
+  return new Generation(env, budget, { id: pointer.generation, seq: pointer.seq, publishedAt: pointer.published_at, manifest, advisories });
+}
