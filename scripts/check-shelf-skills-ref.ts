@@ -18,7 +18,7 @@ import { listShelfSkillDirs } from "../src/cli/lib/skill-dir.ts";
 const run = promisify(execFile);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** The installed skills-ref CLI (a devDependency pinned at 0.1.5). */
-export const SKILLS_REF_BIN = path.join(repoRoot, "node_modules", ".bin", "skills-ref");
+const SKILLS_REF_BIN = path.join(repoRoot, "node_modules", ".bin", "skills-ref");
 
 /** skills-ref's full message for unexpected top-level keys, given the sorted key list. */
 export function unexpectedFieldsMessage(keys: readonly string[]): string {

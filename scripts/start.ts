@@ -18,11 +18,11 @@ import { buildFolderSource } from "../src/cli/lib/publish.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** Default loopback port (wrangler's). */
-export const DEFAULT_PORT = 8787;
+const DEFAULT_PORT = 8787;
 /** Where the local publish token lives (git-ignored via .skillshelf/). */
 export const LOCAL_TOKEN_FILE = ".skillshelf/publish-token";
 /** Where `npm start` writes its build (git-ignored). */
-export const LOCAL_BUILD_DIR = ".skillshelf/build";
+const LOCAL_BUILD_DIR = ".skillshelf/build";
 const READY_TIMEOUT_MS = 90_000;
 /** Every wrangler this process started and has not seen exit, for signal and exit handlers. */
 const live = new Set<ChildProcess>();
@@ -68,7 +68,7 @@ export async function freeLoopbackPort(): Promise<number> {
 }
 
 /** Reads the local publish token, creating it (and its hash in .dev.vars) on first run. */
-export async function ensureLocalToken(root: string): Promise<string> {
+async function ensureLocalToken(root: string): Promise<string> {
   const tokenFile = path.join(root, LOCAL_TOKEN_FILE);
   let token: string;
   try {
@@ -198,7 +198,7 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
 }
 
 /** Kills every wrangler process group this process started (for signal handlers). */
-export function killAllStarted(): void {
+function killAllStarted(): void {
   for (const child of live) killTree(child, "SIGKILL");
 }
 

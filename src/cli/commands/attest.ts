@@ -13,7 +13,7 @@ const USAGE =
   "skillshelf attest <shelf-dir> (<name>... | --all) [--by <reviewer>] [--level first_party] [--method <method>] [--source <label>] [--at YYYY-MM-DD] [--notes <text>] [--check] [--prune]";
 
 /** The comment block written at the top of validations.yaml. */
-export const VALIDATIONS_HEADER: readonly string[] = [
+const VALIDATIONS_HEADER: readonly string[] = [
   "Validation records of this shelf (AbstractSkill 0.3.2 validations.yaml format).",
   "",
   "Each record binds one skill tree, by its tree hash, to a trust level. Any byte change to a",
@@ -159,7 +159,7 @@ async function writeAtomically(file: string, text: string): Promise<void> {
 const LEVELS = GRANTABLE_LEVELS as readonly string[];
 
 /** True for YYYY-MM-DD naming a day that exists (2026-02-29 and 2026-13-45 do not). */
-export function isCalendarDate(text: string): boolean {
+function isCalendarDate(text: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];

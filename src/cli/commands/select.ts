@@ -15,7 +15,7 @@ const USAGE = "skillshelf select <shelf-dir> --names a,b [--enable name|name@has
  * skill name, or an entry for a skill not in --names (it grants nothing in this selection).
  * Malformed pins are already noted by selectSkills.
  */
-export function enableNotes(enabled: readonly string[], names: readonly string[]): string[] {
+function enableNotes(enabled: readonly string[], names: readonly string[]): string[] {
   const notes: string[] = [];
   for (const entry of enabled) {
     const at = entry.indexOf("@");

@@ -18,7 +18,7 @@ export const SEED_MANIFEST = ".seeded.json";
 /** Our lock: a directory (proper-lockfile), never AbstractSkill's `.seed.lock` file. */
 export const SEED_LOCK_DIR = ".skillshelf-seed.lock";
 /** Staging folders, named as AbstractSkill names them so either tool clears the other's leftovers. */
-export const STAGING_PREFIX = ".seed-staging";
+const STAGING_PREFIX = ".seed-staging";
 const VERSION_RE = /^\d+(\.\d+)*$/;
 
 /** The outcome buckets, in report order. */
@@ -118,7 +118,7 @@ async function hashItem(p: string, isDir: boolean): Promise<string> {
 }
 
 /** The bundle's `catalog.yaml` version (dotted numeric), or a CliError naming the file. */
-export async function bundleVersion(bundle: string): Promise<string> {
+async function bundleVersion(bundle: string): Promise<string> {
   const file = path.join(bundle, "catalog.yaml");
   const fail = () => new CliError(`${file} must declare a dotted-numeric string 'version' (e.g. "2026.09.25"); add it so seeds can order bundles`);
   let text: string;
@@ -135,7 +135,7 @@ export async function bundleVersion(bundle: string): Promise<string> {
 }
 
 /** Compares dotted versions as integer tuples ("2026.9" < "2026.9.0"; "2026.09" = "2026.9"). */
-export function compareVersions(a: string, b: string): number {
+function compareVersions(a: string, b: string): number {
   const x = a.split(".").map(Number);
   const y = b.split(".").map(Number);
   for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
@@ -143,7 +143,7 @@ export function compareVersions(a: string, b: string): number {
 }
 
 /** Seedable items in AbstractSkill's order: top-level *.yaml, licenses/<file>, skills/<dir>. */
-export async function bundleItems(bundle: string): Promise<{ key: string; src: string; isDir: boolean }[]> {
+async function bundleItems(bundle: string): Promise<{ key: string; src: string; isDir: boolean }[]> {
   const items: { key: string; src: string; isDir: boolean }[] = [];
   const sorted = async (dir: string) => (await readdir(dir).catch(() => [] as string[])).sort(compareCodePoints);
   const kind = (p: string) => stat(p).then((s) => (s.isDirectory() ? "dir" : s.isFile() ? "file" : "other"), () => "other");
@@ -172,7 +172,7 @@ interface Manifest {
  * is a UsageError listing what the bundle holds, so a typo never seeds what it meant to skip.
  * @example await excludedKeys("shelf", ["security-review"]) // Set {"skills/security-review"}
  */
-export async function excludedKeys(bundle: string, names: readonly string[]): Promise<Set<string>> {
+async function excludedKeys(bundle: string, names: readonly string[]): Promise<Set<string>> {
   const items = await bundleItems(bundle);
   const keys = new Set(items.map((i) => i.key));
   const unknown: string[] = [];
@@ -215,7 +215,7 @@ export async function readManifest(file: string): Promise<(Manifest & Record<str
 }
 
 /** Python's json.dumps(obj, indent=2) + "\n" (ASCII-escaped), the manifest's exact bytes. */
-export function manifestText(manifest: Manifest): string {
+function manifestText(manifest: Manifest): string {
   const sortedItems: [string, string][] = Object.entries(manifest.items).sort(([a], [b]) => compareCodePoints(a, b));
   const lines = sortedItems.map(([k, v]) => `    ${JSON.stringify(k)}: ${JSON.stringify(v)}`);
   const items = lines.length ? `{\n${lines.join(",\n")}\n  }` : "{}";

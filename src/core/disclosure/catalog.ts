@@ -137,7 +137,7 @@ function checkInteger(name: string, value: number | undefined): void {
  * The skills a catalog would list, in order: sorted by name (code point order, which is UTF-8
  * byte order), include, exclude, then tags. Throws CatalogError on an unknown include.
  */
-export function selectCatalogSkills<T extends CatalogSkill>(skills: readonly T[], options: CatalogOptions = {}): T[] {
+function selectCatalogSkills<T extends CatalogSkill>(skills: readonly T[], options: CatalogOptions = {}): T[] {
   const byName = new Map<string, T>();
   for (const skill of skills) {
     if (byName.has(skill.name)) throw new CatalogError("duplicate", `duplicate skill name '${skill.name}' in catalog input`);

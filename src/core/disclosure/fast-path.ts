@@ -47,7 +47,7 @@ export interface FastPathOptions {
  * The prompt injected instead of a catalog (neither id nor body is escaped).
  * @example fastPathPrompt("solo", "# Solo\nDo it.\n").startsWith("You have one skill, `solo`")
  */
-export function fastPathPrompt(skillId: string, body: string): string {
+function fastPathPrompt(skillId: string, body: string): string {
   return (
     `You have one skill, \`${skillId}\`, and its full instructions are below. ` +
     `Follow them when the task aligns with their domain.\n\n` +
@@ -79,7 +79,7 @@ export function fastPathCandidate(
 }
 
 /** The fast path for one skill's body, or why its body is too large to inline. */
-export function fastPathFor(skillId: string, body: string, maxTokens = DEFAULT_FAST_PATH_MAX_TOKENS): FastPathDecision {
+function fastPathFor(skillId: string, body: string, maxTokens = DEFAULT_FAST_PATH_MAX_TOKENS): FastPathDecision {
   const tokens = estimateTokens(body);
   if (tokens > maxTokens) {
     return {

@@ -218,7 +218,7 @@ export function renderOutline(outline: SkillOutline): string {
 }
 
 /** The text of one outline section: its lines from `body`, re-joined with "\n". */
-export function sectionTextAt(body: string, section: Pick<OutlineSection, "start" | "end">): string {
+function sectionTextAt(body: string, section: Pick<OutlineSection, "start" | "end">): string {
   const slice = body.slice(section.start, section.end);
   return lineSpans(slice)
     .map((span) => slice.slice(span.start, span.end))

@@ -1,15 +1,13 @@
 // Resource bytes as tool output, as agentskills-core produces it: valid UTF-8 passes through,
 // anything else becomes a JSON envelope (base64, or a note when too large), and images a model
 // can see natively are recognised by their magic bytes before their name.
+import { DEFAULT_MEDIA_TYPE } from "../skill/inventory.ts";
 
 /** Largest binary inlined as base64 (base64 costs ~1.37 characters per byte of context). */
 export const DEFAULT_MAX_INLINE_BINARY_BYTES = 64 * 1024;
 
 /** Largest image handed to a model natively (the lowest per-image limit of the major APIs). */
 export const DEFAULT_MAX_INLINE_IMAGE_BYTES = 5 * 1024 * 1024;
-
-/** Media type when neither bytes nor name say better. */
-export const FALLBACK_MEDIA_TYPE = "application/octet-stream";
 
 /** Raster formats every common vision model accepts. PDF and SVG are deliberately absent. */
 export const RENDERABLE_MEDIA_TYPES: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
@@ -234,7 +232,7 @@ export function encodeResourceContent(name: string, bytes: Uint8Array, options: 
   if (text !== undefined) return text;
   const envelope: [string, string | number][] = [
     ["name", name],
-    ["media_type", guessMediaType(name) ?? FALLBACK_MEDIA_TYPE],
+    ["media_type", guessMediaType(name) ?? DEFAULT_MEDIA_TYPE],
     ["size_bytes", bytes.length],
   ];
   if (bytes.length > limit) {
@@ -299,7 +297,7 @@ export function classifyResource(name: string, bytes: Uint8Array, options: Class
   const isText = sniffed === undefined && decodeUtf8(bytes) !== undefined;
   return {
     name,
-    media_type: sniffed ?? guessMediaType(name) ?? FALLBACK_MEDIA_TYPE,
+    media_type: sniffed ?? guessMediaType(name) ?? DEFAULT_MEDIA_TYPE,
     size_bytes: bytes.length,
     is_text: isText,
     renderable: sniffed !== undefined && RENDERABLE_MEDIA_TYPES.has(sniffed) && bytes.length <= limit,

@@ -159,7 +159,7 @@ export function parsePyYaml(text: string): PyYamlDocument {
  * The Python type PyYAML would give a scalar's source text (plain scalars only; quoted and
  * block scalars are always `str`).
  */
-export function pyTypeOfPlainScalar(source: string): PyTypeName {
+function pyTypeOfPlainScalar(source: string): PyTypeName {
   if (BOOL_RE.test(source)) return "bool";
   if (FLOAT_RE.test(source)) return "float";
   if (INT_RE.test(source)) return "int";

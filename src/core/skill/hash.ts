@@ -4,7 +4,7 @@
 const encoder = new TextEncoder();
 
 /** Lowercase hex of raw bytes. */
-export function toHex(bytes: Uint8Array): string {
+function toHex(bytes: Uint8Array): string {
   let out = "";
   for (const b of bytes) out += b.toString(16).padStart(2, "0");
   return out;
@@ -91,7 +91,7 @@ export async function treeHash(files: readonly TreeHashEntry[]): Promise<string>
 }
 
 /** OS junk files that the tree hash (and therefore every build) ignores, at any depth. */
-export const OS_JUNK_FILES: ReadonlySet<string> = new Set([".DS_Store", "Thumbs.db", "desktop.ini"]);
+const OS_JUNK_FILES: ReadonlySet<string> = new Set([".DS_Store", "Thumbs.db", "desktop.ini"]);
 
 /** True when the base name of `path` is an OS junk file (case-sensitive, as upstream). */
 export function isOsJunkFile(path: string): boolean {

@@ -47,14 +47,14 @@ export function decodeSkillMd(bytes: Uint8Array): string {
 }
 
 /** Removes leading U+FEFF characters (all of them, as AbstractSkill does). */
-export function stripBom(text: string): string {
+function stripBom(text: string): string {
   let i = 0;
   while (text.charCodeAt(i) === 0xfeff) i++;
   return text.slice(i);
 }
 
 /** CRLF and lone CR become LF; nothing else is treated as a line break. */
-export function normalizeNewlines(text: string): string {
+function normalizeNewlines(text: string): string {
   return text.replace(/\r\n?/g, "\n");
 }
 
@@ -73,7 +73,7 @@ export function utf8Length(s: string): number {
   return n;
 }
 
-export interface FrontmatterSplit {
+interface FrontmatterSplit {
   frontmatterText: string;
   /** Everything after the closing delimiter line, LF-normalised, not stripped. */
   rest: string;
@@ -85,7 +85,7 @@ export interface FrontmatterSplit {
  * The line-based split: the first line must be `---` (trailing whitespace allowed), and the
  * frontmatter ends at the next line that is `---`. A `---` inside a value does not end it.
  */
-export function splitFrontmatter(text: string): FrontmatterSplit {
+function splitFrontmatter(text: string): FrontmatterSplit {
   const normalized = normalizeNewlines(stripBom(text));
   const firstBreak = normalized.indexOf("\n");
   const firstLine = firstBreak === -1 ? normalized : normalized.slice(0, firstBreak);

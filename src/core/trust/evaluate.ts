@@ -35,7 +35,7 @@ export interface TrustVerdict {
 export type MatchStrength = "hash" | "name";
 
 /** How an advisory matches a query: by tree hash, by name and source, or not at all. */
-export function advisoryMatch(a: AdvisoryEntry, treeHash: string | null, name: string | null, source: string | null): MatchStrength | null {
+function advisoryMatch(a: AdvisoryEntry, treeHash: string | null, name: string | null, source: string | null): MatchStrength | null {
   if (a.tree_hash && treeHash && a.tree_hash === pyStrip(treeHash).toLowerCase()) return "hash";
   if (name !== null && a.name === pyStrip(name).toLowerCase() && source !== null && a.source === pyStrip(source)) return "name";
   return null;

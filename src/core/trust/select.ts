@@ -112,7 +112,7 @@ export function parseEnabled(entries: unknown, note: (m: string) => void): { bar
 }
 
 /** Reads requires_mcp / requires_tools loudly: a string is one item, malformed items are noted. */
-export function parseRequires(skill: SelectableSkill, note: (m: string) => void): SkillRequires {
+function parseRequires(skill: SelectableSkill, note: (m: string) => void): SkillRequires {
   const read = (key: string): string[] => {
     let raw = skill.metadata[key];
     if (raw === null || raw === undefined) return [];

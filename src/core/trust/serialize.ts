@@ -15,7 +15,7 @@ function isRawSafe(cp: number): boolean {
 }
 
 /** A YAML double-quoted scalar both YAML 1.1 (PyYAML) and 1.2 read as exactly `s`. */
-export function quoteYamlString(s: string): string {
+function quoteYamlString(s: string): string {
   let out = '"';
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
