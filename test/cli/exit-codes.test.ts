@@ -1,30 +1,49 @@
-// Exit code 3 means "a pointer move lost a race to another publisher; rerun". The admin API's
-// 409s are read from src/worker/admin/store.ts itself, so a new or changed refusal there cannot
-// silently turn a lost race into exit 1 (or another gc, say, into exit 3).
-import { readFileSync } from "node:fs";
+// Exit code 3 means "a pointer move lost a race to another publisher; rerun". Every refusal the
+// admin API's modules (src/worker/admin/*.ts) construct is read from their source and its status
+// looked up in the contract's error codes, so a new or changed 409 there cannot silently turn a
+// lost race into exit 1 (or another gc, say, into exit 3).
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { POINTER_MOVED, PublishError } from "../../src/core/publish/client.ts";
+import { PublishError } from "../../src/core/publish/client.ts";
+import { ADMIN_ERRORS, POINTER_MOVED, type AdminErrorCode } from "../../src/core/publish/contract.ts";
 import { CliError } from "../../src/cli/lib/cli.ts";
 import { adminCall, exitCodeFor, LOST_RACE_EXIT } from "../../src/cli/lib/publish.ts";
 
-/** Every `new AdminError(409, <code>, …)` in the store: its code and whether it names `current`. */
-function storeConflicts(): { code: string; pointerRace: boolean }[] {
-  const source = readFileSync("src/worker/admin/store.ts", "utf8");
-  const found: { code: string; pointerRace: boolean }[] = [];
-  for (const m of source.matchAll(/new AdminError\(409,\s*("[a-z_]+"|POINTER_MOVED),\s*(`[^`]*`|"[^"]*")(,\s*\{\s*current\b)?/g)) {
-    found.push({ code: m[1] === "POINTER_MOVED" ? POINTER_MOVED : m[1]!.slice(1, -1), pointerRace: m[3] !== undefined });
+const ADMIN_DIR = "src/worker/admin";
+
+/** Every `new AdminError(<code>, <message>[, { current …}])` in the admin modules. */
+function adminRefusals(): { file: string; code: AdminErrorCode; pointerRace: boolean }[] {
+  const found: { file: string; code: AdminErrorCode; pointerRace: boolean }[] = [];
+  for (const file of readdirSync(ADMIN_DIR).filter((f) => f.endsWith(".ts"))) {
+    // Code only: a doc comment's example is not a refusal.
+    const source = readFileSync(path.join(ADMIN_DIR, file), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+    const constructed = source.match(/new AdminError\(/g)?.length ?? 0;
+    const matches = [...source.matchAll(/new AdminError\(\s*("[a-z_]+"|POINTER_MOVED|refusal\.code)\s*,\s*(?:`[^`]*`|"[^"]*"|[\w.]+)(\s*,\s*\{\s*current\b)?/g)];
+    // A code spelt any other way would escape this check.
+    expect(matches.length, `${file}: every AdminError is built with a literal code`).toBe(constructed);
+    for (const m of matches) {
+      // A refusal of the request's shape is typed "bad_request" | "invalid_advisories" (contract.ts).
+      const code = (m[1] === "POINTER_MOVED" ? POINTER_MOVED : m[1] === "refusal.code" ? "bad_request" : m[1]!.slice(1, -1)) as AdminErrorCode;
+      expect(Object.keys(ADMIN_ERRORS), `${file}: ${code}`).toContain(code);
+      found.push({ file, code, pointerRace: m[2] !== undefined });
+    }
   }
   return found;
 }
 
 describe("exit codes of admin refusals", () => {
-  it("maps exactly the store's pointer compare-and-swap conflicts to 3", () => {
-    const conflicts = storeConflicts();
+  it("maps exactly the pointer compare-and-swap conflicts to 3", () => {
+    const conflicts = adminRefusals().filter((c) => ADMIN_ERRORS[c.code] === 409);
     expect(conflicts.filter((c) => c.pointerRace)).toHaveLength(2);
     expect(conflicts.filter((c) => !c.pointerRace).length).toBeGreaterThanOrEqual(3);
     for (const c of conflicts) {
       expect(c.code === POINTER_MOVED, JSON.stringify(c)).toBe(c.pointerRace);
       expect(exitCodeFor(new PublishError(409, c.code, "POST /pointer: 409 refused")), c.code).toBe(c.pointerRace ? LOST_RACE_EXIT : 1);
+    }
+    // Every 409 code the contract names: only pointer_moved means "rerun".
+    for (const [code, status] of Object.entries(ADMIN_ERRORS)) {
+      if (status === 409) expect(exitCodeFor(new PublishError(409, code, "POST /rollback: 409 refused")), code).toBe(code === POINTER_MOVED ? LOST_RACE_EXIT : 1);
     }
   });
   it("gives 1 for other statuses, whatever the code says", async () => {

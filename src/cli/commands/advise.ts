@@ -32,13 +32,11 @@ export const run: Command = async (ctx) => {
     throw new CliError(`${file} has ${parsed.problems.length} problem(s); nothing was published:\n${parsed.problems.map((p) => `  ${p.message}`).join("\n")}`);
   }
   const client = adminClient(ctx, workerUrl(values.url, USAGE), tokenFrom(ctx, values["token-env"]));
-  const { json } = await adminCall(() =>
-    client.call<{ changed: boolean; record: { seq: number; advisories: unknown[] } }>("POST", "/advisories", { advisories: parsed.entries.map(advisoryToDict) }),
-  );
+  const { changed, record } = await adminCall(() => client.mergeAdvisories(parsed.entries.map(advisoryToDict)));
   ctx.stdout(
-    json.changed
-      ? `advisories updated: ${json.record.advisories.length} in force (seq ${json.record.seq}); every edge applies them within the propagation bound (docs/storage.md)\n`
-      : `advisories unchanged: ${json.record.advisories.length} in force\n`,
+    changed
+      ? `advisories updated: ${record.advisories.length} in force (seq ${record.seq}); every edge applies them within the propagation bound (docs/storage.md)\n`
+      : `advisories unchanged: ${record.advisories.length} in force\n`,
   );
   return 0;
 };

@@ -1,7 +1,6 @@
 // skillshelf gc --url <worker-url> [--keep N] [--grace-hours H] [--apply] [--token-env NAME] [--json]:
 // lists (or, with --apply, deletes) stored objects that no kept generation references and that
 // are older than the grace period. A dry run by default.
-import type { GcReport } from "../../core/publish/client.ts";
 import { parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
 import { adminCall, adminClient, tokenFrom, workerUrl } from "../lib/publish.ts";
 
@@ -23,9 +22,7 @@ export const run: Command = async (ctx) => {
   const keep = wholeNumber(values.keep, "--keep");
   const graceHours = wholeNumber(values["grace-hours"], "--grace-hours");
   const client = adminClient(ctx, workerUrl(values.url, USAGE), tokenFrom(ctx, values["token-env"]));
-  const { json } = await adminCall(() =>
-    client.call<GcReport>("POST", "/gc", { keep, grace_seconds: graceHours === undefined ? undefined : graceHours * 3600, apply: Boolean(values.apply) }),
-  );
+  const json = await adminCall(() => client.gc({ keep, grace_seconds: graceHours === undefined ? undefined : graceHours * 3600, apply: Boolean(values.apply) }));
   if (values.json) {
     ctx.stdout(`${JSON.stringify(json, null, 2)}\n`);
     return 0;

@@ -4,15 +4,10 @@ import { adminCall, adminClient, tokenFrom, workerUrl } from "../lib/publish.ts"
 
 const USAGE = "skillshelf history --url <worker-url> [--token-env NAME] [--json]";
 
-interface HistoryResponse {
-  current: string | null;
-  history: { seq: number; generation: string; action: string; at: string }[];
-}
-
 export const run: Command = async (ctx) => {
   const { values } = parseCommandArgs(ctx.args, { url: { type: "string" }, "token-env": { type: "string" }, json: { type: "boolean" } }, USAGE);
   const client = adminClient(ctx, workerUrl(values.url, USAGE), tokenFrom(ctx, values["token-env"]));
-  const { json } = await adminCall(() => client.call<HistoryResponse>("GET", "/history"));
+  const json = await adminCall(() => client.history());
   if (values.json) {
     ctx.stdout(`${JSON.stringify(json, null, 2)}\n`);
     return 0;

@@ -18,7 +18,7 @@ export const run: Command = async (ctx) => {
     ctx.stdout(`generation ${target} is already current\n`);
     return 0;
   }
-  await adminCall(() => client.call("POST", "/rollback", { generation: target, previous }));
+  await adminCall(() => client.rollback({ generation: target, previous }));
   ctx.stdout(`rolled back to ${target} (was ${previous})\n`);
   return 0;
 };

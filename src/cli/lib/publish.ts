@@ -3,7 +3,8 @@
 // on a terminal) or for logs (plain lines in CI).
 import { stat } from "node:fs/promises";
 import type { PublishProgress, PublishSource } from "../../core/publish/client.ts";
-import { AdminClient, POINTER_MOVED, PublishError } from "../../core/publish/client.ts";
+import { AdminClient, PublishError } from "../../core/publish/client.ts";
+import { POINTER_MOVED } from "../../core/publish/contract.ts";
 import { CliError, UsageError, type CliContext } from "./cli.ts";
 import { readBuildFolder, readBuildObject } from "./build.ts";
 

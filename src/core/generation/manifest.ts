@@ -21,7 +21,9 @@ export const MAX_BYTES_PER_SKILL = 16 * 1024 * 1024;
 export const TARGET_SKILLS_PER_SHARD = 64;
 export const MAX_SHARDS = 256;
 
-const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, "expected 64 lowercase hex characters (a SHA-256)");
+/** A SHA-256 as 64 lowercase hex characters: every content address and generation id. */
+export const Sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, "expected 64 lowercase hex characters (a SHA-256)");
+const sha256Hex = Sha256Schema;
 
 /** A stored byte string: its SHA-256 (the storage key) and its size in bytes. */
 export const BlobRefSchema = z.strictObject({ sha256: sha256Hex, size: z.number().int().nonnegative() });

@@ -1,31 +1,34 @@
 // The publish protocol, client side: ask the Worker what is missing from the top of the tree
 // down (a present object is complete, so an unchanged shard prunes all its skills), upload the
 // missing objects from the bottom up, merge the build's advisories, then move the pointer with a
-// compare-and-swap on the generation we saw. Web APIs only (fetch), so the CLI and the workerd
-// tests run the same code; rerunning after any failure simply continues.
-import { ShardSchema, SkillRecordSchema, type GenerationManifest } from "../generation/manifest.ts";
+// compare-and-swap on the generation we saw. The admin client has one method per route of the
+// contract (contract.ts). Web APIs only (fetch), so the CLI and the workerd tests run the same
+// code; rerunning after any failure simply continues.
+import type { z } from "zod";
+import { walkGeneration, type ObjectKind } from "../generation/graph.ts";
+import type { AdvisoriesRecord, GenerationManifest, Pointer } from "../generation/manifest.ts";
+import {
+  ADMIN_API,
+  ADMIN_API_BASE,
+  MAX_PRESENCE_BATCH,
+  POINTER_MOVED,
+  UPLOAD_ROUTES,
+  type AdminRoute,
+  type AdvisoriesMerge,
+  type AdvisoriesMerged,
+  type GcReport,
+  type GcRequest,
+  type History,
+  type PointerMove,
+  type PointerMoved,
+  type Presence,
+  type PresenceQuery,
+  type Rollback,
+  type Stored,
+} from "./contract.ts";
 
-/** The kinds of content-addressed object a generation stores, each under its own prefix. */
-export type ObjectKind = "blob" | "record" | "shard" | "generation";
-
-/** The admin API's answer to a gc pass (dry run or applied), shared by the Worker and the CLI. */
-export interface GcReport {
-  applied: boolean;
-  keep: number;
-  grace_seconds: number;
-  kept_generations: string[];
-  deletable: Record<ObjectKind, number>;
-  deletable_bytes: number;
-  deleted: Record<ObjectKind, number>;
-  /** Up to 20 keys per kind, for the dry-run listing. */
-  sample: Record<ObjectKind, string[]>;
-}
-
-/**
- * The admin API's error code for a pointer move (publish or rollback) whose compare-and-swap lost
- * to another publisher: the only refusal that "rerun to publish on top of it" answers.
- */
-export const POINTER_MOVED = "pointer_moved";
+export type { GcReport, ObjectKind };
+export { POINTER_MOVED };
 
 /** Where the objects of a built generation are read from (a build folder, or memory in tests). */
 export interface PublishSource {
@@ -76,6 +79,7 @@ export interface PublishResult {
 /** A refusal or failure from the admin API, with the HTTP status and the server's message. */
 export class PublishError extends Error {
   readonly status: number;
+  /** The contract's error code (AdminErrorCode), or "unavailable" when retries ran out, "error" when the body had none. */
   readonly code: string;
   constructor(status: number, code: string, message: string) {
     super(message);
@@ -85,11 +89,24 @@ export class PublishError extends Error {
   }
 }
 
-/** Must match the Worker's MAX_PRESENCE_BATCH. */
-const PRESENCE_BATCH = 500;
 const TRANSIENT = new Set([408, 429, 500, 502, 503, 504]);
 
-/** A small admin API client: JSON in and out, bearer token, retries with exponential backoff. */
+/** What calling `route` takes: its `{sha}` parameter, and its JSON body or raw bytes. */
+export type RouteInput<R extends AdminRoute> = (R extends { params: z.ZodType } ? { sha: string } : unknown) &
+  (R extends { body: { type: "json"; json: infer S extends z.ZodType } } ? { json: z.input<S> } : unknown) &
+  (R extends { body: { type: "bytes" } } ? { bytes: Uint8Array } : unknown);
+
+/** What `route` answers on success. */
+export type RouteOutput<R extends AdminRoute> = z.output<R["response"]>;
+
+/** The routes whose 409 may be a retry conflicting with its own earlier, lost, success. */
+const POINTER_MOVES: ReadonlySet<AdminRoute> = new Set([ADMIN_API.movePointer, ADMIN_API.rollback]);
+
+/**
+ * The admin API client: one method per route of the contract, bearer token, retries of
+ * transient failures with exponential backoff (or the server's Retry-After).
+ * @example await new AdminClient({ url, token }).history()
+ */
 export class AdminClient {
   readonly #base: string;
   readonly #token: string;
@@ -100,7 +117,7 @@ export class AdminClient {
   requests = 0;
 
   constructor(options: Pick<PublishOptions, "url" | "token" | "fetch" | "sleep" | "attempts" | "onLog">) {
-    this.#base = `${options.url.replace(/\/+$/, "")}/admin/v1`;
+    this.#base = `${options.url.replace(/\/+$/, "")}${ADMIN_API_BASE}`;
     this.#token = options.token;
     this.#fetch = options.fetch ?? ((request) => fetch(request));
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -108,17 +125,24 @@ export class AdminClient {
     this.#log = options.onLog ?? (() => {});
   }
 
-  /** Sends one request (retrying transient failures) and returns the parsed JSON body. */
-  async call<T = Record<string, unknown>>(method: string, path: string, body?: unknown, raw?: Uint8Array): Promise<{ status: number; json: T }> {
+  /**
+   * Calls one route (retrying transient failures) and returns its status and parsed JSON body;
+   * a refusal throws PublishError with the server's code and message.
+   * @example await client.request(ADMIN_API.rollback, { json: { generation, previous } })
+   */
+  async request<R extends AdminRoute>(route: R, input: RouteInput<R>): Promise<{ status: number; body: RouteOutput<R> }> {
+    const { sha, json, bytes } = input as { sha?: string; json?: unknown; bytes?: Uint8Array };
+    const method = route.method.toUpperCase();
+    const path = sha === undefined ? route.path : route.path.replace("{sha}", sha);
     for (let attempt = 1; ; attempt++) {
       const headers = new Headers({ Authorization: `Bearer ${this.#token}` });
       let payload: Uint8Array<ArrayBuffer> | string | undefined;
-      if (raw !== undefined) {
+      if (bytes !== undefined) {
         headers.set("Content-Type", "application/octet-stream");
-        payload = raw as Uint8Array<ArrayBuffer>;
-      } else if (body !== undefined) {
+        payload = bytes as Uint8Array<ArrayBuffer>;
+      } else if (json !== undefined) {
         headers.set("Content-Type", "application/json");
-        payload = JSON.stringify(body);
+        payload = JSON.stringify(json);
       }
       let response: Response | undefined;
       let failure: string;
@@ -127,22 +151,23 @@ export class AdminClient {
         response = await this.#fetch(new Request(`${this.#base}${path}`, { method, headers, body: payload }));
         if (!TRANSIENT.has(response.status)) {
           const text = await response.text();
-          let json: Record<string, unknown> = {};
+          let parsed: Record<string, unknown> = {};
           try {
-            json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+            parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
           } catch {
-            json = { message: text.slice(0, 200) };
+            parsed = { message: text.slice(0, 200) };
           }
-          if (response.status === 409 && method === "POST" && (path === "/pointer" || path === "/rollback")) {
+          if (response.status === 409 && POINTER_MOVES.has(route)) {
             // A retried move whose first response was lost finds its own move done and conflicts;
             // what the caller wanted (this generation current) has happened, so report success.
-            const target = (body as { generation?: unknown } | undefined)?.generation;
-            if (typeof target === "string" && (await this.current()) === target) return { status: 200, json: { generation: target, already_current: true } as T };
+            const target = (json as { generation?: unknown } | undefined)?.generation;
+            const pointer = typeof target === "string" ? await this.pointer() : null;
+            if (pointer && pointer.generation === target) return { status: 200, body: { pointer } as RouteOutput<R> };
           }
           if (response.status >= 400) {
-            throw new PublishError(response.status, String(json.error ?? "error"), `${method} ${path}: ${response.status} ${String(json.message ?? response.statusText)}`);
+            throw new PublishError(response.status, String(parsed.error ?? "error"), `${method} ${path}: ${response.status} ${String(parsed.message ?? response.statusText)}`);
           }
-          return { status: response.status, json: json as T };
+          return { status: response.status, body: parsed as RouteOutput<R> };
         }
         failure = `${response.status}`;
         await response.body?.cancel();
@@ -158,21 +183,65 @@ export class AdminClient {
     }
   }
 
+  /** `POST /missing`: which of the given objects are not stored (at most MAX_PRESENCE_BATCH). */
+  async presence(query: PresenceQuery): Promise<Presence> {
+    return (await this.request(ADMIN_API.missing, { json: query })).body.missing;
+  }
+
   /** The hashes among `shas` the Worker does not have, asked in batches. */
-  async missing(kind: "blob" | "record" | "shard" | "generation", shas: readonly string[]): Promise<Set<string>> {
+  async missing(kind: ObjectKind, shas: readonly string[]): Promise<Set<string>> {
     const out = new Set<string>();
     const unique = [...new Set(shas)];
-    for (let i = 0; i < unique.length; i += PRESENCE_BATCH) {
-      const { json } = await this.call<{ missing: Record<string, string[]> }>("POST", "/missing", { [kind]: unique.slice(i, i + PRESENCE_BATCH) });
-      for (const sha of json.missing[kind] ?? []) out.add(sha);
+    for (let i = 0; i < unique.length; i += MAX_PRESENCE_BATCH) {
+      const missing = await this.presence({ [kind]: unique.slice(i, i + MAX_PRESENCE_BATCH) });
+      for (const sha of missing[kind] ?? []) out.add(sha);
     }
     return out;
   }
 
+  /** `PUT /{kind}s/{sha}`: stores one object (the Worker verifies it first). */
+  async upload(kind: ObjectKind, sha: string, bytes: Uint8Array): Promise<Stored> {
+    return (await this.request(UPLOAD_ROUTES[kind], { sha, bytes })).body;
+  }
+
+  /** `GET /pointer`: the pointer, or null when nothing has been published. */
+  async pointer(): Promise<Pointer | null> {
+    return (await this.request(ADMIN_API.pointer, {})).body.pointer;
+  }
+
   /** The current generation id, or null when nothing has been published. */
   async current(): Promise<string | null> {
-    const { json } = await this.call<{ pointer: { generation: string } | null }>("GET", "/pointer");
-    return json.pointer?.generation ?? null;
+    return (await this.pointer())?.generation ?? null;
+  }
+
+  /** `POST /pointer`: makes a stored generation current if `previous` still is (409 `pointer_moved` otherwise). */
+  async movePointer(move: PointerMove): Promise<PointerMoved> {
+    return (await this.request(ADMIN_API.movePointer, { json: move })).body;
+  }
+
+  /** `POST /rollback`: makes a generation from the history current again. */
+  async rollback(move: Rollback): Promise<PointerMoved> {
+    return (await this.request(ADMIN_API.rollback, { json: move })).body;
+  }
+
+  /** `GET /history`: the current generation and the pointer's moves, newest first. */
+  async history(): Promise<History> {
+    return (await this.request(ADMIN_API.history, {})).body;
+  }
+
+  /** `GET /advisories`: the advisories in force. */
+  async advisories(): Promise<AdvisoriesRecord> {
+    return (await this.request(ADMIN_API.advisories, {})).body;
+  }
+
+  /** `POST /advisories`: merges advisories (their stored form) into the ones in force. */
+  async mergeAdvisories(advisories: AdvisoriesMerge["advisories"]): Promise<AdvisoriesMerged> {
+    return (await this.request(ADMIN_API.mergeAdvisories, { json: { advisories } })).body;
+  }
+
+  /** `POST /gc`: a dry run unless `apply` is true. */
+  async gc(request: GcRequest): Promise<GcReport> {
+    return (await this.request(ADMIN_API.gc, { json: request })).body;
   }
 }
 
@@ -211,33 +280,16 @@ export async function publishGeneration(source: PublishSource, options: PublishO
     return finish();
   }
 
-  // Top-down: what is missing, pruned by what is present (present implies complete).
-  const uploads: { kind: "blob" | "record" | "shard" | "generation"; sha: string; size: number }[] = [];
-  const generationMissing = (await client.missing("generation", [source.id])).size > 0;
-  if (generationMissing) {
-    const shardRefs = source.manifest.shards;
-    const missingShards = await client.missing("shard", shardRefs.map((s) => s.sha256));
-    const recordRefs = new Map<string, number>();
-    for (const ref of shardRefs) {
-      if (!missingShards.has(ref.sha256)) continue;
-      const shard = ShardSchema.parse(JSON.parse(decoder.decode(await source.read("shard", ref.sha256))));
-      for (const s of shard.skills) recordRefs.set(s.record.sha256, s.record.size);
-    }
-    const missingRecords = await client.missing("record", [...recordRefs.keys()]);
-    const blobRefs = new Map<string, number>();
-    if (source.manifest.shelf.advisories) blobRefs.set(source.manifest.shelf.advisories.sha256, source.manifest.shelf.advisories.size);
-    for (const sha of missingRecords) {
-      const record = SkillRecordSchema.parse(JSON.parse(decoder.decode(await source.read("record", sha))));
-      for (const f of record.files) blobRefs.set(f.sha256, f.size);
-      blobRefs.set(record.archives.tar_gz.sha256, record.archives.tar_gz.size);
-      blobRefs.set(record.archives.zip.sha256, record.archives.zip.size);
-    }
-    const missingBlobs = await client.missing("blob", [...blobRefs.keys()]);
-    for (const sha of missingBlobs) uploads.push({ kind: "blob", sha, size: blobRefs.get(sha)! });
-    for (const sha of missingRecords) uploads.push({ kind: "record", sha, size: recordRefs.get(sha)! });
-    for (const ref of shardRefs) if (missingShards.has(ref.sha256)) uploads.push({ kind: "shard", sha: ref.sha256, size: ref.size });
-    uploads.push({ kind: "generation", sha: source.id, size: source.manifestBytes.length });
-  }
+  // Top-down: what is missing, pruned by what is present (present implies complete): the
+  // missing shards of a missing manifest, the missing records of those, the missing blobs of those.
+  const walk = await walkGeneration({
+    roots: { generation: [source.id] },
+    select: (kind, shas) => client.missing(kind, shas),
+    read: async (kind, sha) => (kind === "generation" ? source.manifest : JSON.parse(decoder.decode(await source.read(kind, sha)))),
+  });
+  const uploads: { kind: ObjectKind; sha: string; size: number }[] = [];
+  for (const kind of ["blob", "record", "shard"] as const) for (const sha of walk.selected[kind]) uploads.push({ kind, sha, size: walk.reached[kind].get(sha) ?? 0 });
+  if (walk.selected.generation.length) uploads.push({ kind: "generation", sha: source.id, size: source.manifestBytes.length });
 
   // Bottom-up: blobs, then records, then shards, then the manifest; each level only after the
   // one below it is complete, because the Worker verifies children before storing a parent.
@@ -245,12 +297,11 @@ export async function publishGeneration(source: PublishSource, options: PublishO
   let objectsDone = 0;
   const report = () => progress({ phase: "uploading", objectsDone, objectsTotal: uploads.length, bytesDone: result.bytesUploaded, bytesTotal });
   report();
-  const paths = { blob: "blobs", record: "records", shard: "shards", generation: "generations" } as const;
   for (const kind of ["blob", "record", "shard", "generation"] as const) {
     const level = uploads.filter((u) => u.kind === kind);
     await mapLimit(level, options.concurrency ?? 8, async (u) => {
       const bytes = kind === "generation" ? source.manifestBytes : await source.read(kind, u.sha);
-      await client.call("PUT", `/${paths[kind]}/${u.sha}`, undefined, bytes);
+      await client.upload(kind, u.sha, bytes);
       result.uploaded[kind]++;
       result.bytesUploaded += bytes.length;
       objectsDone++;
@@ -262,9 +313,8 @@ export async function publishGeneration(source: PublishSource, options: PublishO
   // Advisories first: a new build's blocks are in force before anyone is served the build.
   if (source.manifest.shelf.advisories) {
     const list = JSON.parse(decoder.decode(await source.read("blob", source.manifest.shelf.advisories.sha256))) as { advisories: unknown[] };
-    const { json } = await client.call<{ changed: boolean }>("POST", "/advisories", { advisories: list.advisories });
-    result.advisoriesChanged = json.changed;
+    result.advisoriesChanged = (await client.mergeAdvisories(list.advisories)).changed;
   }
-  await client.call("POST", "/pointer", { generation: source.id, previous: result.previous });
+  await client.movePointer({ generation: source.id, previous: result.previous });
   return finish();
 }

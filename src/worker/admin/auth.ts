@@ -3,7 +3,8 @@
 // constant time, so no secret string is ever held or compared. Kept apart so it can be audited alone.
 import type { MiddlewareHandler } from "hono";
 import { fromHex, isSha256Hex, sha256Hex } from "../../core/skill/hash.ts";
-import { httpError } from "../http/errors.ts";
+import { bearerToken } from "../auth/bearer.ts";
+import { AdminError } from "./errors.ts";
 
 /** The secret the admin API reads. */
 export interface PublishAuthBindings {
@@ -23,15 +24,15 @@ export function publishAuth(): MiddlewareHandler<{ Bindings: PublishAuthBindings
   return async function publishAuthMiddleware(c, next) {
     const expected = c.env.PUBLISH_TOKEN_SHA256?.trim().toLowerCase();
     if (!expected || !isSha256Hex(expected)) {
-      throw httpError(503, "admin_disabled", "Publishing is disabled on this Worker: set the PUBLISH_TOKEN_SHA256 secret to the SHA-256 (hex) of a publish token (see docs/deploy.md).");
+      throw new AdminError("admin_disabled", "Publishing is disabled on this Worker: set the PUBLISH_TOKEN_SHA256 secret to the SHA-256 (hex) of a publish token (see docs/deploy.md).");
     }
-    const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(c.req.header("Authorization") ?? "");
-    if (!match) {
-      throw httpError(401, "unauthorized", "The admin API needs Authorization: Bearer <publish token>.", { "WWW-Authenticate": ADMIN_REALM });
+    const token = bearerToken(c.req.header("Authorization"));
+    if (token === null) {
+      throw new AdminError("unauthorized", "The admin API needs Authorization: Bearer <publish token>.", {}, { "WWW-Authenticate": ADMIN_REALM });
     }
-    const presented = fromHex(await sha256Hex(match[1]!));
+    const presented = fromHex(await sha256Hex(token));
     if (!crypto.subtle.timingSafeEqual(presented, fromHex(expected))) {
-      throw httpError(401, "unauthorized", "The publish token is not valid for this shelf.", { "WWW-Authenticate": `${ADMIN_REALM}, error="invalid_token"` });
+      throw new AdminError("unauthorized", "The publish token is not valid for this shelf.", {}, { "WWW-Authenticate": `${ADMIN_REALM}, error="invalid_token"` });
     }
     await next();
   };

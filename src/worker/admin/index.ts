@@ -1,11 +1,21 @@
 // The admin API (mounted at /admin/v1): everything that writes storage, behind the publish
-// token. Handlers are thin; ShelfStore (store.ts) holds the storage logic. docs/storage.md
-// describes the publish protocol and docs/deploy.md how to set the token.
-import { Hono, type Context } from "hono";
-import { httpError } from "../http/errors.ts";
-import type { Clock, StorageBindings } from "../storage/reader.ts";
+// token. Each route of the contract (src/core/publish/contract.ts) is bound here with
+// @hono/zod-openapi, which validates requests against the contract's schemas; handlers are thin
+// calls into one module per job (uploads, pointer, advisories, gc). Refusals are thrown as
+// AdminError and rendered by the app's one onError. docs/storage.md describes the protocol.
+import { createRoute, OpenAPIHono, type Hook } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import { z } from "zod";
+import { ADMIN_API, requestRefusal, type AdminRoute } from "../../core/publish/contract.ts";
+import type { Clock, StorageBindings } from "../storage/index.ts";
+import { mergeAdvisories, readAdvisories } from "./advisories.ts";
 import { publishAuth, type PublishAuthBindings } from "./auth.ts";
-import { AdminError, MAX_DOCUMENT_BYTES, MAX_JSON_BODY_BYTES, readBodyCapped, ShelfStore, type DocumentKind } from "./store.ts";
+import { cappedBody, jsonObjectBody } from "./body.ts";
+import { AdminError } from "./errors.ts";
+import { GarbageCollector } from "./gc.ts";
+import { historyOf, movePointer, readPointer, rollback } from "./pointer.ts";
+import { AdminStorage } from "./storage.ts";
+import { presence, putBlob, putDocument } from "./uploads.ts";
 
 /** The bindings the admin API uses. */
 export type AdminBindings = StorageBindings &
@@ -13,6 +23,8 @@ export type AdminBindings = StorageBindings &
     /** Overrides gc's settle wait in milliseconds (tests set 0; never lower it in production). */
     SHELF_GC_SETTLE_MS?: string;
   };
+
+type AdminEnv = { Bindings: AdminBindings };
 
 /** Options for {@link adminRoutes}. */
 export interface AdminRoutesOptions {
@@ -22,46 +34,63 @@ export interface AdminRoutesOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-function toHttp(err: unknown): never {
-  if (err instanceof AdminError) throw httpError(err.status, err.code, err.message, err.headers, err.details);
-  throw err;
+/** A request that fails its route's schema: the contract says how it is refused. */
+const refuseInvalid: Hook<unknown, AdminEnv, string, undefined> = (result) => {
+  if (result.success) return;
+  const refusal = requestRefusal(result.error.issues);
+  throw new AdminError(refusal.code, refusal.message);
+};
+
+/** A route with a JSON body: capped, read as a JSON object, then validated against the contract. */
+function jsonRoute<const R extends AdminRoute & { body: { type: "json"; json: z.ZodType } }>(route: R) {
+  return createRoute({
+    method: route.method,
+    path: route.path,
+    summary: route.summary,
+    middleware: [cappedBody(route.body.maxBytes, "request body"), jsonObjectBody()] as MiddlewareHandler[],
+    request: { body: { required: true, content: { "application/json": { schema: route.body.json as R["body"]["json"] } } } },
+    responses: { 200: { description: route.summary, content: { "application/json": { schema: route.response as R["response"] } } } },
+  });
 }
 
-async function jsonBody(c: Context): Promise<Record<string, unknown>> {
-  const length = contentLength(c);
-  if (length !== null && length > MAX_JSON_BODY_BYTES) throw httpError(413, "too_large", `The request body is larger than ${MAX_JSON_BODY_BYTES} bytes.`);
-  const bytes = await readBodyCapped(c.req.raw.body, MAX_JSON_BODY_BYTES, "request body").catch(toHttp);
-  let body: unknown;
-  try {
-    body = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    throw httpError(400, "bad_request", "The request body must be a JSON object.");
-  }
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw httpError(400, "bad_request", "The request body must be a JSON object.");
-  return body as Record<string, unknown>;
+/** A route without a body. */
+function readRoute<const R extends AdminRoute>(route: R) {
+  return createRoute({
+    method: route.method,
+    path: route.path,
+    summary: route.summary,
+    responses: { 200: { description: route.summary, content: { "application/json": { schema: route.response as R["response"] } } } },
+  });
 }
 
-function contentLength(c: Context): number | null {
-  const header = c.req.header("Content-Length");
-  if (header === undefined || !/^\d+$/.test(header)) return null;
-  return Number(header);
-}
-
-function optionalId(value: unknown, field: string): string | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value !== "string") throw httpError(400, "bad_request", `"${field}" must be a generation id or null.`);
-  return value;
+/** An upload: raw bytes under `{sha}` (documents capped by body-limit; blobs stream to R2 with their own counter). */
+function uploadRoute<const R extends AdminRoute & { params: z.ZodObject<{ sha: z.ZodString }>; body: { type: "bytes" } }>(route: R, middleware: MiddlewareHandler[]) {
+  const answer = { description: route.summary, content: { "application/json": { schema: route.response as R["response"] } } };
+  return createRoute({
+    method: route.method,
+    path: route.path,
+    summary: route.summary,
+    middleware,
+    request: {
+      params: route.params as R["params"],
+      body: { required: true, content: { "application/octet-stream": { schema: z.string().meta({ format: "binary" }) } } },
+    },
+    responses: { 200: { ...answer, description: "Already stored" }, 201: { ...answer, description: "Stored" } },
+  });
 }
 
 /**
  * The admin sub-app. Every route requires the publish token.
  * @example app.route("/admin/v1", adminRoutes())
  */
-export function adminRoutes(options: AdminRoutesOptions = {}): Hono<{ Bindings: AdminBindings }> {
-  const admin = new Hono<{ Bindings: AdminBindings }>();
-  const store = (c: Context<{ Bindings: AdminBindings }>) => {
+export function adminRoutes(options: AdminRoutesOptions = {}): OpenAPIHono<AdminEnv> {
+  const admin = new OpenAPIHono<AdminEnv>({ defaultHook: refuseInvalid });
+  // Read per request, not captured: tests fake the clock after the app is built.
+  const clock: Clock = options.clock ?? (() => Date.now());
+  const storage = (c: Context<AdminEnv>) => new AdminStorage(c.env);
+  const gc = (c: Context<AdminEnv>) => {
     const settle = c.env.SHELF_GC_SETTLE_MS;
-    return new ShelfStore(c.env, options.clock, options.sleep, settle !== undefined && /^\d+$/.test(settle) ? Number(settle) : undefined);
+    return new GarbageCollector(storage(c), { clock, sleep: options.sleep, settleMs: settle !== undefined && /^\d+$/.test(settle) ? Number(settle) : undefined });
   };
   admin.use("*", async function adminNoStore(c, next) {
     await next();
@@ -69,73 +98,46 @@ export function adminRoutes(options: AdminRoutesOptions = {}): Hono<{ Bindings: 
   });
   admin.use("*", publishAuth());
 
-  admin.post("/missing", async (c) => {
-    const body = await jsonBody(c);
-    return c.json({ missing: await store(c).missing(body).catch(toHttp) });
+  admin.openapi(jsonRoute(ADMIN_API.missing), async (c) => c.json({ missing: await presence(storage(c), c.req.valid("json")) }, 200));
+
+  admin.openapi(uploadRoute(ADMIN_API.putBlob, []), async (c) => {
+    const result = await putBlob(storage(c), c.req.valid("param").sha, c.req.raw);
+    return result.stored ? c.json(result, 201) : c.json(result, 200);
+  });
+  for (const [route, kind] of [
+    [ADMIN_API.putRecord, "record"],
+    [ADMIN_API.putShard, "shard"],
+    [ADMIN_API.putGeneration, "generation"],
+  ] as const) {
+    admin.openapi(uploadRoute(route, [cappedBody(route.body.maxBytes, kind)]), async (c) => {
+      const bytes = new Uint8Array(await c.req.arrayBuffer());
+      const result = await putDocument(storage(c), clock, kind, c.req.valid("param").sha, bytes);
+      return result.stored ? c.json(result, 201) : c.json(result, 200);
+    });
+  }
+
+  admin.openapi(readRoute(ADMIN_API.pointer), async (c) => c.json({ pointer: (await readPointer(storage(c)))?.pointer ?? null }, 200));
+
+  admin.openapi(jsonRoute(ADMIN_API.movePointer), async (c) => {
+    const { generation, previous } = c.req.valid("json");
+    return c.json({ pointer: await movePointer(storage(c), clock, generation, previous ?? null, "publish") }, 200);
   });
 
-  admin.put("/blobs/:sha", async (c) => {
-    const result = await store(c).putBlob(c.req.param("sha"), c.req.raw).catch(toHttp);
-    return c.json(result, result.stored ? 201 : 200);
+  admin.openapi(jsonRoute(ADMIN_API.rollback), async (c) => {
+    const { generation, previous } = c.req.valid("json");
+    return c.json({ pointer: await rollback(storage(c), clock, generation, previous ?? null) }, 200);
   });
 
-  const documentRoute = (kind: DocumentKind) => async (c: Context<{ Bindings: AdminBindings }>) => {
-    const length = contentLength(c);
-    if (length !== null && length > MAX_DOCUMENT_BYTES) throw httpError(413, "too_large", `The ${kind} is larger than ${MAX_DOCUMENT_BYTES} bytes.`);
-    const bytes = await readBodyCapped(c.req.raw.body, MAX_DOCUMENT_BYTES, kind).catch(toHttp);
-    const result = await store(c).putDocument(kind, c.req.param("sha")!, bytes).catch(toHttp);
-    return c.json(result, result.stored ? 201 : 200);
-  };
-  admin.put("/records/:sha", documentRoute("record"));
-  admin.put("/shards/:sha", documentRoute("shard"));
-  admin.put("/generations/:sha", documentRoute("generation"));
+  admin.openapi(readRoute(ADMIN_API.history), async (c) => c.json(historyOf(await readPointer(storage(c))), 200));
 
-  admin.get("/pointer", async (c) => {
-    const current = await store(c).readPointer().catch(toHttp);
-    return c.json({ pointer: current?.pointer ?? null });
+  admin.openapi(readRoute(ADMIN_API.advisories), async (c) => c.json((await readAdvisories(storage(c))).record, 200));
+
+  admin.openapi(jsonRoute(ADMIN_API.mergeAdvisories), async (c) => c.json(await mergeAdvisories(storage(c), clock, c.req.valid("json").advisories), 200));
+
+  admin.openapi(jsonRoute(ADMIN_API.gc), async (c) => {
+    const { keep, grace_seconds, apply } = c.req.valid("json");
+    return c.json(await gc(c).run({ keep, graceSeconds: grace_seconds, apply: apply === true }), 200);
   });
 
-  admin.post("/pointer", async (c) => {
-    const body = await jsonBody(c);
-    if (typeof body.generation !== "string") throw httpError(400, "bad_request", `"generation" is required.`);
-    const pointer = await store(c).movePointer(body.generation, optionalId(body.previous, "previous"), "publish").catch(toHttp);
-    return c.json({ pointer });
-  });
-
-  admin.post("/rollback", async (c) => {
-    const body = await jsonBody(c);
-    if (typeof body.generation !== "string") throw httpError(400, "bad_request", `"generation" is required.`);
-    const pointer = await store(c).rollback(body.generation, optionalId(body.previous, "previous")).catch(toHttp);
-    return c.json({ pointer });
-  });
-
-  admin.get("/history", async (c) => {
-    const current = await store(c).readPointer().catch(toHttp);
-    return c.json({ current: current?.pointer.generation ?? null, seq: current?.pointer.seq ?? 0, history: current?.pointer.history ?? [] });
-  });
-
-  admin.get("/advisories", async (c) => c.json((await store(c).readAdvisories().catch(toHttp)).record));
-
-  admin.post("/advisories", async (c) => {
-    const body = await jsonBody(c);
-    return c.json(await store(c).mergeAdvisories(body.advisories).catch(toHttp));
-  });
-
-  admin.post("/gc", async (c) => {
-    const body = await jsonBody(c);
-    const num = (v: unknown, field: string) => {
-      if (v === undefined) return undefined;
-      if (typeof v !== "number") throw httpError(400, "bad_request", `"${field}" must be a number.`);
-      return v;
-    };
-    const report = await store(c)
-      .gc({ keep: num(body.keep, "keep"), graceSeconds: num(body.grace_seconds, "grace_seconds"), apply: body.apply === true })
-      .catch(toHttp);
-    return c.json(report);
-  });
-
-  admin.notFound(() => {
-    throw httpError(404, "not_found", "No such admin route; see docs/storage.md for the admin API.");
-  });
   return admin;
 }

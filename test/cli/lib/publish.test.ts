@@ -106,7 +106,7 @@ describe("npm start's publish path and the publish CLI", () => {
 
   it("a pointer move whose previous is stale exits 3 (lost race), as the Worker really answers it", async () => {
     const client = new AdminClient({ url: shelf!.url, token });
-    const error = (await adminCall(() => client.call("POST", "/pointer", { generation: "a".repeat(64), previous: "b".repeat(64) })).catch((e: unknown) => e)) as CliError;
+    const error = (await adminCall(() => client.movePointer({ generation: "a".repeat(64), previous: "b".repeat(64) })).catch((e: unknown) => e)) as CliError;
     expect(error.message).toMatch(/409 .*another publish won/);
     expect(error.exitCode).toBe(3);
   }, 60_000);

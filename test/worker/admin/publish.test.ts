@@ -7,10 +7,14 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { canonicalJson } from "../../../src/core/generation/canonical-json.ts";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { AdminClient, PublishError, publishGeneration } from "../../../src/core/publish/client.ts";
+import { ADMIN_API, MAX_BLOB_BYTES, MAX_DOCUMENT_BYTES, MAX_JSON_BODY_BYTES } from "../../../src/core/publish/contract.ts";
 import { openGeneration, openGenerationById, resetStorageMemory } from "../../../src/worker/storage/index.ts";
-import { PINNED_CHECK_TTL_MS } from "../../../src/worker/storage/reader.ts";
+import { PINNED_CHECK_TTL_MS } from "../../../src/worker/storage/index.ts";
 import { r2Key, R2_GC_LEASE_KEY, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
-import { AdminError, MAX_BLOB_BYTES, MAX_DOCUMENT_BYTES, MAX_JSON_BODY_BYTES, GC_LEASE_MIN_LEFT_MS, GC_LEASE_MS, GC_MAX_OPERATIONS, GC_OPERATION_MARGIN, ShelfStore } from "../../../src/worker/admin/store.ts";
+import { AdminError } from "../../../src/worker/admin/errors.ts";
+import { GarbageCollector, GC_MAX_OPERATIONS, GC_OPERATION_MARGIN } from "../../../src/worker/admin/gc.ts";
+import { GC_LEASE_MIN_LEFT_MS, GC_LEASE_MS } from "../../../src/worker/admin/gc-lease.ts";
+import { AdminStorage } from "../../../src/worker/admin/storage.ts";
 import { adminEnv, adminRequest, bucketKeys, buildGeneration, memorySource, newCounts, skillInput, TOKEN, total, WORKER_URL, workerFetch } from "./helpers.ts";
 
 const noSleep = async () => {};
@@ -307,12 +311,12 @@ describe("racing publishers", () => {
     expect(result.generation).toBe(v2.id);
     expect((await openGeneration(env))!.id).toBe(v2.id);
     const client = new AdminClient({ url: WORKER_URL, token: TOKEN, fetch: losing("/rollback"), sleep: noSleep });
-    expect((await client.call("POST", "/rollback", { generation: v1.id, previous: v2.id })).status).toBe(200);
+    expect((await client.request(ADMIN_API.rollback, { json: { generation: v1.id, previous: v2.id } })).status).toBe(200);
     resetStorageMemory();
     expect((await openGeneration(env))!.id).toBe(v1.id);
     // A real conflict (the pointer is elsewhere) still fails with 409.
     const stale = new AdminClient({ url: WORKER_URL, token: TOKEN, fetch: inner, sleep: noSleep });
-    await expect(stale.call("POST", "/pointer", { generation: v2.id, previous: v2.id })).rejects.toMatchObject({ status: 409 });
+    await expect(stale.request(ADMIN_API.movePointer, { json: { generation: v2.id, previous: v2.id } })).rejects.toMatchObject({ status: 409 });
   });
 
   it("makes the losing publish fail with 409 and leave storage consistent", async () => {
@@ -645,8 +649,8 @@ describe("gc", () => {
     const counts = newCounts();
     const bindings = await adminEnv(counts);
     // grace 1 s ending at `boundary`: the records are older, the shards younger.
-    const store = new ShelfStore(bindings, () => boundary + 1_000, async () => {}, 0);
-    const report = await store.gc({ keep: 0, graceSeconds: 1, apply: true });
+    const gc = new GarbageCollector(new AdminStorage(bindings), { clock: () => boundary + 1_000, sleep: async () => {}, settleMs: 0 });
+    const report = await gc.run({ keep: 0, graceSeconds: 1, apply: true });
     const ops = total(counts, "R2.") + total(counts, "KV.");
     expect(ops).toBeLessThanOrEqual(GC_MAX_OPERATIONS - GC_OPERATION_MARGIN);
     expect(ops).toBeGreaterThan(900); // it did use what was left for KV deletes
@@ -667,8 +671,8 @@ describe("gc", () => {
     await publish(v2);
     let now = Date.now() + 60_000;
     // The settle wait stands in for slow listing: it leaves the lease with less than the minimum.
-    const store = new ShelfStore(await adminEnv(), () => now, async () => void (now += GC_LEASE_MS - GC_LEASE_MIN_LEFT_MS + 1), 1);
-    const err = await store.gc({ keep: 0, graceSeconds: 0, apply: true }).catch((e: unknown) => e);
+    const gc = new GarbageCollector(new AdminStorage(await adminEnv()), { clock: () => now, sleep: async () => void (now += GC_LEASE_MS - GC_LEASE_MIN_LEFT_MS + 1), settleMs: 1 });
+    const err = await gc.run({ keep: 0, graceSeconds: 0, apply: true }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AdminError);
     expect((err as AdminError).status).toBe(503);
     expect((err as AdminError).message).toMatch(/lease has \d+ s left .*Deleted so far: 0 generation\(s\).*Rerun gc --apply/);
@@ -676,8 +680,8 @@ describe("gc", () => {
     expect(await env.SHELF_BUCKET.head(r2Key("generation", v1.id))).not.toBeNull();
     expect(await env.SHELF_BUCKET.head(R2_GC_LEASE_KEY)).toBeNull();
     // With time to spare it proceeds.
-    const ok = new ShelfStore(await adminEnv(), () => now, async () => {}, 0);
-    expect((await ok.gc({ keep: 0, graceSeconds: 0, apply: true })).deleted.generation).toBe(1);
+    const ok = new GarbageCollector(new AdminStorage(await adminEnv()), { clock: () => now, sleep: async () => {}, settleMs: 0 });
+    expect((await ok.run({ keep: 0, graceSeconds: 0, apply: true })).deleted.generation).toBe(1);
   });
 
   it("holds uploads and pointer moves back while it lists and deletes, and refuses to run twice at once", async () => {

@@ -1,0 +1,219 @@
+// Garbage collection: list what is stored, walk the generation graph from what must be kept
+// (the current generation, the most recent ones in the history, and everything younger than the
+// grace period) to its live set, and delete the rest, parents first, under gc's lease and within
+// one invocation's operations.
+import { OBJECT_KINDS_TOP_DOWN, walkGeneration, type DocumentKind, type ObjectKind } from "../../core/generation/graph.ts";
+import type { Pointer } from "../../core/generation/manifest.ts";
+import { DEFAULT_GC_GRACE_SECONDS, DEFAULT_GC_KEEP, type GcReport } from "../../core/publish/contract.ts";
+import type { Clock } from "../storage/index.ts";
+import { kvKey, r2Key, r2Prefix } from "../storage/keys.ts";
+import { AdminError } from "./errors.ts";
+import { GC_LEASE_MIN_LEFT_MS, GC_SETTLE_MS, releaseGcLease, takeGcLease } from "./gc-lease.ts";
+import { readPointer } from "./pointer.ts";
+import { NOTHING_CHANGED, type AdminStorage } from "./storage.ts";
+
+/**
+ * Most R2 reads one gc pass may do (list pages, manifests, shards, young records), staying far from
+ * per-invocation limits. Shards carry their blob lists, so a 10,000-skill shelf needs ~300.
+ */
+export const GC_MAX_READS = 800;
+/**
+ * Most binding operations (R2 and KV calls, counted together) one gc invocation makes: the
+ * platform allows about 1,000 per invocation. GC_OPERATION_MARGIN of them are kept spare.
+ */
+export const GC_MAX_OPERATIONS = 1_000;
+export const GC_OPERATION_MARGIN = 50;
+
+/** Time as gc sees it: the clock, the settle wait after taking the lease, and how to wait. */
+export interface GcTiming {
+  clock: Clock;
+  sleep: (ms: number) => Promise<void>;
+  /** GC_SETTLE_MS in production; tests pass 0. */
+  settleMs: number;
+}
+
+/** What to collect: a dry run unless `apply`. */
+export interface GcOptions {
+  keep?: number;
+  graceSeconds?: number;
+  apply?: boolean;
+}
+
+/** Stored objects of one kind, by SHA-256: upload time and size. */
+type Listing = Map<string, { uploaded: number; size: number }>;
+
+/** What one gc invocation has spent: R2 reads while planning, and every binding operation. */
+interface GcBudget {
+  reads: number;
+  ops: number;
+}
+
+/**
+ * The generations gc keeps besides young ones: the current one and the `keep` most recent
+ * others in the pointer's history.
+ */
+export function keptGenerations(pointer: Pointer | null, keep: number): string[] {
+  const kept = new Set<string>();
+  if (pointer) {
+    kept.add(pointer.generation);
+    for (const h of pointer.history) {
+      if (kept.size > keep) break;
+      kept.add(h.generation);
+    }
+  }
+  return [...kept];
+}
+
+function tooLargeForGc(): AdminError {
+  return new AdminError("gc_too_large", `this bucket needs more than ${GC_MAX_READS} reads for one gc pass; gc in one invocation does not support a shelf this large yet (see docs/storage.md)`);
+}
+
+/**
+ * One gc invocation. Everything a surviving object references survives; deletions go parents
+ * first so a present object always has its children.
+ * @example await new GarbageCollector(storage, { clock: Date.now, sleep, settleMs: GC_SETTLE_MS }).run({ keep: 5 })
+ */
+export class GarbageCollector {
+  readonly #storage: AdminStorage;
+  readonly #timing: GcTiming;
+  /** When the lease this applying gc holds expires (ms since the epoch). */
+  #leaseUntil = 0;
+
+  constructor(storage: AdminStorage, timing: Partial<GcTiming> = {}) {
+    this.#storage = storage;
+    this.#timing = {
+      clock: timing.clock ?? Date.now,
+      sleep: timing.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      settleMs: timing.settleMs ?? GC_SETTLE_MS,
+    };
+  }
+
+  /** Lists (and with `apply`, deletes, under gc's lease) what no kept generation references. */
+  async run(options: GcOptions): Promise<GcReport> {
+    const keep = options.keep ?? DEFAULT_GC_KEEP;
+    const graceSeconds = options.graceSeconds ?? DEFAULT_GC_GRACE_SECONDS;
+    if (!Number.isSafeInteger(keep) || keep < 0) throw new AdminError("bad_request", "keep must be a whole number ≥ 0");
+    if (!Number.isSafeInteger(graceSeconds) || graceSeconds < 0) throw new AdminError("bad_request", "grace_seconds must be a whole number ≥ 0");
+    const budget: GcBudget = { reads: 0, ops: 0 };
+    if (!options.apply) return this.#collect(keep, graceSeconds, false, budget);
+    budget.ops += 2; // the lease's head and put
+    this.#leaseUntil = await takeGcLease(this.#storage, this.#timing.clock);
+    try {
+      // Uploads and pointer moves that checked before the lease existed finish first.
+      if (this.#timing.settleMs > 0) await this.#timing.sleep(this.#timing.settleMs);
+      return await this.#collect(keep, graceSeconds, true, budget);
+    } finally {
+      await releaseGcLease(this.#storage);
+    }
+  }
+
+  async #collect(keep: number, graceSeconds: number, apply: boolean, budget: GcBudget): Promise<GcReport> {
+    const youngAfter = this.#timing.clock() - graceSeconds * 1000;
+    budget.ops++;
+    const pointer = await readPointer(this.#storage);
+    if (apply && !pointer) throw new AdminError("conflict", "nothing has been published yet, so gc cannot tell what to keep; publish first");
+    const keptIds = keptGenerations(pointer?.pointer ?? null, keep);
+    const listed: Record<ObjectKind, Listing> = {
+      generation: await this.#list("generation", budget),
+      shard: await this.#list("shard", budget),
+      record: await this.#list("record", budget),
+      blob: await this.#list("blob", budget),
+    };
+    const young = (kind: ObjectKind) => [...listed[kind]].filter(([, meta]) => meta.uploaded > youngAfter).map(([sha]) => sha);
+    // The live set: the kept generations and every young object (an upload in flight), and all
+    // they reference. A stored shard's blob list was checked against its records when it was
+    // stored, so only records no shard's list covers are read.
+    const walk = await walkGeneration({
+      roots: { generation: [...keptIds, ...young("generation")], shard: young("shard"), record: young("record"), blob: young("blob") },
+      select: (kind, shas) => shas.filter((sha) => listed[kind].has(sha)),
+      read: (kind, sha) => this.#readJson(kind, sha, budget),
+      trustShardBlobLists: true,
+    });
+
+    const report: GcReport = {
+      applied: apply,
+      keep,
+      grace_seconds: graceSeconds,
+      kept_generations: keptIds,
+      deletable: { generation: 0, shard: 0, record: 0, blob: 0 },
+      deletable_bytes: 0,
+      deleted: { generation: 0, shard: 0, record: 0, blob: 0 },
+      sample: { generation: [], shard: [], record: [], blob: [] },
+    };
+    const doomed: Record<ObjectKind, string[]> = { generation: [], shard: [], record: [], blob: [] };
+    for (const kind of OBJECT_KINDS_TOP_DOWN) {
+      for (const [sha, meta] of listed[kind]) {
+        if (walk.reached[kind].has(sha)) continue;
+        doomed[kind].push(sha);
+        report.deletable[kind]++;
+        report.deletable_bytes += meta.size;
+        if (report.sample[kind].length < 20) report.sample[kind].push(sha);
+      }
+    }
+    if (apply) await this.#deleteDoomed(doomed, report, budget);
+    return report;
+  }
+
+  /** Every object of a kind with its upload time and size (paginated list; ≤1000 per page). */
+  async #list(kind: ObjectKind, budget: GcBudget): Promise<Listing> {
+    const out: Listing = new Map();
+    let cursor: string | undefined;
+    do {
+      if (++budget.reads > GC_MAX_READS) throw tooLargeForGc();
+      budget.ops++;
+      const page = await this.#storage.list(r2Prefix(kind), cursor, NOTHING_CHANGED);
+      for (const o of page.objects) out.set(o.key.slice(r2Prefix(kind).length), { uploaded: o.uploaded.getTime(), size: o.size });
+      cursor = page.truncated ? page.cursor : undefined;
+    } while (cursor);
+    return out;
+  }
+
+  async #readJson(kind: DocumentKind, sha: string, budget: GcBudget): Promise<unknown> {
+    if (++budget.reads > GC_MAX_READS) throw tooLargeForGc();
+    budget.ops++;
+    const stored = await this.#storage.getJson(r2Key(kind, sha));
+    if (!stored) throw new AdminError("inconsistent", `${r2Key(kind, sha)} is referenced but missing; gc refuses to run on inconsistent storage`);
+    return stored.json;
+  }
+
+  /**
+   * Deletes parents first (R2, in bulk batches of 1,000 keys), each batch only while the lease
+   * has GC_LEASE_MIN_LEFT_MS left, then the KV copies of the deleted documents, as many as the
+   * invocation's remaining operations allow (GC_MAX_OPERATIONS, less what gc already did, the
+   * lease release and GC_OPERATION_MARGIN). KV copies left behind are harmless: nothing
+   * references them, and the next gc that deletes documents removes what it can of its own.
+   */
+  async #deleteDoomed(doomed: Record<ObjectKind, string[]>, report: GcReport, budget: GcBudget): Promise<void> {
+    const done = () => OBJECT_KINDS_TOP_DOWN.map((k) => `${report.deleted[k]} ${k}(s)`).join(", ");
+    for (const kind of OBJECT_KINDS_TOP_DOWN) {
+      const keys = doomed[kind].map((sha) => r2Key(kind, sha));
+      for (let i = 0; i < keys.length; i += 1000) {
+        const left = this.#leaseUntil - this.#timing.clock();
+        if (left < GC_LEASE_MIN_LEFT_MS) {
+          throw new AdminError(
+            "gc_lease_expiring",
+            `gc stopped before deleting more ${kind}s: its lease has ${Math.max(0, Math.round(left / 1000))} s left (under ${GC_LEASE_MIN_LEFT_MS / 1000} s), so publishes could resume while it deletes. Deleted so far: ${done()}; storage is consistent. Rerun gc --apply to continue`,
+          );
+        }
+        if (budget.ops + 2 > GC_MAX_OPERATIONS - GC_OPERATION_MARGIN) {
+          // 2: this batch and the lease release. Only a bucket of hundreds of thousands of
+          // objects gets here; what was deleted is consistent (parents first).
+          throw new AdminError("gc_operation_limit", `gc stopped before deleting more ${kind}s: it has used ${budget.ops} of the ${GC_MAX_OPERATIONS} operations one invocation allows. Deleted so far: ${done()}; storage is consistent. Rerun gc --apply to continue`);
+        }
+        budget.ops++;
+        await this.#storage.delete(keys.slice(i, i + 1000), `R2 failed while gc was deleting ${kind}s. Deleted so far: ${done()}; storage is consistent (parents go first). Rerun gc --apply to continue`);
+        report.deleted[kind] += Math.min(1000, keys.length - i);
+      }
+    }
+    let kvAllowed = GC_MAX_OPERATIONS - GC_OPERATION_MARGIN - budget.ops - 1; // 1: the lease release
+    for (const kind of OBJECT_KINDS_TOP_DOWN) {
+      if (kind === "blob") continue; // blobs are never in KV
+      for (const sha of doomed[kind]) {
+        if (kvAllowed <= 0) return;
+        kvAllowed--;
+        budget.ops++;
+        await this.#storage.kvDelete(kvKey(kind, sha));
+      }
+    }
+  }
+}

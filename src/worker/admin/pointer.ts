@@ -1,0 +1,97 @@
+// The one mutable pointer to the current generation: read, moved by compare-and-swap on its R2
+// etag (publish), moved back to a generation its history remembers (rollback), and its history.
+// Two publishers cannot both win; the loser changes nothing.
+import { generationReferences } from "../../core/generation/graph.ts";
+import { GenerationManifestSchema, HISTORY_LIMIT, POINTER_SCHEMA, PointerSchema, type Pointer } from "../../core/generation/manifest.ts";
+import { POINTER_MOVED, type History } from "../../core/publish/contract.ts";
+import { isSha256Hex } from "../../core/skill/hash.ts";
+import type { Clock } from "../storage/index.ts";
+import { KV_POINTER_KEY, r2Key, R2_POINTER_KEY } from "../storage/keys.ts";
+import { AdminError } from "./errors.ts";
+import { assertNoGcRunning } from "./gc-lease.ts";
+import { NOTHING_CHANGED, type AdminStorage } from "./storage.ts";
+import { missingAmong } from "./uploads.ts";
+
+/** The pointer and its R2 etag, or null when nothing has been published. */
+export async function readPointer(storage: AdminStorage): Promise<{ pointer: Pointer; etag: string } | null> {
+  const stored = await storage.getJson(R2_POINTER_KEY, { failure: "R2 did not answer; retry shortly" });
+  return stored ? { pointer: PointerSchema.parse(stored.json), etag: stored.etag } : null;
+}
+
+/** The history view of the pointer: the current generation, its seq, and its moves, newest first. */
+export function historyOf(current: { pointer: Pointer } | null): History {
+  return { current: current?.pointer.generation ?? null, seq: current?.pointer.seq ?? 0, history: current?.pointer.history ?? [] };
+}
+
+/**
+ * Moves the pointer to `generation` if it still names `previous` (null: nothing published
+ * yet). Conflicts answer 409 pointer_moved and change nothing; two publishers cannot both win
+ * because the R2 write is conditional on the etag read here.
+ */
+export async function movePointer(storage: AdminStorage, clock: Clock, generation: string, previous: string | null, action: "publish" | "rollback"): Promise<Pointer> {
+  if (!isSha256Hex(generation)) throw new AdminError("bad_request", "generation must be a 64-character lowercase hex id");
+  if (previous !== null && !isSha256Hex(previous)) throw new AdminError("bad_request", "previous must be a generation id or null");
+  const current = await readPointer(storage);
+  const currentId = current?.pointer.generation ?? null;
+  if (currentId !== previous) {
+    throw new AdminError(POINTER_MOVED, `the current generation is ${currentId ?? "none"}, not ${previous ?? "none"}; another publish won. Re-run to publish on top of it`, { current: currentId });
+  }
+  await assertNoGcRunning(storage, clock);
+  await verifyGenerationComplete(storage, generation, currentId);
+  const now = new Date(clock()).toISOString();
+  const seq = (current?.pointer.seq ?? 0) + 1;
+  const pointer: Pointer = {
+    schema: POINTER_SCHEMA,
+    generation,
+    seq,
+    published_at: now,
+    history: [{ seq, generation, action, at: now }, ...(current?.pointer.history ?? [])].slice(0, HISTORY_LIMIT),
+  };
+  const written = await storage.put(
+    R2_POINTER_KEY,
+    JSON.stringify(pointer),
+    { onlyIf: current ? { etagMatches: current.etag } : { etagDoesNotMatch: "*" }, httpMetadata: { contentType: "application/json" } },
+    "R2 did not store the pointer; nothing changed. Retry shortly",
+  );
+  if (written === null) {
+    const now2 = await readPointer(storage);
+    throw new AdminError(POINTER_MOVED, "another publish moved the pointer at the same moment; nothing changed. Re-run to publish on top of it", {
+      current: now2?.pointer.generation ?? null,
+    });
+  }
+  await storage.kvPut(KV_POINTER_KEY, JSON.stringify({ generation, seq, published_at: now }));
+  return pointer;
+}
+
+/** Rolls back (or forward) to a generation the history remembers. */
+export async function rollback(storage: AdminStorage, clock: Clock, generation: string, previous: string | null): Promise<Pointer> {
+  const current = await readPointer(storage);
+  if (!current) throw new AdminError("conflict", "nothing has been published yet; there is nothing to roll back");
+  if (!current.pointer.history.some((h) => h.generation === generation)) {
+    throw new AdminError("unknown_generation", `generation ${generation} is not in the history; list it with skillshelf history`);
+  }
+  return movePointer(storage, clock, generation, previous, "rollback");
+}
+
+/**
+ * Checks, just before the pointer moves, that the generation is stored and that every shard it
+ * does not share with the current generation still is: present implies complete below it, and
+ * gc (which deletes only under its lease, never during a move) may have removed old objects a
+ * publish reused. Reads two manifests and heads the changed shards: proportional to the change.
+ */
+async function verifyGenerationComplete(storage: AdminStorage, generation: string, currentId: string | null): Promise<void> {
+  const read = async (id: string) => {
+    const stored = await storage.getJson(r2Key("generation", id), { failure: NOTHING_CHANGED });
+    return stored ? GenerationManifestSchema.parse(stored.json) : null;
+  };
+  const [target, current] = await Promise.all([read(generation), currentId ? read(currentId) : Promise.resolve(null)]);
+  if (!target) throw new AdminError("missing_references", `generation ${generation} is not stored; upload its manifest first (or rerun publish)`);
+  const shared = new Set(current?.shards.map((s) => s.sha256) ?? []);
+  const changed = generationReferences(target)
+    .filter((ref) => ref.kind !== "shard" || !shared.has(ref.sha256))
+    .map((ref) => ({ key: r2Key(ref.kind, ref.sha256), size: ref.size! }));
+  const missing = await missingAmong(storage, changed, NOTHING_CHANGED);
+  if (missing.length) {
+    throw new AdminError("missing_references", `generation ${generation} references ${missing.length} object(s) that are no longer stored (collected by gc); rerun publish to upload them again`, { missing: missing.slice(0, 50) });
+  }
+}

@@ -1,0 +1,132 @@
+// Verifying uploaded documents against each other, as pure functions over parsed documents:
+// what a document references (its children, to check they are stored), a shard against its
+// records, and a manifest against its shards. Readers trust what these checks accept.
+import { canonicalJson } from "../../core/generation/canonical-json.ts";
+import { entryFor } from "../../core/generation/assemble.ts";
+import { generationReferences, recordReferences, recordBlobs, shardReferences, type DocumentKind } from "../../core/generation/graph.ts";
+import {
+  GenerationManifestSchema,
+  shardOf,
+  ShardSchema,
+  SkillRecordSchema,
+  type GenerationManifest,
+  type Shard,
+  type SkillEntry,
+  type SkillRecord,
+} from "../../core/generation/manifest.ts";
+import { r2Key } from "../storage/keys.ts";
+import { AdminError } from "./errors.ts";
+
+/** An uploaded document, parsed and checked against its schema. */
+export type UploadedDocument = { kind: "record"; record: SkillRecord } | { kind: "shard"; shard: Shard } | { kind: "generation"; manifest: GenerationManifest };
+
+/** A stored object a document references: its R2 key and the size it must have. */
+export interface Child {
+  key: string;
+  size: number;
+}
+
+function invalid(message: string): AdminError {
+  return new AdminError("invalid_document", message);
+}
+
+function issues(error: { issues: readonly { path: PropertyKey[]; message: string }[] }): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.map(String).join(".")}: ${i.message}`)
+    .join("; ");
+}
+
+/**
+ * Parses an uploaded document against its kind's schema (422 invalid_document otherwise); a
+ * shard's skills must also belong in it by name.
+ * @example parseDocument("record", JSON.parse(text)).record
+ */
+export function parseDocument(kind: DocumentKind, json: unknown): UploadedDocument {
+  if (kind === "record") {
+    const parsed = SkillRecordSchema.safeParse(json);
+    if (!parsed.success) throw invalid(`not a skill record: ${issues(parsed.error)}`);
+    return { kind, record: parsed.data };
+  }
+  if (kind === "shard") {
+    const parsed = ShardSchema.safeParse(json);
+    if (!parsed.success) throw invalid(`not a shard: ${issues(parsed.error)}`);
+    const shard = parsed.data;
+    for (const entry of shard.skills) {
+      if (shardOf(entry.name, shard.shard_count) !== shard.index) throw invalid(`skill ${entry.name} does not belong in shard ${shard.index} of ${shard.shard_count}`);
+    }
+    return { kind, shard };
+  }
+  const parsed = GenerationManifestSchema.safeParse(json);
+  if (!parsed.success) throw invalid(`not a generation manifest: ${issues(parsed.error)}`);
+  return { kind, manifest: parsed.data };
+}
+
+/**
+ * The stored objects a document references with the sizes it gives them (a shard's blob list
+ * carries no sizes; its records vouch for those blobs, see checkShardAgainstRecords).
+ */
+export function childrenOf(document: UploadedDocument): Child[] {
+  const refs =
+    document.kind === "record" ? recordReferences(document.record) : document.kind === "shard" ? shardReferences(document.shard) : generationReferences(document.manifest);
+  return refs.filter((ref) => ref.size !== null).map((ref) => ({ key: r2Key(ref.kind, ref.sha256), size: ref.size! }));
+}
+
+/**
+ * Checks a shard against its records, which readers would otherwise trust blindly: its blob
+ * list is exactly the blobs they reference (gc keeps what it lists), and each entry is exactly
+ * what `entryFor` derives from its record, field by field (listings, indexes and digests are
+ * served from the entries without reading the records). Throws 422 invalid_document.
+ */
+export function checkShardAgainstRecords(shard: Shard, recordOf: (entry: SkillEntry) => SkillRecord): void {
+  const expected = new Set<string>();
+  for (const entry of shard.skills) for (const blob of recordBlobs(recordOf(entry))) expected.add(blob.sha256);
+  const listed = new Set(shard.blobs);
+  if (listed.size !== shard.blobs.length || listed.size !== expected.size || [...expected].some((sha) => !listed.has(sha))) {
+    throw invalid(`shard ${shard.index}'s blob list is not exactly the blobs its records reference; rebuild it with skillshelf build`);
+  }
+  const text = new TextDecoder();
+  const same = (a: unknown, b: unknown) => text.decode(canonicalJson(a)) === text.decode(canonicalJson(b));
+  for (const entry of shard.skills) {
+    let derived: SkillEntry;
+    try {
+      derived = entryFor(recordOf(entry), entry.record);
+    } catch (err) {
+      throw invalid(`shard ${shard.index}'s entry for ${entry.name}: ${(err as Error).message}`);
+    }
+    if (!same(derived, entry)) {
+      const fields = (Object.keys(derived) as (keyof SkillEntry)[]).filter((k) => !same(derived[k], entry[k]));
+      throw invalid(`shard ${shard.index}'s entry for ${entry.name} differs from its record in ${fields.join(", ")}; rebuild it with skillshelf build`);
+    }
+  }
+}
+
+/**
+ * Checks what a manifest says about its shards, which readers trust without re-reading them:
+ * refs sorted by index and unique, each below shard_count, each naming its shard's index and
+ * skill count, one shard_count throughout, and the skill, file and byte totals. `shards[i]` is
+ * the shard `manifest.shards[i]` names. Throws 422 invalid_document.
+ */
+export function checkManifestAgainstShards(manifest: GenerationManifest, shards: readonly Shard[]): void {
+  const fail = (message: string) => invalid(`${message}; rebuild it with skillshelf build`);
+  const refs = manifest.shards;
+  let skills = 0;
+  let files = 0;
+  let bytes = 0;
+  refs.forEach((ref, i) => {
+    const shard = shards[i]!;
+    if (i > 0 && refs[i - 1]!.index >= ref.index) throw fail(`the manifest's shard refs are not sorted by index and unique (${ref.index})`);
+    if (ref.index >= manifest.shard_count) throw fail(`the manifest's shard ref ${ref.index} is not below its shard_count ${manifest.shard_count}`);
+    if (shard.index !== ref.index) throw fail(`the manifest's shard ref ${ref.index} names shard ${shard.index}`);
+    if (shard.shard_count !== manifest.shard_count) throw fail(`shard ${shard.index} was built for ${shard.shard_count} shards, the manifest says ${manifest.shard_count}`);
+    if (shard.skills.length !== ref.count) throw fail(`the manifest says shard ${ref.index} holds ${ref.count} skill(s), it holds ${shard.skills.length}`);
+    skills += shard.skills.length;
+    for (const entry of shard.skills) {
+      files += entry.file_count;
+      bytes += entry.total_bytes;
+    }
+  });
+  if (skills !== manifest.skill_count || files !== manifest.file_count || bytes !== manifest.total_bytes) {
+    throw fail(`the manifest's totals (${manifest.skill_count} skills, ${manifest.file_count} files, ${manifest.total_bytes} bytes) are not its shards' (${skills}, ${files}, ${bytes})`);
+  }
+}
