@@ -18,9 +18,12 @@ export function fromHex(hex: string): Uint8Array {
   return out;
 }
 
+/** A SHA-256 as 64 lowercase hex characters, the only digest spelling we store (for zod's `.regex`). */
+export const SHA256_HEX_RE = /^[0-9a-f]{64}$/;
+
 /** True for a 64-character lowercase hex string, the only digest spelling we store. */
 export function isSha256Hex(value: string): boolean {
-  return /^[0-9a-f]{64}$/.test(value);
+  return SHA256_HEX_RE.test(value);
 }
 
 /**

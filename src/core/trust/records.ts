@@ -7,6 +7,8 @@ import { z } from "zod";
 import { pyRepr, pyStr, pyTypeName, PyFloat } from "../python-compat/pyfmt.ts";
 import { parsePyYaml } from "../python-compat/yaml11.ts";
 import { pyStrip } from "../python-compat/py-text.ts";
+import { isSha256Hex, SHA256_HEX_RE } from "../skill/hash.ts";
+import { MAX_NAME_CHARS, SKILL_NAME_RE } from "../skill/skill.ts";
 
 /** Trust levels in rank order; `blocked` is a verdict, never something a record grants. */
 export const TRUST_LEVELS = ["blocked", "unverified", "community", "adopted", "audited", "first_party"] as const;
@@ -31,8 +33,6 @@ export function levelRank(level: TrustLevel): number {
   return TRUST_LEVELS.indexOf(level);
 }
 
-const HASH_RE = /^[0-9a-f]{64}$/;
-
 // The loaded form of each record kind as a plain zod object: what the loaders below produce and
 // what a schema generator (OpenAPI for the admin API) sees. The loaders coerce YAML the way
 // AbstractSkill does and report its messages; their output is then checked against these.
@@ -41,7 +41,7 @@ const HASH_RE = /^[0-9a-f]{64}$/;
 export const ValidationRecordObjectSchema = z.strictObject({
   name: z.string(),
   source: z.string(),
-  tree_hash: z.string().regex(HASH_RE),
+  tree_hash: z.string().regex(SHA256_HEX_RE),
   level: z.enum(TRUST_LEVELS),
   method: z.string(),
   validated_by: z.string(),
@@ -62,7 +62,7 @@ export const AdvisoryEntryObjectSchema = z.strictObject({
   hidden_issue: z.string(),
   severity: z.enum(SEVERITIES),
   reference: z.string(),
-  tree_hash: z.string().regex(HASH_RE).nullable(),
+  tree_hash: z.string().regex(SHA256_HEX_RE).nullable(),
   advisory_id: z.string().nullable(),
   discovered_at: z.string().nullable(),
   status: z.enum(["active", "withdrawn"]),
@@ -94,7 +94,7 @@ export const CatalogEntryObjectSchema = z.strictObject({
   risk: z.enum(["low", "moderate", "risky"]),
   improves: z.string(),
   activation_description: z.string().nullable(),
-  expected_tree_hash: z.string().regex(HASH_RE).nullable(),
+  expected_tree_hash: z.string().regex(SHA256_HEX_RE).nullable(),
   vendored: z.boolean(),
   evidence: z.array(z.string()),
   notes: z.string().nullable(),
@@ -112,9 +112,6 @@ export interface ShelfRecords extends TrustRecords {
   guidance: readonly GuidanceEntry[];
   catalog: { version: string | null; skills: readonly CatalogEntry[] } | null;
 }
-
-/** Which record file a problem is in. */
-export type RecordFile = "validations.yaml" | "advisories.yaml" | "guidance.yaml" | "catalog.yaml";
 
 /**
  * One malformed record or file. `code` names the rule (stable, used by tests against
@@ -148,13 +145,10 @@ export const KNOWN_ENTRY_KEYS = {
   guidance: ["guidance_id", "title", "risk_class", "detail", "severity", "reference"],
   skills: ["name", "source", "repo", "upstream_ref", "subdir", "license", "archetype", "risk", "improves", "activation_description", "expected_tree_hash", "vendored", "evidence", "notes"],
 } as const satisfies Record<string, readonly string[]>;
-const SKILL_NAME_RE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 // ---------------------------------------------------------------------------------------------
 // Python-compatible coercions shared by the schemas.
 
-/** Python str.strip() (re-exported for the trust modules). */
-export { pyStrip };
 function present(data: Record<string, unknown>, key: string): boolean {
   return Object.hasOwn(data, key);
 }
@@ -230,7 +224,7 @@ function loadValidationRecord(data: unknown, ctx: z.RefinementCtx): ValidationRe
   nonEmpty("validated_at");
   const rawHash = pyStr(data.tree_hash);
   const treeHash = pyStrip(rawHash).toLowerCase();
-  if (!HASH_RE.test(treeHash)) issues.push({ code: "bad_hash", message: `ValidationRecord.tree_hash must be a 64-char lowercase hex sha256 (got ${pyRepr(rawHash)})` });
+  if (!isSha256Hex(treeHash)) issues.push({ code: "bad_hash", message: `ValidationRecord.tree_hash must be a 64-char lowercase hex sha256 (got ${pyRepr(rawHash)})` });
   const level = levelText as TrustLevel;
   const method = pyStr(data.method);
   if (!GRANTABLE_LEVELS.includes(level)) {
@@ -302,7 +296,7 @@ function loadAdvisoryEntry(data: unknown, ctx: z.RefinementCtx): AdvisoryEntry {
   let treeHash = optional("tree_hash");
   if (treeHash !== null) {
     const normalized = pyStrip(treeHash).toLowerCase();
-    if (!HASH_RE.test(normalized)) issues.push({ code: "bad_hash", message: `AdvisoryEntry.tree_hash must be a 64-char lowercase hex sha256 (got ${pyRepr(treeHash)})` });
+    if (!isSha256Hex(normalized)) issues.push({ code: "bad_hash", message: `AdvisoryEntry.tree_hash must be a 64-char lowercase hex sha256 (got ${pyRepr(treeHash)})` });
     treeHash = normalized;
   }
   const status = present(data, "status") ? pyStr(data.status) : "active";
@@ -377,7 +371,7 @@ export const BUNDLE_VERSION_RE = /^\d+(\.\d+)*$/;
 export function checkSkillName(name: string): { ok: true; name: string } | { ok: false; message: string } {
   const normalized = pyStrip(name);
   if (!normalized) return { ok: false, message: "skill name is required" };
-  if ([...normalized].length > 64) return { ok: false, message: "skill name must be at most 64 characters" };
+  if ([...normalized].length > MAX_NAME_CHARS) return { ok: false, message: `skill name must be at most ${MAX_NAME_CHARS} characters` };
   if (!SKILL_NAME_RE.test(normalized)) {
     return { ok: false, message: "skill name must use lowercase letters, digits, and single hyphens (no leading, trailing, or consecutive hyphens)" };
   }
@@ -431,7 +425,7 @@ function loadCatalogEntry(data: unknown, ctx: z.RefinementCtx): CatalogEntry {
     rule(!SUBDIR_BAD.test(values.subdir!), "subdir_invalid", `catalog entry ${label}: subdir must be a relative path without traversal, got ${pyRepr(values.subdir)}`) &&
     rule(["knowledge", "procedure", "meta"].includes(archetype), "archetype_invalid", `catalog entry ${label}: archetype must be one of ['knowledge', 'meta', 'procedure']`) &&
     rule(["low", "moderate", "risky"].includes(risk), "risk_invalid", `catalog entry ${label}: risk must be one of ['low', 'moderate', 'risky']`) &&
-    rule(expectedRaw === null || HASH_RE.test(pyStrip(expectedRaw).toLowerCase()), "bad_hash", `catalog entry ${label}: expected_tree_hash must be 64-hex sha256`) &&
+    rule(expectedRaw === null || isSha256Hex(pyStrip(expectedRaw).toLowerCase()), "bad_hash", `catalog entry ${label}: expected_tree_hash must be 64-hex sha256`) &&
     rule(!(vendored && expectedRaw === null), "vendored_without_hash", `catalog entry ${label} claims vendored=true without expected_tree_hash (an unverifiable vendored claim is the manifest-trust hole)`);
   if (!ok) return z.NEVER;
   return {
