@@ -3,6 +3,7 @@
 // the CLI's build reads the shelf from disk and hands the pieces here.
 import { tarGzArchive, zipArchive } from "./archive.ts";
 import { canonicalDocument, type CanonicalDocument } from "./canonical-json.ts";
+import { recordBlobs } from "./graph.ts";
 import { sha256Hex } from "../skill/hash.ts";
 import {
   ADVISORIES_SCHEMA,
@@ -142,6 +143,7 @@ export async function assembleGeneration(skills: readonly SkillBuildInput[], she
 
   const sorted = [...skills].sort((a, b) => (a.record.name < b.record.name ? -1 : a.record.name > b.record.name ? 1 : 0));
   const entries: SkillEntry[] = [];
+  const records = new Map<string, SkillRecord>();
   let fileCount = 0;
   let totalBytes = 0;
   for (const skill of sorted) {
@@ -163,14 +165,14 @@ export async function assembleGeneration(skills: readonly SkillBuildInput[], she
     const recordDoc = await canonicalDocument(record);
     addDoc("record", recordDoc);
     entries.push(entryFor(record, ref(recordDoc)));
+    records.set(record.name, record);
     fileCount += record.files.length;
     totalBytes += record.total_bytes;
   }
 
   const shardCount = shardCountFor(entries.length);
-  const blobsOf = new Map<string, string[]>();
-  for (const skill of sorted) blobsOf.set(skill.record.name, skill.record.files.map((f) => f.sha256));
-  for (const entry of entries) blobsOf.get(entry.name)!.push(entry.archives.tar_gz.sha256, entry.archives.zip.sha256);
+  // A shard's blob list is what its records reference (the same walk the Worker checks it with).
+  const blobsOf = new Map([...records].map(([name, record]) => [name, recordBlobs(record).map((b) => b.sha256)]));
   const buckets = new Map<number, SkillEntry[]>();
   for (const entry of entries) {
     const index = shardOf(entry.name, shardCount);
