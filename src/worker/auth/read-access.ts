@@ -29,7 +29,7 @@ export interface ShelfAccess {
 export type ReadAccessVariables = { shelfAccess: ShelfAccess };
 
 /** The realm named in WWW-Authenticate. */
-export const READ_REALM = "skillshelf";
+const READ_REALM = "skillshelf";
 
 /**
  * Reads SHELF_VISIBILITY. Anything other than "public" is treated as private (fail closed) and
@@ -43,7 +43,7 @@ export function shelfVisibility(env: ReadAccessEnv): ShelfVisibility {
 }
 
 /** True when the capability-URL form is switched on (SHELF_CAPABILITY_URLS = "on"). */
-export function capabilityUrlsEnabled(env: ReadAccessEnv): boolean {
+function capabilityUrlsEnabled(env: ReadAccessEnv): boolean {
   return env.SHELF_CAPABILITY_URLS === "on";
 }
 

@@ -7,7 +7,7 @@ import { StorageUnavailableError } from "../storage/errors.ts";
 /** KV key prefix of a read-token record; the rest of the key is the token's SHA-256 hex. */
 export const READ_TOKEN_KV_PREFIX = "readtoken:";
 /** How long an isolate trusts a KV lookup (positive or negative) before asking KV again. */
-export const READ_TOKEN_CACHE_MS = 30_000;
+const READ_TOKEN_CACHE_MS = 30_000;
 
 /** The JSON stored under `readtoken:<sha256>`; every field is optional. */
 export interface ReadTokenRecord {
@@ -40,7 +40,7 @@ export function parseTokenHashList(secret: string | undefined): Set<string> {
 }
 
 /** True when a KV record is still valid at `now` (an unparsable expiry counts as expired). */
-export function recordIsLive(record: ReadTokenRecord, now: number): boolean {
+function recordIsLive(record: ReadTokenRecord, now: number): boolean {
   if (record.expires_at === undefined) return true;
   const expires = Date.parse(record.expires_at);
   return Number.isFinite(expires) && now < expires;

@@ -2,6 +2,7 @@
 // could execute or render as active content (scripts, HTML, SVG, XML, JavaScript) is served as
 // inert text, and anything else we do not recognise as passive is an attachment. The manifest's
 // media type is advisory; this policy has the last word.
+import { extensionOf } from "../../core/skill/inventory.ts";
 
 /** How one file is presented: its Content-Type and, for unknown binaries, a Content-Disposition. */
 export interface ServedType {
@@ -10,11 +11,11 @@ export interface ServedType {
 }
 
 /** The JSON type every index and manifest route uses. */
-export const JSON_TYPE = "application/json";
+const JSON_TYPE = "application/json";
 /** SKILL.md and other Markdown, as the discovery RFC asks. */
 export const MARKDOWN_TYPE = "text/markdown; charset=utf-8";
 /** Inert text: what scripts and active content are downgraded to. */
-export const TEXT_TYPE = "text/plain; charset=utf-8";
+const TEXT_TYPE = "text/plain; charset=utf-8";
 /** Archive types required by the discovery RFC. */
 export const GZIP_TYPE = "application/gzip";
 export const ZIP_TYPE = "application/zip";
@@ -47,12 +48,6 @@ const PASSIVE_TYPES = new Map<string, string>([
   ["tgz", GZIP_TYPE],
   ["zip", ZIP_TYPE],
 ]);
-
-function extensionOf(path: string): string {
-  const base = path.slice(path.lastIndexOf("/") + 1);
-  const dot = base.lastIndexOf(".");
-  return dot > 0 ? base.slice(dot + 1).toLowerCase() : "";
-}
 
 function isTextual(mediaType: string | undefined): boolean {
   if (!mediaType) return false;

@@ -1,13 +1,14 @@
 // Repr-Digest (RFC 9530): lets any plain HTTP client verify the bytes it received against the
 // SHA-256 the build computed, without trusting an index. The digest is of the whole
 // representation, so a 206 carries the same value as the 200.
+import { isSha256Hex } from "../../core/skill/hash.ts";
 
 /**
  * The `Repr-Digest` header value for a lowercase hex SHA-256.
  * @example reprDigest("e3b0c442…b855") // => "sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:"
  */
 export function reprDigest(sha256Hex: string): string {
-  if (!/^[0-9a-f]{64}$/.test(sha256Hex)) {
+  if (!isSha256Hex(sha256Hex)) {
     throw new Error(`reprDigest: ${JSON.stringify(sha256Hex)} is not a lowercase hex SHA-256`);
   }
   let binary = "";

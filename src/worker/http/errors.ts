@@ -7,7 +7,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { applySecurityHeaders, NO_STORE } from "./headers.ts";
 
 /** Longest Retry-After we ever send: agentskills-http fails fast on anything above 30 s. */
-export const MAX_RETRY_AFTER_SECONDS = 30;
+const MAX_RETRY_AFTER_SECONDS = 30;
 /** Retry-After sent with a storage failure. */
 export const STORAGE_RETRY_AFTER_SECONDS = 5;
 

@@ -11,14 +11,14 @@ import { secureHeaders } from "hono/secure-headers";
  * bytes keeps them, and they are the bytes that client fetched and verified. Generated indexes
  * never get this policy (they change with advisories).
  */
-export const IMMUTABLE_CACHE_CONTROL = "public, max-age=31536000, immutable, no-transform";
+const IMMUTABLE_CACHE_CONTROL = "public, max-age=31536000, immutable, no-transform";
 // Every success policy carries no-transform: the ETag and Repr-Digest we send are digests of the
 // exact bytes, so no intermediary (edge compression included) may change them.
 /** Path URLs move with each publish: a short freshness window, then revalidate by ETag. */
-export const PATH_CACHE_CONTROL = "public, max-age=60, must-revalidate, no-transform";
+const PATH_CACHE_CONTROL = "public, max-age=60, must-revalidate, no-transform";
 /** Private shelves: browsers may keep a copy, shared caches must not. */
-export const PRIVATE_PATH_CACHE_CONTROL = "private, max-age=60, must-revalidate, no-transform";
-export const PRIVATE_IMMUTABLE_CACHE_CONTROL = "private, max-age=31536000, immutable, no-transform";
+const PRIVATE_PATH_CACHE_CONTROL = "private, max-age=60, must-revalidate, no-transform";
+const PRIVATE_IMMUTABLE_CACHE_CONTROL = "private, max-age=31536000, immutable, no-transform";
 /** Errors are never cached, so a transient 404 or 503 cannot outlive its cause. */
 export const NO_STORE = "no-store";
 
@@ -26,10 +26,10 @@ export const NO_STORE = "no-store";
  * The sandboxing policy on every file response: even a mistyped HTML file cannot run script
  * or load anything on the shelf's origin.
  */
-export const FILE_CSP = "default-src 'none'; sandbox";
+const FILE_CSP = "default-src 'none'; sandbox";
 
 /** Headers a browser may read from a cross-origin response (validators, ranges, digests). */
-export const CORS_EXPOSED_HEADERS = ["ETag", "Content-Length", "Content-Range", "Repr-Digest", "Retry-After"];
+const CORS_EXPOSED_HEADERS = ["ETag", "Content-Length", "Content-Range", "Repr-Digest", "Retry-After"];
 
 /**
  * Which caching policy a response falls under: "immutable" only for stored bytes at a pinned

@@ -5,7 +5,7 @@ import { discoveryType, type SkillEntry, type SkillRecord } from "../../core/gen
 import { DISCOVERY_SCHEMA_V2, immutableArchiveUrl, immutableSkillMdUrl } from "./urls.ts";
 
 /** The resource kinds agentskills-http can reach (RESOURCE_KINDS in agentskills-core). */
-export const RESOURCE_KINDS = ["references", "scripts", "assets"] as const;
+const RESOURCE_KINDS = ["references", "scripts", "assets"] as const;
 
 /** Flat resource names agentskills-http accepts (its identifier rule). */
 const FLAT_RESOURCE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -90,7 +90,7 @@ export function discoveryIndexV2(
 }
 
 /** Printable ASCII without `\ ? # [ ]`, relative, no `..`: the v0.1 rule for `files` paths. */
-export function isLegacyFilePath(path: string): boolean {
+function isLegacyFilePath(path: string): boolean {
   return /^[\x20-\x7e]+$/.test(path) && !/[\\?#[\]]/.test(path) &&
     !path.startsWith("/") && !path.split("/").includes("..");
 }

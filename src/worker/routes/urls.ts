@@ -4,21 +4,12 @@
 // published, for as long as it is kept, so an index entry's digest can never go stale.
 
 /** The well-known v0.2.0 base path. */
-export const AGENT_SKILLS_BASE = "/.well-known/agent-skills";
-/** The legacy v0.1 base path. */
-export const LEGACY_SKILLS_BASE = "/.well-known/skills";
-/** The agentskills-http static-host base path. */
-export const STATIC_BASE = "/skills";
+const AGENT_SKILLS_BASE = "/.well-known/agent-skills";
 /** The discovery RFC v0.2.0 schema identifier (clients match it exactly). */
 export const DISCOVERY_SCHEMA_V2 = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
 
-/** Percent-encodes each segment of a skill-relative path, keeping the separators. */
-export function encodePath(path: string): string {
-  return path.split("/").map(encodeURIComponent).join("/");
-}
-
 /** The immutable prefix for one generation behind an access prefix. */
-export function generationPrefix(accessPrefix: string, generation: string): string {
+function generationPrefix(accessPrefix: string, generation: string): string {
   return `${accessPrefix}/g/${generation}`;
 }
 
@@ -30,9 +21,4 @@ export function immutableSkillMdUrl(accessPrefix: string, generation: string, na
 /** Immutable URL of a skill's archive in one generation (the v0.2 `archive` artifact). */
 export function immutableArchiveUrl(accessPrefix: string, generation: string, name: string, format: "tar.gz" | "zip"): string {
   return `${generationPrefix(accessPrefix, generation)}${AGENT_SKILLS_BASE}/${name}.${format}`;
-}
-
-/** Immutable URL of any file of a skill in one generation. */
-export function immutableFileUrl(accessPrefix: string, generation: string, name: string, path: string): string {
-  return `${generationPrefix(accessPrefix, generation)}${STATIC_BASE}/${name}/${encodePath(path)}`;
 }

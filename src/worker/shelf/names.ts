@@ -1,13 +1,10 @@
 // Request paths are never storage keys: they are looked up in the manifest, exactly. These
 // checks only reject obvious garbage early (before any binding call), so traversal attempts,
 // encoded separators, NULs and overlong names cost nothing and always read as "not on this shelf".
+import { MAX_NAME_CHARS, SKILL_NAME_RE } from "../../core/skill/skill.ts";
 
-/** Longest skill name the spec allows. */
-export const MAX_SKILL_NAME_LENGTH = 64;
 /** Longest file path (in UTF-8 bytes) we will look up. */
-export const MAX_FILE_PATH_BYTES = 1024;
-
-const SKILL_NAME = /^[a-z0-9](?:-?[a-z0-9])*$/;
+const MAX_FILE_PATH_BYTES = 1024;
 
 /**
  * True when `name` could be a published skill name (lowercase ASCII, digits, single hyphens).
@@ -15,7 +12,7 @@ const SKILL_NAME = /^[a-z0-9](?:-?[a-z0-9])*$/;
  * @example isPlausibleSkillName("..")          // => false
  */
 export function isPlausibleSkillName(name: string): boolean {
-  return name.length <= MAX_SKILL_NAME_LENGTH && SKILL_NAME.test(name);
+  return name.length <= MAX_NAME_CHARS && SKILL_NAME_RE.test(name);
 }
 
 /**

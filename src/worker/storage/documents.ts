@@ -14,14 +14,14 @@ import { MemoryCache } from "./memory-cache.ts";
  * too, and an edge that asked before a new document propagated would otherwise fall back to R2
  * for that document for as long as the TTL.
  */
-export const KV_IMMUTABLE_CACHE_TTL_S = 3_600;
+const KV_IMMUTABLE_CACHE_TTL_S = 3_600;
 /** No request reads more than this from KV; beyond it, listings read R2 (issue budget: 2 MB). */
-export const KV_REQUEST_BYTE_BUDGET = 1_800_000;
+const KV_REQUEST_BYTE_BUDGET = 1_800_000;
 /**
  * Memory budget for parsed documents per isolate (isolates have 128 MB), in estimated heap bytes
  * (see MEMORY_COST_PER_TEXT_CHAR): roughly 8 MiB of document JSON.
  */
-export const MEMORY_CACHE_BYTES = 32 * 1024 * 1024;
+const MEMORY_CACHE_BYTES = 32 * 1024 * 1024;
 /**
  * Estimated heap bytes a parsed document costs per character of its JSON text. Parsed objects
  * are several times larger than their text (object headers, hidden classes, one string per key

@@ -4,13 +4,13 @@ import { isSha256Hex } from "../../core/skill/hash.ts";
 import type { ObjectKind } from "../../core/publish/client.ts";
 
 /** R2: file bytes and archives, immutable, by SHA-256 of the bytes. */
-export const R2_BLOB_PREFIX = "blobs/";
+const R2_BLOB_PREFIX = "blobs/";
 /** R2: skill records (canonical JSON), immutable, by SHA-256 of the bytes. */
-export const R2_RECORD_PREFIX = "records/";
+const R2_RECORD_PREFIX = "records/";
 /** R2: shards (canonical JSON), immutable, by SHA-256 of the bytes. */
-export const R2_SHARD_PREFIX = "shards/";
+const R2_SHARD_PREFIX = "shards/";
 /** R2: generation manifests (canonical JSON), immutable, by generation id. */
-export const R2_GENERATION_PREFIX = "generations/";
+const R2_GENERATION_PREFIX = "generations/";
 /** R2: the one mutable pointer to the current generation (moved by compare-and-swap). */
 export const R2_POINTER_KEY = "pointer.json";
 /** R2: the advisories in force (replaced by compare-and-swap). */
@@ -21,9 +21,9 @@ export const R2_GC_LEASE_KEY = "gc-lease";
 /** KV (cache only): copies of the R2 pointer, advisories, manifests, shards and records. */
 export const KV_POINTER_KEY = "pointer";
 export const KV_ADVISORIES_KEY = "advisories";
-export const KV_GENERATION_PREFIX = "gen:";
-export const KV_SHARD_PREFIX = "shard:";
-export const KV_RECORD_PREFIX = "record:";
+const KV_GENERATION_PREFIX = "gen:";
+const KV_SHARD_PREFIX = "shard:";
+const KV_RECORD_PREFIX = "record:";
 
 export type { ObjectKind };
 

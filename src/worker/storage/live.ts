@@ -14,7 +14,7 @@ export const LIVE_MEMORY_TTL_MS = 30_000;
 /** How often an isolate re-reads the pointer and advisories from R2, bypassing KV's lag. */
 export const LIVE_R2_REVALIDATE_MS = 300_000;
 /** KV edge-cache TTL for the live keys (KV's minimum). */
-export const KV_LIVE_CACHE_TTL_S = 30;
+const KV_LIVE_CACHE_TTL_S = 30;
 
 /** What a request needs of the pointer: which generation is current, and since which move. */
 export interface PointerSummary {
