@@ -215,7 +215,6 @@ export class ShelfService {
   }
 
   #blob(path: string, sha256: string, size: number, mediaType?: string): ShelfFile {
-    const env = this.#env;
     const generation = this.generation();
     return {
       path,
