@@ -10,7 +10,7 @@ import { openShelf, type ReadEnv } from "./context.ts";
 import { shelfCors } from "./policy.ts";
 import { shelfStatusRoutes } from "./shelf-status.ts";
 import { staticLayoutRoutes } from "./static-layout.ts";
-import { discoveryEnabled, wellKnownRoutes, type DiscoveryFamily } from "./well-known.ts";
+import { discoveryEnabled, wellKnownRoutes } from "./well-known.ts";
 
 export type { ReadBindings, ReadEnv } from "./context.ts";
 
@@ -32,7 +32,7 @@ function readSurface(): Hono<ReadEnv> {
   const security = strictSecurityHeaders();
 
   // SHELF_DISCOVERY turns a well-known family off (404), e.g. "v0.1" to serve legacy clients only.
-  for (const [pattern, family] of [["/.well-known/agent-skills/*", "v0.2"], ["/.well-known/skills/*", "v0.1"]] as const satisfies ReadonlyArray<readonly [string, DiscoveryFamily]>) {
+  for (const [pattern, family] of [["/.well-known/agent-skills/*", "v0.2"], ["/.well-known/skills/*", "v0.1"]] as const) {
     surface.use(pattern, async function discoveryFamilyEnabled(c, next) {
       if (!discoveryEnabled(c.env.SHELF_DISCOVERY, family)) throw notFound();
       return next();
