@@ -160,7 +160,7 @@ export const GcRequestSchema = z.object({
   keep: wholeNumber("keep"),
   grace_seconds: wholeNumber("grace_seconds"),
   /** Only `true` deletes; anything else is a dry run. */
-  apply: z.unknown().optional(),
+  apply: z.unknown().optional().meta({ type: "boolean", description: "true deletes; anything else (or nothing) is a dry run" }),
 });
 export type GcRequest = z.input<typeof GcRequestSchema>;
 
