@@ -40,7 +40,7 @@ export interface GcOptions {
 }
 
 /** Stored objects of one kind, by SHA-256: upload time and size. */
-type Listing = Map<string, { uploaded: number; size: number }>;
+export type Listing = Map<string, { uploaded: number; size: number }>;
 
 /** What one gc invocation has spent: R2 reads while planning, and every binding operation. */
 interface GcBudget {
@@ -62,6 +62,35 @@ export function keptGenerations(pointer: Pointer | null, keep: number): string[]
     }
   }
   return [...kept];
+}
+
+/**
+ * What gc deletes: every stored object outside the live set, by kind, and the report that
+ * counts and samples them (20 keys per kind).
+ */
+export function planDeletions(
+  listed: Record<ObjectKind, Listing>,
+  live: Record<ObjectKind, ReadonlyMap<string, unknown>>,
+  pass: Pick<GcReport, "applied" | "keep" | "grace_seconds" | "kept_generations">,
+): { doomed: Record<ObjectKind, string[]>; report: GcReport } {
+  const report: GcReport = {
+    ...pass,
+    deletable: { generation: 0, shard: 0, record: 0, blob: 0 },
+    deletable_bytes: 0,
+    deleted: { generation: 0, shard: 0, record: 0, blob: 0 },
+    sample: { generation: [], shard: [], record: [], blob: [] },
+  };
+  const doomed: Record<ObjectKind, string[]> = { generation: [], shard: [], record: [], blob: [] };
+  for (const kind of OBJECT_KINDS_TOP_DOWN) {
+    for (const [sha, meta] of listed[kind]) {
+      if (live[kind].has(sha)) continue;
+      doomed[kind].push(sha);
+      report.deletable[kind]++;
+      report.deletable_bytes += meta.size;
+      if (report.sample[kind].length < 20) report.sample[kind].push(sha);
+    }
+  }
+  return { doomed, report };
 }
 
 function tooLargeForGc(): AdminError {
@@ -130,26 +159,7 @@ export class GarbageCollector {
       trustShardBlobLists: true,
     });
 
-    const report: GcReport = {
-      applied: apply,
-      keep,
-      grace_seconds: graceSeconds,
-      kept_generations: keptIds,
-      deletable: { generation: 0, shard: 0, record: 0, blob: 0 },
-      deletable_bytes: 0,
-      deleted: { generation: 0, shard: 0, record: 0, blob: 0 },
-      sample: { generation: [], shard: [], record: [], blob: [] },
-    };
-    const doomed: Record<ObjectKind, string[]> = { generation: [], shard: [], record: [], blob: [] };
-    for (const kind of OBJECT_KINDS_TOP_DOWN) {
-      for (const [sha, meta] of listed[kind]) {
-        if (walk.reached[kind].has(sha)) continue;
-        doomed[kind].push(sha);
-        report.deletable[kind]++;
-        report.deletable_bytes += meta.size;
-        if (report.sample[kind].length < 20) report.sample[kind].push(sha);
-      }
-    }
+    const { doomed, report } = planDeletions(listed, walk.reached, { applied: apply, keep, grace_seconds: graceSeconds, kept_generations: keptIds });
     if (apply) await this.#deleteDoomed(doomed, report, budget);
     return report;
   }
