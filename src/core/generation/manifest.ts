@@ -4,6 +4,7 @@
 // (the SHA-256 of the manifest) commits to every byte of the shelf, like a Merkle tree, while an
 // edit to one skill changes only that skill's record, one shard and the manifest.
 import { z } from "zod";
+import { SHA256_HEX_RE } from "../skill/hash.ts";
 
 /** Schema identifiers; bump the number when a reader could misread the old shape. */
 export const GENERATION_SCHEMA = "skillshelf.generation/1";
@@ -22,7 +23,7 @@ export const TARGET_SKILLS_PER_SHARD = 64;
 export const MAX_SHARDS = 256;
 
 /** A SHA-256 as 64 lowercase hex characters: every content address and generation id. */
-export const Sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, "expected 64 lowercase hex characters (a SHA-256)");
+export const Sha256Schema = z.string().regex(SHA256_HEX_RE, "expected 64 lowercase hex characters (a SHA-256)");
 const sha256Hex = Sha256Schema;
 
 /** A stored byte string: its SHA-256 (the storage key) and its size in bytes. */

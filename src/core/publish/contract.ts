@@ -12,11 +12,11 @@ import {
   SkillRecordSchema,
 } from "../generation/manifest.ts";
 import type { DocumentKind, ObjectKind } from "../generation/graph.ts";
+import { SHA256_HEX_RE } from "../skill/hash.ts";
 import { AdvisoryEntrySchema } from "../trust/records.ts";
 
 export type { DocumentKind, ObjectKind };
 
-const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** Where the admin API is mounted on the Worker. */
 export const ADMIN_API_BASE = "/admin/v1";
@@ -87,7 +87,7 @@ export type AdminErrorBody = z.infer<typeof AdminErrorBodySchema>;
 
 function hexList(kind: ObjectKind) {
   const message = `"${kind}" must be a list of 64-character lowercase hex SHA-256 digests`;
-  return z.array(z.string({ error: message }).regex(SHA256_HEX, { error: message }), { error: message }).optional();
+  return z.array(z.string({ error: message }).regex(SHA256_HEX_RE, { error: message }), { error: message }).optional();
 }
 
 /** `POST /missing`: which of these objects are not stored. Unknown keys are ignored. */
@@ -104,10 +104,10 @@ export type Stored = z.infer<typeof StoredSchema>;
 
 /** `POST /pointer`: make `generation` current if the current one is still `previous` (null: none yet). */
 export const PointerMoveSchema = z.object({
-  generation: z.string({ error: `"generation" is required.` }).regex(SHA256_HEX, { error: "generation must be a 64-character lowercase hex id" }),
+  generation: z.string({ error: `"generation" is required.` }).regex(SHA256_HEX_RE, { error: "generation must be a 64-character lowercase hex id" }),
   previous: z
     .string({ error: `"previous" must be a generation id or null.` })
-    .regex(SHA256_HEX, { error: "previous must be a generation id or null" })
+    .regex(SHA256_HEX_RE, { error: "previous must be a generation id or null" })
     .nullable()
     .optional(),
 });
@@ -180,7 +180,7 @@ export const GcReportSchema = z.object({
 export type GcReport = z.infer<typeof GcReportSchema>;
 
 function shaParams(kind: ObjectKind) {
-  return z.object({ sha: z.string().regex(SHA256_HEX, { error: `${kind} key must be a 64-character lowercase hex SHA-256` }) });
+  return z.object({ sha: z.string().regex(SHA256_HEX_RE, { error: `${kind} key must be a 64-character lowercase hex SHA-256` }) });
 }
 
 /** A request body: JSON checked against `json`, or raw bytes (blobs, and documents, whose bytes are hashed). */
