@@ -21,7 +21,9 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   const out: R[] = new Array(items.length);
   for (let i = 0; i < items.length; i += limit) {
     const results = await Promise.all(items.slice(i, i + limit).map(fn));
-    results.forEach((r, j) => (out[i + j] = r));
+    results.forEach((r, j) => {
+      out[i + j] = r;
+    });
   }
   return out;
 }
