@@ -13,7 +13,7 @@ import { loadShelfRecords, type ShelfRecordFiles, type ShelfRecords } from "../.
 import { readShelfRecordFiles } from "./shelf-records.ts";
 import { advisoryToDict, validationToDict } from "../../core/trust/serialize.ts";
 import { CliError } from "./cli.ts";
-import { listShelfSkillDirs, loadSkill, requireDir } from "./skill-dir.ts";
+import { listShelfSkillDirs, loadSkill, requireDir, type LoadedSkill } from "./skill-dir.ts";
 
 /** One reason a shelf cannot be built. `skill` is null for shelf-level problems (trust records). */
 export interface BuildProblem {
@@ -94,7 +94,7 @@ export async function buildShelf(shelfDir: string, options: BuildShelfOptions = 
   const skills: SkillBuildInput[] = [];
   for (const dir of await listShelfSkillDirs(shelfDir)) {
     const folder = path.basename(dir);
-    let skill;
+    let skill: LoadedSkill;
     try {
       skill = await loadSkill(dir);
     } catch (error) {
@@ -207,7 +207,7 @@ export async function checkBuildTarget(outDir: string, shelfDir?: string): Promi
       throw new CliError(`refusing to write the build to ${outDir}: it ${out === shelf ? "is" : isWithin(out, shelf) ? "is inside" : "contains"} the shelf folder ${shelfDir}; pass --out a folder outside the shelf`);
     }
   }
-  let stat;
+  let stat: Awaited<ReturnType<typeof lstat>>;
   try {
     stat = await lstat(outDir);
   } catch (error) {

@@ -5,6 +5,7 @@
 // edit to one skill changes only that skill's record, one shard and the manifest.
 import { z } from "zod";
 import { SHA256_HEX_RE } from "../skill/hash.ts";
+import { AdvisoryEntryObjectSchema, TRUST_LEVELS } from "../trust/records.ts";
 
 /** Schema identifiers; bump the number when a reader could misread the old shape. */
 export const GENERATION_SCHEMA = "skillshelf.generation/1";
@@ -57,9 +58,8 @@ export const OutlineSchema = z.looseObject({
 });
 export type Outline = z.infer<typeof OutlineSchema>;
 
-/** Trust levels in rank order (AbstractSkill): blocked < unverified < … < first_party. */
-export const TRUST_LEVELS = ["blocked", "unverified", "community", "adopted", "audited", "first_party"] as const;
-export const TrustLevelSchema = z.enum(TRUST_LEVELS);
+/** A trust level (src/core/trust owns the levels and their rank order). */
+const TrustLevelSchema = z.enum(TRUST_LEVELS);
 
 /**
  * The build-time verdict, evaluated against the advisories in the build. The Worker re-evaluates
@@ -220,12 +220,11 @@ export const GenerationManifestSchema = z.strictObject({
 });
 export type GenerationManifest = z.infer<typeof GenerationManifestSchema>;
 
-/** One advisory as loaded from advisories.yaml (src/core/trust owns the field rules). */
-export const AdvisorySchema = z.looseObject({
-  name: z.string(),
-  source: z.string(),
-  severity: z.string(),
-});
+/**
+ * One stored advisory: an advisories.yaml entry as src/core/trust loads it (the field rules are
+ * trust's). Only the fields every reader relies on are checked here; the rest ride along as stored.
+ */
+export const AdvisorySchema = AdvisoryEntryObjectSchema.pick({ name: true, source: true, severity: true }).loose();
 export type Advisory = z.infer<typeof AdvisorySchema>;
 
 /** An advisories list as a blob (the build's) or as the current record (what is in force). */

@@ -6,6 +6,7 @@
 // code; rerunning after any failure simply continues.
 import type { z } from "zod";
 import { walkGeneration, type ObjectKind } from "../generation/graph.ts";
+import { mapLimit } from "./map-limit.ts";
 import type { AdvisoriesRecord, GenerationManifest, Pointer } from "../generation/manifest.ts";
 import {
   ADMIN_API,
@@ -243,14 +244,6 @@ export class AdminClient {
   async gc(request: GcRequest): Promise<GcReport> {
     return (await this.request(ADMIN_API.gc, { json: request })).body;
   }
-}
-
-async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  });
-  await Promise.all(workers);
 }
 
 /**

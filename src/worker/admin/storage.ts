@@ -1,6 +1,7 @@
 // R2 and KV as the admin API uses them. Every R2 call that fails (and every body read) becomes
 // 503 storage_unavailable with Retry-After here, in one place, so no admin route leaks a 500.
 // KV is only a cache: a failed KV write or delete is logged and tolerated (readers fall back to R2).
+import { mapLimit } from "../../core/publish/map-limit.ts";
 import type { StorageBindings } from "../storage/index.ts";
 import { AdminError } from "./errors.ts";
 
@@ -14,18 +15,6 @@ export const NOTHING_CHANGED = "R2 did not answer; nothing changed. Retry shortl
 export interface StoredJson {
   json: unknown;
   etag: string;
-}
-
-/** Runs `fn` over items with at most `limit` in flight, keeping their order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  for (let i = 0; i < items.length; i += limit) {
-    const results = await Promise.all(items.slice(i, i + limit).map(fn));
-    results.forEach((r, j) => {
-      out[i + j] = r;
-    });
-  }
-  return out;
 }
 
 /**

@@ -12,7 +12,8 @@ import { kvKey, r2Key, r2Prefix } from "../storage/keys.ts";
 import { readBodyCapped } from "./body.ts";
 import { AdminError } from "./errors.ts";
 import { assertNoGcRunning } from "./gc-lease.ts";
-import { HEAD_CONCURRENCY, mapLimit, type AdminStorage } from "./storage.ts";
+import { mapLimit } from "../../core/publish/map-limit.ts";
+import { HEAD_CONCURRENCY, type AdminStorage } from "./storage.ts";
 import { checkManifestAgainstShards, checkShardAgainstRecords, childrenOf, parseDocument, type Child } from "./verify.ts";
 
 /** Verification reads that failed: R2 did not answer, so nothing was stored. */

@@ -17,7 +17,7 @@ const ADVISORY = {
   source: "first-party",
   official_intent: "formats dates",
   hidden_issue: "exfiltrates environment variables",
-  severity: "critical",
+  severity: "critical" as const,
   reference: "https://example.test/adv/1",
   tree_hash: null,
   advisory_id: "ADV-2026-001",
