@@ -88,8 +88,14 @@ const body = megabyteBody();
 const outlineMs = cpuMs(() => outlineOf("big", body), 15);
 const outline = outlineOf("big", body);
 row(`outline of ${(body.length / 1e6).toFixed(2)}M-char body (${outline.sections.length} sections)`, outlineMs);
-row("render that outline", cpuMs(() => renderOutline(outline), 15));
+row(
+  "render that outline",
+  cpuMs(() => renderOutline(outline), 15),
+);
 const halfBody = body.slice(0, body.length / 2);
-row(`outline of the first half (${(halfBody.length / 1e6).toFixed(2)}M chars)`, cpuMs(() => outlineOf("half", halfBody), 15));
+row(
+  `outline of the first half (${(halfBody.length / 1e6).toFixed(2)}M chars)`,
+  cpuMs(() => outlineOf("half", halfBody), 15),
+);
 
 console.log(`\nnode ${process.versions.node}, ${process.platform}/${process.arch}`);

@@ -141,7 +141,18 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
 
   // Run wrangler on this Node (the pinned 24), whatever `node` is first on PATH.
   const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", options.persistTo ?? path.join(root, ".wrangler", "state"), "--show-interactive-dev-session=false", "--log-level", "warn"];
+  const args = [
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--persist-to",
+    options.persistTo ?? path.join(root, ".wrangler", "state"),
+    "--show-interactive-dev-session=false",
+    "--log-level",
+    "warn",
+  ];
   for (const [name, value] of Object.entries(options.vars ?? {})) args.push("--var", `${name}:${value}`);
   const child = spawn(process.execPath, [wrangler, ...args], {
     cwd: root,
@@ -223,7 +234,9 @@ async function main(): Promise<void> {
   log(`\nskillshelf is serving ./shelf (${first} skills) at ${shelf.url}. Try:`);
   for (const p of ["/.well-known/agent-skills/index.json", "/skills/index.json", "/skills/code-review/SKILL.md", "/v1/shelf"]) log(`  curl ${shelf.url}${p}`);
   log(`  npx skills add ${shelf.url} --list`);
-  log(`\nPublish again after editing ./shelf: npm start (or: npx skillshelf build shelf && SKILLSHELF_PUBLISH_TOKEN=$(cat ${LOCAL_TOKEN_FILE}) npx skillshelf publish --url ${shelf.url})`);
+  log(
+    `\nPublish again after editing ./shelf: npm start (or: npx skillshelf build shelf && SKILLSHELF_PUBLISH_TOKEN=$(cat ${LOCAL_TOKEN_FILE}) npx skillshelf publish --url ${shelf.url})`,
+  );
   log("Press Ctrl+C to stop.");
 }
 

@@ -10,19 +10,52 @@ interface CommandEntry {
 
 // One line per command; keep alphabetical.
 const COMMANDS: Record<string, CommandEntry> = {
-  advise: { summary: "advise --url <worker-url> [<advisories.yaml | shelf-dir>] [--token-env NAME]  publish advisories on their own (in force at once)", load: () => import("./commands/advise.ts") },
-  attest: { summary: "attest <shelf-dir> (<name>... | --all) [--by <reviewer>] [--level first_party] [--method <method>] [--source <label>] [--at YYYY-MM-DD] [--notes <text>] [--check] [--prune]  bind skills' tree hashes to validation records", load: () => import("./commands/attest.ts") },
-  build: { summary: "build <shelf-dir> [--out <dir>] [--json]  build the shelf into a content-addressed generation", load: () => import("./commands/build.ts") },
-  catalog: { summary: "catalog <shelf-dir> [--format xml|markdown] [--tags a,b] [--include a,b] [--exclude a,b] [--max-chars N] [--total N] [--no-selection-hints]  the catalog an agent's prompt carries", load: () => import("./commands/catalog.ts") },
-  gc: { summary: "gc --url <worker-url> [--keep N] [--grace-hours H] [--apply] [--token-env NAME] [--json]  list or delete objects no kept generation references", load: () => import("./commands/gc.ts") },
+  advise: {
+    summary: "advise --url <worker-url> [<advisories.yaml | shelf-dir>] [--token-env NAME]  publish advisories on their own (in force at once)",
+    load: () => import("./commands/advise.ts"),
+  },
+  attest: {
+    summary:
+      "attest <shelf-dir> (<name>... | --all) [--by <reviewer>] [--level first_party] [--method <method>] [--source <label>] [--at YYYY-MM-DD] [--notes <text>] [--check] [--prune]  bind skills' tree hashes to validation records",
+    load: () => import("./commands/attest.ts"),
+  },
+  build: {
+    summary: "build <shelf-dir> [--out <dir>] [--json]  build the shelf into a content-addressed generation",
+    load: () => import("./commands/build.ts"),
+  },
+  catalog: {
+    summary:
+      "catalog <shelf-dir> [--format xml|markdown] [--tags a,b] [--include a,b] [--exclude a,b] [--max-chars N] [--total N] [--no-selection-hints]  the catalog an agent's prompt carries",
+    load: () => import("./commands/catalog.ts"),
+  },
+  gc: {
+    summary: "gc --url <worker-url> [--keep N] [--grace-hours H] [--apply] [--token-env NAME] [--json]  list or delete objects no kept generation references",
+    load: () => import("./commands/gc.ts"),
+  },
   hash: { summary: "hash <skill-dir>  print the skill's tree hash", load: () => import("./commands/hash.ts") },
-  history: { summary: "history --url <worker-url> [--token-env NAME] [--json]  the published generations, newest first", load: () => import("./commands/history.ts") },
+  history: {
+    summary: "history --url <worker-url> [--token-env NAME] [--json]  the published generations, newest first",
+    load: () => import("./commands/history.ts"),
+  },
   inspect: { summary: "inspect <skill-dir> --json  inventory, hashes and frontmatter", load: () => import("./commands/inspect.ts") },
   outline: { summary: "outline <skill-dir> [--json]  a skill's sections, keys and token estimates", load: () => import("./commands/outline.ts") },
-  publish: { summary: "publish --url <worker-url> [--dir <build>] [--token-env NAME] [--json]  upload what changed and make the build current", load: () => import("./commands/publish.ts") },
-  rollback: { summary: "rollback --url <worker-url> <generation> [--token-env NAME]  make an earlier generation current again", load: () => import("./commands/rollback.ts") },
-  seed: { summary: "seed --from <bundle-shelf> --to <team-shelf> [--exclude a,b ...] [--json]  copy a curated shelf in, never clobbering edits", load: () => import("./commands/seed.ts") },
-  select: { summary: "select <shelf-dir> --names a,b [--enable name|name@hash[,…] ...] [--root <dir> ...] [--json]  the trust-gated selection and its <available_skills> block", load: () => import("./commands/select.ts") },
+  publish: {
+    summary: "publish --url <worker-url> [--dir <build>] [--token-env NAME] [--json]  upload what changed and make the build current",
+    load: () => import("./commands/publish.ts"),
+  },
+  rollback: {
+    summary: "rollback --url <worker-url> <generation> [--token-env NAME]  make an earlier generation current again",
+    load: () => import("./commands/rollback.ts"),
+  },
+  seed: {
+    summary: "seed --from <bundle-shelf> --to <team-shelf> [--exclude a,b ...] [--json]  copy a curated shelf in, never clobbering edits",
+    load: () => import("./commands/seed.ts"),
+  },
+  select: {
+    summary:
+      "select <shelf-dir> --names a,b [--enable name|name@hash[,…] ...] [--root <dir> ...] [--json]  the trust-gated selection and its <available_skills> block",
+    load: () => import("./commands/select.ts"),
+  },
   section: { summary: "section <skill-dir> <key>  one section of a skill's body", load: () => import("./commands/section.ts") },
   trust: { summary: "trust <shelf-dir> [--json]  each skill's trust verdict and reasons", load: () => import("./commands/trust.ts") },
   validate: { summary: "validate <skill-or-shelf-dir> [--json]  check every skill, list every problem", load: () => import("./commands/validate.ts") },

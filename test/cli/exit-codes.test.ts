@@ -17,9 +17,13 @@ function adminRefusals(): { file: string; code: AdminErrorCode; pointerRace: boo
   const found: { file: string; code: AdminErrorCode; pointerRace: boolean }[] = [];
   for (const file of readdirSync(ADMIN_DIR).filter((f) => f.endsWith(".ts"))) {
     // Code only: a doc comment's example is not a refusal.
-    const source = readFileSync(path.join(ADMIN_DIR, file), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+    const source = readFileSync(path.join(ADMIN_DIR, file), "utf8")
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .replace(/^\s*\/\/.*$/gm, "");
     const constructed = source.match(/new AdminError\(/g)?.length ?? 0;
-    const matches = [...source.matchAll(/new AdminError\(\s*("[a-z_]+"|POINTER_MOVED|refusal\.code)\s*,\s*(?:`[^`]*`|"[^"]*"|[\w.]+)(\s*,\s*\{\s*current\b)?/g)];
+    const matches = [
+      ...source.matchAll(/new AdminError\(\s*("[a-z_]+"|POINTER_MOVED|refusal\.code)\s*,\s*(?:`[^`]*`|"[^"]*"|[\w.]+)(\s*,\s*\{\s*current\b)?/g),
+    ];
     // A code spelt any other way would escape this check.
     expect(matches.length, `${file}: every AdminError is built with a literal code`).toBe(constructed);
     for (const m of matches) {
@@ -43,12 +47,15 @@ describe("exit codes of admin refusals", () => {
     }
     // Every 409 code the contract names: only pointer_moved means "rerun".
     for (const [code, status] of Object.entries(ADMIN_ERRORS)) {
-      if (status === 409) expect(exitCodeFor(new PublishError(409, code, "POST /rollback: 409 refused")), code).toBe(code === POINTER_MOVED ? LOST_RACE_EXIT : 1);
+      if (status === 409)
+        expect(exitCodeFor(new PublishError(409, code, "POST /rollback: 409 refused")), code).toBe(code === POINTER_MOVED ? LOST_RACE_EXIT : 1);
     }
   });
   it("gives 1 for other statuses, whatever the code says", async () => {
     expect(exitCodeFor(new PublishError(401, POINTER_MOVED, "GET /history: 401 unauthorized"))).toBe(1);
-    const error = await adminCall(() => Promise.reject(new PublishError(409, "conflict", "POST /gc: 409 another gc is running; retry when it has finished"))).catch((e: unknown) => e);
+    const error = await adminCall(() =>
+      Promise.reject(new PublishError(409, "conflict", "POST /gc: 409 another gc is running; retry when it has finished")),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CliError);
     expect((error as CliError).exitCode).toBe(1);
   });

@@ -4,7 +4,6 @@
 import { describe, expect, it } from "vitest";
 import { cli as run } from "./run-cli.ts";
 
-
 describe("help summaries", () => {
   const help = run("help").stdout;
   const entries = [...help.matchAll(/^ {2}skillshelf ([a-z]+) (.*)$/gm)].map((m) => ({ name: m[1]!, line: `${m[1]} ${m[2]}` }));

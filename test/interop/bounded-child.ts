@@ -8,11 +8,7 @@ export interface BoundedRun {
 }
 
 /** Spawns `command args` detached, bounded to `timeoutMs`; resolves with exit code and output. */
-export function runBounded(
-  command: string,
-  args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
-): Promise<BoundedRun> {
+export function runBounded(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<BoundedRun> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: options.cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: options.env });
     let output = "";

@@ -34,7 +34,13 @@ function report(name: string, problems: string[], output = ""): void {
   failures++;
   console.log(`FAIL ${name}`);
   for (const p of problems) console.log(`     - ${p}`);
-  if (output) console.log(output.split("\n").map((l) => `     | ${l}`).join("\n"));
+  if (output)
+    console.log(
+      output
+        .split("\n")
+        .map((l) => `     | ${l}`)
+        .join("\n"),
+    );
 }
 
 function pytest(base: string, file = "test_agentskills_http.py", env: Record<string, string> = {}): Promise<BoundedRun> {
@@ -62,14 +68,22 @@ async function main(): Promise<void> {
     await withShelf(CONTRACT_SHELF, contractState, {}, async (shelf) => {
       const { code, output } = await pytest(shelf.url);
       const summary = output.trim().split("\n").at(-1) ?? "";
-      report(`agentskills-http ProviderConformanceSuite against ${shelf.url}/skills (${summary})`, code === 0 ? [] : [`pytest exited ${code}`], code === 0 ? "" : output);
+      report(
+        `agentskills-http ProviderConformanceSuite against ${shelf.url}/skills (${summary})`,
+        code === 0 ? [] : [`pytest exited ${code}`],
+        code === 0 ? "" : output,
+      );
     });
 
     // --- the curated shelf through agentskills-http (the documented conflict, guarded) -------
     await withShelf(CURATED_SHELF, path.join(work, "curated-state"), {}, async (shelf) => {
       const { code, output } = await pytest(shelf.url, "test_curated_shelf.py", { SKILLSHELF_CURATED_SHELF: CURATED_SHELF });
       const summary = output.trim().split("\n").at(-1) ?? "";
-      report(`agentskills-http on the curated shelf: exactly the 3 known skills refused, the rest register and read back byte-identical (${summary})`, code === 0 ? [] : [`pytest exited ${code}`], code === 0 ? "" : output);
+      report(
+        `agentskills-http on the curated shelf: exactly the 3 known skills refused, the rest register and read back byte-identical (${summary})`,
+        code === 0 ? [] : [`pytest exited ${code}`],
+        code === 0 ? "" : output,
+      );
     });
 
     // --- the skills CLI ---------------------------------------------------------------------
@@ -77,7 +91,10 @@ async function main(): Promise<void> {
 
     await withShelf(CLIENT_SHELF, clientState, {}, async (shelf) => {
       const index = (await (await fetch(`${shelf.url}/.well-known/agent-skills/index.json`)).json()) as { skills: Array<{ type: string }> };
-      const types = index.skills.map((s) => s.type).sort().join(",");
+      const types = index.skills
+        .map((s) => s.type)
+        .sort()
+        .join(",");
       const { problems, output } = await installAndCompare(shelf.url, CLIENT_SHELF);
       if (types !== "archive,archive,skill-md") problems.push(`v0.2 index types were ${types}`);
       report("skills add via the well-known v0.2.0 index", problems, problems.length ? output : "");

@@ -15,7 +15,6 @@ export async function stopAll(): Promise<void> {
   running.clear();
 }
 
-
 /**
  * Builds and publishes `shelfDir` into a Worker persisted under `stateDir`, started with `vars`.
  * @example const shelf = await startShelf(dir, state, { SHELF_DISCOVERY: "v0.1" }); try { … } finally { await shelf.stop() }

@@ -51,14 +51,21 @@ export async function installAndCompare(url: string, shelfDir: string): Promise<
     await Promise.all([mkdir(project), mkdir(home)]);
     const { output } = await run(["add", url, "-y", "--copy", "-a", AGENT], project, home);
     const problems: string[] = [];
-    const expectedNames = (await readdir(path.join(shelfDir, "skills"), { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    const expectedNames = (await readdir(path.join(shelfDir, "skills"), { withFileTypes: true }))
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
     let installedNames: string[] = [];
     try {
-      installedNames = (await readdir(path.join(project, AGENT_DIR), { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+      installedNames = (await readdir(path.join(project, AGENT_DIR), { withFileTypes: true }))
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort();
     } catch {
       problems.push(`nothing was installed into ${AGENT_DIR}`);
     }
-    if (!isDeepStrictEqual(installedNames, expectedNames)) problems.push(`installed skills ${JSON.stringify(installedNames)} != shelf skills ${JSON.stringify(expectedNames)}`);
+    if (!isDeepStrictEqual(installedNames, expectedNames))
+      problems.push(`installed skills ${JSON.stringify(installedNames)} != shelf skills ${JSON.stringify(expectedNames)}`);
     for (const name of expectedNames.filter((n) => installedNames.includes(n))) {
       const want = await readTree(path.join(shelfDir, "skills", name));
       const got = await readTree(path.join(project, AGENT_DIR, name));

@@ -2,14 +2,7 @@
 // Worker module over MAX_WORKER_FILE_LINES lines; and proof on made-up trees that the checks can fail.
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  importCycles,
-  importGraph,
-  MAX_WORKER_FILE_LINES,
-  oversizedFiles,
-  readSourceTree,
-  relativeImports,
-} from "../../scripts/check-tree.ts";
+import { importCycles, importGraph, MAX_WORKER_FILE_LINES, oversizedFiles, readSourceTree, relativeImports } from "../../scripts/check-tree.ts";
 
 const tree = (files: Record<string, string>) => new Map(Object.entries(files));
 
@@ -45,7 +38,9 @@ describe("importCycles", () => {
     expect(importCycles(graph)).toEqual([["src/a.ts", "src/b.ts", "src/sub/c.ts", "src/a.ts"]]);
   });
   it("counts a circle closed only by a type import", () => {
-    const graph = importGraph(tree({ "src/errors.ts": 'import { access } from "./access.ts";', "src/access.ts": 'import type { HttpError } from "./errors.ts";' }));
+    const graph = importGraph(
+      tree({ "src/errors.ts": 'import { access } from "./access.ts";', "src/access.ts": 'import type { HttpError } from "./errors.ts";' }),
+    );
     expect(importCycles(graph)).toEqual([["src/access.ts", "src/errors.ts", "src/access.ts"]]);
   });
   it("finds a module that imports itself", () => {

@@ -9,7 +9,15 @@ const SCRIPT = path.resolve("shelf/skills/release-checklist/scripts/preflight.sh
 const root = mkdtempSync(path.join(tmpdir(), "skillshelf-preflight-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" };
+const gitEnv = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_AUTHOR_NAME: "t",
+  GIT_AUTHOR_EMAIL: "t@example.com",
+  GIT_COMMITTER_NAME: "t",
+  GIT_COMMITTER_EMAIL: "t@example.com",
+};
 function git(cwd: string, ...args: string[]) {
   const r = spawnSync("git", args, { cwd, env: gitEnv, encoding: "utf8" });
   if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);

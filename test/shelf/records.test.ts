@@ -34,7 +34,10 @@ describe("shelf trust records", () => {
 
   it("the bundle version (a date) is bumped whenever a skill is re-attested on a later day", () => {
     const key = (dotted: string) => dotted.split(/[.-]/).map(Number);
-    const newest = records.validations.map((r) => r.validated_at).sort().at(-1)!;
+    const newest = records.validations
+      .map((r) => r.validated_at)
+      .sort()
+      .at(-1)!;
     const [vy, vm, vd] = key(records.catalog!.version!);
     const [ay, am, ad] = key(newest);
     const bumped = vy! * 10000 + vm! * 100 + vd! >= ay! * 10000 + am! * 100 + ad!;

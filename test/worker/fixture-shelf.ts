@@ -57,7 +57,14 @@ export async function publishFixtureShelf(
       record: describeSkill(validation.metadata, validation.parsed, inventory, {
         source: skill.source ?? "first-party",
         validations: [],
-        verdict: { level: requiresReview ? "unverified" : "first_party", blocked: false, requires_review: requiresReview, attachable: !requiresReview, reasons: [], warnings: [] },
+        verdict: {
+          level: requiresReview ? "unverified" : "first_party",
+          blocked: false,
+          requires_review: requiresReview,
+          attachable: !requiresReview,
+          reasons: [],
+          warnings: [],
+        },
       }),
     });
     out.files.set(skill.name, new Map(files.map((f) => [f.path, f.bytes])));

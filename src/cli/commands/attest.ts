@@ -69,7 +69,9 @@ export function attestRecord(
   const previous = records.find((r) => r.name === subject.name);
   const method = options.method ?? DEFAULT_METHOD[options.level];
   if (method === undefined) {
-    throw new UsageError(`--level ${options.level} needs --method (first-party grants first_party; manual-review or first-party-adoption grant adopted; external-audit or simulated-execution grant audited)`);
+    throw new UsageError(
+      `--level ${options.level} needs --method (first-party grants first_party; manual-review or first-party-adoption grant adopted; external-audit or simulated-execution grant audited)`,
+    );
   }
   // A reviewer is only carried over for the bytes they reviewed: a new record, or a changed tree,
   // needs someone to say they looked at it.
@@ -139,7 +141,9 @@ async function readValidations(file: string, warn: (message: string) => void): P
   const parsed = parseValidations(bytes, file);
   for (const w of parsed.warnings) warn(w);
   if (parsed.problems.length) {
-    throw new CliError(`${file} has ${parsed.problems.length} malformed record(s); fix them by hand first, nothing was written:\n${parsed.problems.map((p) => `  ${p.message}`).join("\n")}`);
+    throw new CliError(
+      `${file} has ${parsed.problems.length} malformed record(s); fix them by hand first, nothing was written:\n${parsed.problems.map((p) => `  ${p.message}`).join("\n")}`,
+    );
   }
   return parsed.entries;
 }
@@ -222,7 +226,9 @@ export const run: Command = async (ctx) => {
       ctx.stdout(`${skill.name}: ${state} (tree ${inv.tree_hash})\n`);
       if (state !== "current") {
         failures++;
-        ctx.stderr(`${skill.name}: ${state === "missing" ? "no validation record" : "validation record does not match the skill's tree hash (edited since attested)"}; review it, then run npx skillshelf attest ${shelfDir} ${skill.name} --by <reviewer>\n`);
+        ctx.stderr(
+          `${skill.name}: ${state === "missing" ? "no validation record" : "validation record does not match the skill's tree hash (edited since attested)"}; review it, then run npx skillshelf attest ${shelfDir} ${skill.name} --by <reviewer>\n`,
+        );
       }
       continue;
     }
@@ -235,7 +241,9 @@ export const run: Command = async (ctx) => {
     changed ||= result.changed;
     const r = result.record;
     const note = inv.has_scripts ? "; bundles scripts, so clients still require review" : "";
-    ctx.stdout(`${skill.name}: ${result.changed ? "attested" : "already current"} ${r.level} via ${r.method} by ${r.validated_by} (${r.validated_at}), tree ${r.tree_hash}${note}\n`);
+    ctx.stdout(
+      `${skill.name}: ${result.changed ? "attested" : "already current"} ${r.level} via ${r.method} by ${r.validated_by} (${r.validated_at}), tree ${r.tree_hash}${note}\n`,
+    );
   }
 
   if (values.all) {

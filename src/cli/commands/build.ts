@@ -30,9 +30,13 @@ export const run: Command = async (ctx) => {
   await writeBuild(built, out, { shelfDir: positionals[0]! });
   const m = built.manifest;
   if (values.json) {
-    ctx.stdout(`${JSON.stringify({ ok: true, generation: built.id, out, skills: m.skill_count, files: m.file_count, bytes: m.total_bytes, objects: built.objects.length }, null, 2)}\n`);
+    ctx.stdout(
+      `${JSON.stringify({ ok: true, generation: built.id, out, skills: m.skill_count, files: m.file_count, bytes: m.total_bytes, objects: built.objects.length }, null, 2)}\n`,
+    );
   } else {
-    ctx.stdout(`built generation ${built.id}\n  ${m.skill_count} skill(s), ${m.file_count} file(s), ${m.total_bytes} bytes, ${built.objects.length} object(s) in ${m.shards.length} shard(s) → ${out}\n`);
+    ctx.stdout(
+      `built generation ${built.id}\n  ${m.skill_count} skill(s), ${m.file_count} file(s), ${m.total_bytes} bytes, ${built.objects.length} object(s) in ${m.shards.length} shard(s) → ${out}\n`,
+    );
   }
   return 0;
 };

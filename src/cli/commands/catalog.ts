@@ -5,8 +5,7 @@ import { CliError, commaList, parseCommandArgs, UsageError, type Command } from 
 import { loadValidShelf } from "../lib/valid-skill.ts";
 
 const USAGE =
-  "skillshelf catalog <shelf-dir> [--format xml|markdown] [--tags a,b] [--include a,b] [--exclude a,b] " +
-  "[--max-chars N] [--total N] [--no-selection-hints]";
+  "skillshelf catalog <shelf-dir> [--format xml|markdown] [--tags a,b] [--include a,b] [--exclude a,b] " + "[--max-chars N] [--total N] [--no-selection-hints]";
 
 function nonNegativeInteger(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

@@ -15,21 +15,32 @@ function wholeNumber(value: string | undefined, flag: string): number | undefine
 export const run: Command = async (ctx) => {
   const { values, positionals } = parseCommandArgs(
     ctx.args,
-    { url: { type: "string" }, keep: { type: "string" }, "grace-hours": { type: "string" }, apply: { type: "boolean" }, "token-env": { type: "string" }, json: { type: "boolean" } },
+    {
+      url: { type: "string" },
+      keep: { type: "string" },
+      "grace-hours": { type: "string" },
+      apply: { type: "boolean" },
+      "token-env": { type: "string" },
+      json: { type: "boolean" },
+    },
     USAGE,
   );
   if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}\nusage: ${USAGE}`);
   const keep = wholeNumber(values.keep, "--keep");
   const graceHours = wholeNumber(values["grace-hours"], "--grace-hours");
   const client = adminClient(ctx, workerUrl(values.url, USAGE), tokenFrom(ctx, values["token-env"]));
-  const json = await adminCall(() => client.gc({ keep, grace_seconds: graceHours === undefined ? undefined : graceHours * 3600, apply: Boolean(values.apply) }));
+  const json = await adminCall(() =>
+    client.gc({ keep, grace_seconds: graceHours === undefined ? undefined : graceHours * 3600, apply: Boolean(values.apply) }),
+  );
   if (values.json) {
     ctx.stdout(`${JSON.stringify(json, null, 2)}\n`);
     return 0;
   }
   const d = json.deletable;
   ctx.stdout(`kept generations (${json.kept_generations.length}): ${json.kept_generations.join(", ") || "none"}\n`);
-  ctx.stdout(`unreferenced and older than ${json.grace_seconds / 3600} h: ${d.generation} manifest(s), ${d.shard} shard(s), ${d.record} record(s), ${d.blob} blob(s), ${json.deletable_bytes} bytes\n`);
+  ctx.stdout(
+    `unreferenced and older than ${json.grace_seconds / 3600} h: ${d.generation} manifest(s), ${d.shard} shard(s), ${d.record} record(s), ${d.blob} blob(s), ${json.deletable_bytes} bytes\n`,
+  );
   if (json.applied) ctx.stdout(`deleted ${json.deleted.generation + json.deleted.shard + json.deleted.record + json.deleted.blob} object(s)\n`);
   else ctx.stdout("dry run: nothing deleted; rerun with --apply to delete\n");
   return 0;

@@ -16,6 +16,7 @@ export const run: Command = async (ctx) => {
     ctx.stdout("nothing has been published yet\n");
     return 0;
   }
-  for (const h of json.history) ctx.stdout(`${h.seq}\t${h.at}\t${h.action}\t${h.generation}${h.generation === json.current && h === json.history[0] ? "\t(current)" : ""}\n`);
+  for (const h of json.history)
+    ctx.stdout(`${h.seq}\t${h.at}\t${h.action}\t${h.generation}${h.generation === json.current && h === json.history[0] ? "\t(current)" : ""}\n`);
   return 0;
 };

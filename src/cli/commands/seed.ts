@@ -7,12 +7,15 @@ const USAGE = "skillshelf seed --from <bundle-shelf> --to <team-shelf> [--exclud
 
 /** The human report: one line per non-empty bucket, items listed. */
 export function formatSeedReport(report: SeedReport): string {
-  const lines = [`seeded ${report.dest} from bundle ${report.bundled_version}${report.previous_version ? ` (previously ${report.previous_version})` : " (no earlier seed)"}`];
+  const lines = [
+    `seeded ${report.dest} from bundle ${report.bundled_version}${report.previous_version ? ` (previously ${report.previous_version})` : " (no earlier seed)"}`,
+  ];
   for (const bucket of [...SEED_BUCKETS, "not_in_bundle"] as const) {
     const items = report[bucket];
     if (items.length) lines.push(`  ${bucket} (${items.length}): ${items.join(", ")}`);
   }
-  if (report.excluded?.length) lines.push(`  excluded (${report.excluded.length}): ${report.excluded.join(", ")} (left as they are; pass --exclude on every seed to keep them out)`);
+  if (report.excluded?.length)
+    lines.push(`  excluded (${report.excluded.length}): ${report.excluded.join(", ")} (left as they are; pass --exclude on every seed to keep them out)`);
   if (report.not_in_bundle.length) lines.push("  not_in_bundle items were left in place; remove them yourself if they are no longer wanted");
   if (report.manifest_written) lines.push(`  wrote ${SEED_MANIFEST}${report.changed ? "" : " (no item changed)"}`);
   else if (!report.changed) lines.push("  nothing written");
@@ -20,7 +23,11 @@ export function formatSeedReport(report: SeedReport): string {
 }
 
 export const run: Command = async (ctx) => {
-  const { values, positionals } = parseCommandArgs(ctx.args, { from: { type: "string" }, to: { type: "string" }, exclude: { type: "string", multiple: true }, json: { type: "boolean" } }, USAGE);
+  const { values, positionals } = parseCommandArgs(
+    ctx.args,
+    { from: { type: "string" }, to: { type: "string" }, exclude: { type: "string", multiple: true }, json: { type: "boolean" } },
+    USAGE,
+  );
   if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}\nusage: ${USAGE}`);
   if (!values.from || !values.to) throw new UsageError(`--from and --to are required\nusage: ${USAGE}`);
   const exclude = values.exclude?.flatMap((v) => commaList(v) ?? []);

@@ -56,9 +56,15 @@ export const run: Command = async (ctx) => {
   for (const w of warnings) ctx.stderr(`warning: ${w}\n`);
   const line = (label: string, items: string[]) => ctx.stdout(`${label}: ${items.length ? items.join(", ") : "(none)"}\n`);
   line("active", selection.active_names);
-  line("held (requires review; enable with --enable name or name@hash)", selection.held.map((h) => `${h.name}@${selection.resolved_tree_hashes[h.name]}`));
+  line(
+    "held (requires review; enable with --enable name or name@hash)",
+    selection.held.map((h) => `${h.name}@${selection.resolved_tree_hashes[h.name]}`),
+  );
   for (const h of selection.held) for (const r of h.verdict.reasons) ctx.stdout(`    ${h.name}: ${r}\n`);
-  line("blocked (never activates)", selection.blocked.map((b) => b.name));
+  line(
+    "blocked (never activates)",
+    selection.blocked.map((b) => b.name),
+  );
   for (const b of selection.blocked) for (const r of b.verdict.reasons) ctx.stdout(`    ${b.name}: ${r}\n`);
   line("missing", selection.missing);
   for (const [name, req] of Object.entries(selection.requires)) {

@@ -26,7 +26,9 @@ export interface BuildProblem {
 export class BuildRefusedError extends CliError {
   readonly problems: readonly BuildProblem[];
   constructor(problems: readonly BuildProblem[]) {
-    super(`build refused: ${problems.length} problem(s); nothing was written:\n${problems.map((p) => `  ${p.skill ?? "shelf"}: ${p.field}: ${p.message}`).join("\n")}`);
+    super(
+      `build refused: ${problems.length} problem(s); nothing was written:\n${problems.map((p) => `  ${p.skill ?? "shelf"}: ${p.field}: ${p.message}`).join("\n")}`,
+    );
     this.problems = problems;
   }
 }
@@ -45,8 +47,12 @@ export function pathProblems(paths: readonly string[]): string[] {
     // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u001f\u007f]/.test(p)) problems.push(`path ${shown} contains a NUL or control character; rename it`);
     const segments = p.split("/");
-    if (p === "__proto__") problems.push(`path "__proto__" at the skill root cannot be stored in the .zip archive (the zip library treats it as an object prototype); rename it`);
-    if (p === "index.json") problems.push(`path "index.json" at the skill root collides with the static-host layout's per-skill manifest (/skills/<name>/index.json); move it into references/ or assets/, or rename it`);
+    if (p === "__proto__")
+      problems.push(`path "__proto__" at the skill root cannot be stored in the .zip archive (the zip library treats it as an object prototype); rename it`);
+    if (p === "index.json")
+      problems.push(
+        `path "index.json" at the skill root collides with the static-host layout's per-skill manifest (/skills/<name>/index.json); move it into references/ or assets/, or rename it`,
+      );
     if (segments.some((s) => s === "..")) problems.push(`path ${shown} contains "..": rename it`);
     else if (segments.some((s) => s === "" || s === ".")) problems.push(`path ${shown} has an empty or "." segment`);
   }
@@ -64,7 +70,12 @@ export function pathProblems(paths: readonly string[]): string[] {
   }
   for (const variants of byFolded.values()) {
     if (variants.size > 1) {
-      problems.push(`paths ${[...variants].sort().map((v) => JSON.stringify(v)).join(" and ")} differ only by case; they collide on case-insensitive file systems. Rename one`);
+      problems.push(
+        `paths ${[...variants]
+          .sort()
+          .map((v) => JSON.stringify(v))
+          .join(" and ")} differ only by case; they collide on case-insensitive file systems. Rename one`,
+      );
     }
   }
   return problems;
@@ -112,11 +123,19 @@ export async function buildShelf(shelfDir: string, options: BuildShelfOptions = 
     const paths = skill.files.map((f) => f.path);
     for (const message of pathProblems(paths)) problems.push({ skill: folder, field: "files", message });
     if (skill.files.length > MAX_FILES_PER_SKILL) {
-      problems.push({ skill: folder, field: "files", message: `${skill.files.length} files; a skill may hold at most ${MAX_FILES_PER_SKILL} (the MCP skills extension's limit). Split it or remove files` });
+      problems.push({
+        skill: folder,
+        field: "files",
+        message: `${skill.files.length} files; a skill may hold at most ${MAX_FILES_PER_SKILL} (the MCP skills extension's limit). Split it or remove files`,
+      });
     }
     const totalBytes = skill.files.reduce((sum, f) => sum + f.bytes.length, 0);
     if (totalBytes > MAX_BYTES_PER_SKILL) {
-      problems.push({ skill: folder, field: "files", message: `${totalBytes} bytes; a skill may hold at most ${MAX_BYTES_PER_SKILL} bytes (16 MiB, the MCP skills extension's limit). Remove or shrink files` });
+      problems.push({
+        skill: folder,
+        field: "files",
+        message: `${totalBytes} bytes; a skill may hold at most ${MAX_BYTES_PER_SKILL} bytes (16 MiB, the MCP skills extension's limit). Remove or shrink files`,
+      });
     }
     if (problems.length > before || !skill.validation.ok || !skill.validation.metadata || !skill.validation.parsed || !skill.inventory) continue;
     try {
@@ -134,7 +153,11 @@ export async function buildShelf(shelfDir: string, options: BuildShelfOptions = 
     const notes: string[] = [];
     const verdict = judgeSkill(records, { name: meta.name, tree_hash: inventory.tree_hash, has_scripts: inventory.has_scripts }, (m) => notes.push(m));
     if (verdict.blocked) {
-      problems.push({ skill: folder, field: "trust", message: `verdict is blocked (${verdict.reasons.join("; ")}); remove the skill from the shelf or withdraw the advisory` });
+      problems.push({
+        skill: folder,
+        field: "trust",
+        message: `verdict is blocked (${verdict.reasons.join("; ")}); remove the skill from the shelf or withdraw the advisory`,
+      });
       continue;
     }
     const hashBound = validationsFor(records, inventory.tree_hash);
@@ -204,7 +227,9 @@ export async function checkBuildTarget(outDir: string, shelfDir?: string): Promi
   if (shelfDir !== undefined) {
     const shelf = await realPathOf(shelfDir);
     if (isWithin(out, shelf) || isWithin(shelf, out)) {
-      throw new CliError(`refusing to write the build to ${outDir}: it ${out === shelf ? "is" : isWithin(out, shelf) ? "is inside" : "contains"} the shelf folder ${shelfDir}; pass --out a folder outside the shelf`);
+      throw new CliError(
+        `refusing to write the build to ${outDir}: it ${out === shelf ? "is" : isWithin(out, shelf) ? "is inside" : "contains"} the shelf folder ${shelfDir}; pass --out a folder outside the shelf`,
+      );
     }
   }
   let stat: Awaited<ReturnType<typeof lstat>>;
@@ -215,14 +240,21 @@ export async function checkBuildTarget(outDir: string, shelfDir?: string): Promi
     throw new CliError(`cannot inspect build target ${outDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   if (!stat.isDirectory()) {
-    throw new CliError(`refusing to write the build to ${outDir}: it is ${stat.isSymbolicLink() ? "a symlink" : "a file, not a folder"}; pass --out a new or empty folder, or an earlier build folder`);
+    throw new CliError(
+      `refusing to write the build to ${outDir}: it is ${stat.isSymbolicLink() ? "a symlink" : "a file, not a folder"}; pass --out a new or empty folder, or an earlier build folder`,
+    );
   }
   const names = await readdir(outDir);
   if (names.length === 0) return;
   const foreign = names.filter((n) => !BUILD_ENTRIES.has(n));
   if (!names.includes(BUILD_MANIFEST) || foreign.length) {
-    const shown = (foreign.length ? foreign : names).slice(0, 3).map((n) => JSON.stringify(n)).join(", ");
-    throw new CliError(`refusing to replace ${outDir}: it is not empty and not a skillshelf build folder (it holds ${shown}${names.length > 3 ? ", …" : ""}); pass --out a new or empty folder, or remove it yourself`);
+    const shown = (foreign.length ? foreign : names)
+      .slice(0, 3)
+      .map((n) => JSON.stringify(n))
+      .join(", ");
+    throw new CliError(
+      `refusing to replace ${outDir}: it is not empty and not a skillshelf build folder (it holds ${shown}${names.length > 3 ? ", …" : ""}); pass --out a new or empty folder, or remove it yourself`,
+    );
   }
 }
 

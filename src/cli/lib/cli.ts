@@ -33,11 +33,7 @@ export interface CliContext {
 export type Command = (ctx: CliContext) => Promise<number>;
 
 /** parseArgs with strict options; unknown flags and bad values become UsageErrors. */
-export function parseCommandArgs<T extends NonNullable<ParseArgsConfig["options"]>>(
-  args: string[],
-  options: T,
-  usage: string,
-) {
+export function parseCommandArgs<T extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: T, usage: string) {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
@@ -48,5 +44,8 @@ export function parseCommandArgs<T extends NonNullable<ParseArgsConfig["options"
 /** Parses a comma-separated flag value into a list, ignoring empty items. */
 export function commaList(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  return value.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }

@@ -146,7 +146,11 @@ function compareVersions(a: string, b: string): number {
 async function bundleItems(bundle: string): Promise<{ key: string; src: string; isDir: boolean }[]> {
   const items: { key: string; src: string; isDir: boolean }[] = [];
   const sorted = async (dir: string) => (await readdir(dir).catch(() => [] as string[])).sort(compareCodePoints);
-  const kind = (p: string) => stat(p).then((s) => (s.isDirectory() ? "dir" : s.isFile() ? "file" : "other"), () => "other");
+  const kind = (p: string) =>
+    stat(p).then(
+      (s) => (s.isDirectory() ? "dir" : s.isFile() ? "file" : "other"),
+      () => "other",
+    );
   for (const name of await sorted(bundle)) {
     if (name.endsWith(".yaml") && (await kind(path.join(bundle, name))) === "file") items.push({ key: name, src: path.join(bundle, name), isDir: false });
   }
@@ -294,7 +298,8 @@ async function recoverStaging(dest: string): Promise<string[]> {
   for (const entry of (await readdir(dest)).filter((n) => n.startsWith(STAGING_PREFIX)).sort()) {
     const staging = path.join(dest, entry);
     const st = await lstat(staging);
-    if (st.isSymbolicLink()) throw new CliError(`${staging} is a symlink; seed staging must be a real folder inside ${dest}. Remove the symlink and seed again`);
+    if (st.isSymbolicLink())
+      throw new CliError(`${staging} is a symlink; seed staging must be a real folder inside ${dest}. Remove the symlink and seed again`);
     if (!st.isDirectory()) continue;
     for (const name of await readdir(staging)) {
       if (!name.endsWith(".previous")) continue;
@@ -389,7 +394,9 @@ export async function seedShelf(bundle: string, dest: string, options: SeedOptio
       },
     });
   } catch (error) {
-    throw new CliError(`another seed holds ${path.join(dest, SEED_LOCK_DIR)} and did not finish in time (${(error as Error).message}); wait for it, or remove the lock folder if no seed is running`);
+    throw new CliError(
+      `another seed holds ${path.join(dest, SEED_LOCK_DIR)} and did not finish in time (${(error as Error).message}); wait for it, or remove the lock folder if no seed is running`,
+    );
   }
   try {
     await recoverStaging(dest);
@@ -472,7 +479,9 @@ async function seedLocked(
   }
   const bundledKeys = new Set(allItems.map((i) => i.key));
   const notInBundle: string[] = [];
-  for (const key of Object.keys(seeded).filter((k) => !bundledKeys.has(k)).sort(compareCodePoints)) {
+  for (const key of Object.keys(seeded)
+    .filter((k) => !bundledKeys.has(k))
+    .sort(compareCodePoints)) {
     if (await lstatOrNull(path.join(dest, key))) notInBundle.push(key);
     else delete seeded[key];
   }

@@ -35,7 +35,9 @@ export async function readShelfRecords(shelfDir: string, warn: (message: string)
     return assertRecordsValid(result);
   } catch (error) {
     if (error instanceof TrustRecordsError) {
-      throw new CliError(`${shelfDir}: ${error.problems.length} malformed trust record(s); fix every one (trust is refused until then):\n${error.problems.map((p) => `  ${p.message}`).join("\n")}`);
+      throw new CliError(
+        `${shelfDir}: ${error.problems.length} malformed trust record(s); fix every one (trust is refused until then):\n${error.problems.map((p) => `  ${p.message}`).join("\n")}`,
+      );
     }
     throw error;
   }

@@ -42,7 +42,9 @@ export async function readSkillDir(dir: string): Promise<SkillFile[]> {
       const childRel = rel ? `${rel}/${entry.name}` : entry.name;
       const childAbs = path.join(dir, childRel);
       if (entry.isSymbolicLink()) {
-        throw new CliError(`${childAbs} is a symlink; symlinks are not allowed inside skill folders (they can point outside the tree). Replace it with the file itself`);
+        throw new CliError(
+          `${childAbs} is a symlink; symlinks are not allowed inside skill folders (they can point outside the tree). Replace it with the file itself`,
+        );
       }
       if (entry.isDirectory()) await walk(childRel);
       else if (entry.isFile()) {

@@ -26,9 +26,7 @@ export async function loadValidSkill(dir: string): Promise<ValidSkill> {
   const skill = await loadSkill(dir);
   const { validation } = skill;
   if (!validation.ok || !validation.metadata || !validation.parsed) {
-    throw new CliError(
-      `skill ${skill.name} is invalid; fix it first (skillshelf validate ${dir}):\n${errorLines(validation.problems)}`,
-    );
+    throw new CliError(`skill ${skill.name} is invalid; fix it first (skillshelf validate ${dir}):\n${errorLines(validation.problems)}`);
   }
   return { name: skill.name, dir, metadata: validation.metadata, body: validation.parsed.body };
 }
@@ -50,9 +48,7 @@ export async function loadValidShelf(shelfDir: string): Promise<ValidSkill[]> {
     skills.push({ name: skill.name, dir, metadata: validation.metadata, body: validation.parsed.body });
   }
   if (failures.length > 0) {
-    throw new CliError(
-      `${failures.length} skill(s) in ${shelfDir} are invalid; fix them first (skillshelf validate ${shelfDir}):\n${failures.join("\n")}`,
-    );
+    throw new CliError(`${failures.length} skill(s) in ${shelfDir} are invalid; fix them first (skillshelf validate ${shelfDir}):\n${failures.join("\n")}`);
   }
   return skills;
 }

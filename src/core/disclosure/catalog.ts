@@ -109,10 +109,8 @@ interface Frame {
 }
 
 const XML_FRAME: Frame = {
-  empty: (total) =>
-    total > 0 ? `<available_skills truncated="true" shown="0" total="${total}" />` : "<available_skills />",
-  head: (shown, total) =>
-    shown < total ? `<available_skills truncated="true" shown="${shown}" total="${total}">\n` : "<available_skills>\n",
+  empty: (total) => (total > 0 ? `<available_skills truncated="true" shown="0" total="${total}" />` : "<available_skills />"),
+  head: (shown, total) => (shown < total ? `<available_skills truncated="true" shown="${shown}" total="${total}">\n` : "<available_skills>\n"),
   tail: () => "\n</available_skills>",
   separator: "\n",
 };
@@ -120,8 +118,7 @@ const XML_FRAME: Frame = {
 const EMPTY_MARKDOWN = "No skills are currently available.";
 
 const MARKDOWN_FRAME: Frame = {
-  empty: (total) =>
-    total > 0 ? `${EMPTY_MARKDOWN}\n\n_Catalog truncated: showing 0 of ${total} skills._` : EMPTY_MARKDOWN,
+  empty: (total) => (total > 0 ? `${EMPTY_MARKDOWN}\n\n_Catalog truncated: showing 0 of ${total} skills._` : EMPTY_MARKDOWN),
   head: () => "# Available Skills\n\n",
   tail: (shown, total) => (shown < total ? `\n_Catalog truncated: showing ${shown} of ${total} skills._` : ""),
   separator: "\n",
@@ -204,10 +201,7 @@ export function renderCatalog(skills: readonly CatalogSkill[], options: CatalogO
     if (shown === 0) {
       const needs = codePointLength(frame.empty(total));
       if (needs > maxChars) {
-        throw new CatalogError(
-          "max-chars",
-          `max_chars=${maxChars} cannot hold the smallest possible catalog, which needs ${needs} characters.`,
-        );
+        throw new CatalogError("max-chars", `max_chars=${maxChars} cannot hold the smallest possible catalog, which needs ${needs} characters.`);
       }
     }
   }

@@ -7,12 +7,7 @@ import { compareCodePoints, pyRstrip } from "../python-compat/py-text.ts";
 export const DEFAULT_FAST_PATH_MAX_TOKENS = 300;
 
 /** Tools an agent no longer needs once the body is inlined. Resource tools are always kept. */
-export const FAST_PATH_DROPPED_TOOLS: ReadonlySet<string> = new Set([
-  "get_skill_body",
-  "get_skill_metadata",
-  "get_skill_outline",
-  "get_skill_section",
-]);
+export const FAST_PATH_DROPPED_TOOLS: ReadonlySet<string> = new Set(["get_skill_body", "get_skill_metadata", "get_skill_outline", "get_skill_section"]);
 
 /** The resource half of the usage instructions, appended to the fast-path prompt (exact text). */
 export const FAST_PATH_RESOURCE_INSTRUCTIONS =

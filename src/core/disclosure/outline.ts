@@ -117,7 +117,9 @@ function headingAt(body: string, start: number, end: number): { level: number; t
 
 /** Reduces a title to a key an agent can type back: casefold, non-[a-z0-9] runs to `-`. */
 function slug(title: string): string {
-  const s = casefold(title).replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+  const s = casefold(title)
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
   return s || FALLBACK_KEY;
 }
 
@@ -202,10 +204,7 @@ export function renderOutline(outline: SkillOutline): string {
   }
   lines.push("");
   if (wholeBodyIsCheaper(outline)) {
-    lines.push(
-      `Call get_skill_body instead: the whole body is only ~${outline.total_tokens} tokens, ` +
-        `less than this outline plus a section fetch.`,
-    );
+    lines.push(`Call get_skill_body instead: the whole body is only ~${outline.total_tokens} tokens, ` + `less than this outline plus a section fetch.`);
   } else {
     lines.push(
       "Fetch one with get_skill_section using the key. Sections do not nest — a section covers " +
@@ -232,7 +231,12 @@ function sectionTextAt(body: string, section: Pick<OutlineSection, "start" | "en
  */
 export function sectionOf(body: string, outline: SkillOutline, key: string): string {
   const section = outline.sections.find((s) => s.key === key);
-  if (!section) throw new SectionNotFoundError(outline.skill_id, key, outline.sections.map((s) => s.key));
+  if (!section)
+    throw new SectionNotFoundError(
+      outline.skill_id,
+      key,
+      outline.sections.map((s) => s.key),
+    );
   return sectionTextAt(body, section);
 }
 

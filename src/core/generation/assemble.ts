@@ -47,12 +47,7 @@ export type SkillRecordInput = Omit<SkillRecord, "schema" | "archives">;
  * A skill's record fields from what validation and inventory found, plus its trust section:
  * the one mapping from a valid SKILL.md to the stored record (the build and test fixtures share it).
  */
-export function describeSkill(
-  metadata: SkillMetadata,
-  parsed: ParsedSkillMd,
-  inventory: Inventory,
-  trust: SkillRecordInput["trust"],
-): SkillRecordInput {
+export function describeSkill(metadata: SkillMetadata, parsed: ParsedSkillMd, inventory: Inventory, trust: SkillRecordInput["trust"]): SkillRecordInput {
   const outline = outlineOf(metadata.name, parsed.body);
   return {
     name: metadata.name,

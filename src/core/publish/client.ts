@@ -166,7 +166,11 @@ export class AdminClient {
             if (pointer && pointer.generation === target) return { status: 200, body: { pointer } as RouteOutput<R> };
           }
           if (response.status >= 400) {
-            throw new PublishError(response.status, String(parsed.error ?? "error"), `${method} ${path}: ${response.status} ${String(parsed.message ?? response.statusText)}`);
+            throw new PublishError(
+              response.status,
+              String(parsed.error ?? "error"),
+              `${method} ${path}: ${response.status} ${String(parsed.message ?? response.statusText)}`,
+            );
           }
           return { status: response.status, body: parsed as RouteOutput<R> };
         }
@@ -176,7 +180,12 @@ export class AdminClient {
         if (error instanceof PublishError) throw error;
         failure = (error as Error).message;
       }
-      if (attempt >= this.#attempts) throw new PublishError(response?.status ?? 0, "unavailable", `${method} ${path} failed ${attempt} times (last: ${failure}); rerun the command to continue`);
+      if (attempt >= this.#attempts)
+        throw new PublishError(
+          response?.status ?? 0,
+          "unavailable",
+          `${method} ${path} failed ${attempt} times (last: ${failure}); rerun the command to continue`,
+        );
       const retryAfter = Number(response?.headers.get("Retry-After"));
       const delay = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 30) * 1000 : Math.min(500 * 2 ** (attempt - 1), 8000);
       this.#log(`retrying ${method} ${path} in ${delay} ms (attempt ${attempt} of ${this.#attempts} failed: ${failure})`);
@@ -281,7 +290,8 @@ export async function publishGeneration(source: PublishSource, options: PublishO
     read: async (kind, sha) => (kind === "generation" ? source.manifest : JSON.parse(decoder.decode(await source.read(kind, sha)))),
   });
   const uploads: { kind: ObjectKind; sha: string; size: number }[] = [];
-  for (const kind of ["blob", "record", "shard"] as const) for (const sha of walk.selected[kind]) uploads.push({ kind, sha, size: walk.reached[kind].get(sha) ?? 0 });
+  for (const kind of ["blob", "record", "shard"] as const)
+    for (const sha of walk.selected[kind]) uploads.push({ kind, sha, size: walk.reached[kind].get(sha) ?? 0 });
   if (walk.selected.generation.length) uploads.push({ kind: "generation", sha: source.id, size: source.manifestBytes.length });
 
   // Bottom-up: blobs, then records, then shards, then the manifest; each level only after the

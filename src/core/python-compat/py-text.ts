@@ -49,18 +49,7 @@ export function isPyBlank(s: string): boolean {
 
 /** True for the code units that end a line in Python's `str.splitlines()` (CR handled apart). */
 function isLineBreak(c: number): boolean {
-  return (
-    c === 0x0a ||
-    c === 0x0d ||
-    c === 0x0b ||
-    c === 0x0c ||
-    c === 0x1c ||
-    c === 0x1d ||
-    c === 0x1e ||
-    c === 0x85 ||
-    c === 0x2028 ||
-    c === 0x2029
-  );
+  return c === 0x0a || c === 0x0d || c === 0x0b || c === 0x0c || c === 0x1c || c === 0x1d || c === 0x1e || c === 0x85 || c === 0x2028 || c === 0x2029;
 }
 
 /** One line of a string: its text span [start, end) and where the next line starts. */

@@ -25,8 +25,7 @@ export const MAX_YAML_ALIASES = 100;
 const BOOL_RE = /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/;
 const FLOAT_RE =
   /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
-const INT_RE =
-  /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
+const INT_RE = /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
 const NULL_RE = /^(?:~|null|Null|NULL|)$/;
 const DATE_RE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
 const TIMESTAMP_RE =
@@ -103,10 +102,13 @@ export type YamlValueStyle = "js" | "python";
 
 /** PyYAML's implicit resolvers as `yaml` scalar tags, in PyYAML's registration order. */
 function pyyamlScalarTags(style: YamlValueStyle): ScalarTag[] {
-  const float = style === "js" ? resolveFloat : (s: string) => {
-    const n = resolveFloat(s);
-    return Number.isInteger(n) ? new PyFloat(n) : n;
-  };
+  const float =
+    style === "js"
+      ? resolveFloat
+      : (s: string) => {
+          const n = resolveFloat(s);
+          return Number.isInteger(n) ? new PyFloat(n) : n;
+        };
   return [
     { tag: "tag:yaml.org,2002:bool", default: true, test: BOOL_RE, resolve: (s) => /^(?:yes|true|on)$/i.test(s) },
     { tag: "tag:yaml.org,2002:float", default: true, test: FLOAT_RE, resolve: float as ScalarTag["resolve"] },
@@ -125,11 +127,7 @@ const JS_TAGS = pyyamlScalarTags("js");
 const PYTHON_TAGS = pyyamlScalarTags("python");
 
 /** Parse options shared by every YAML read: PyYAML typing, merge keys, unique keys. */
-function parseWithPyYamlTyping(
-  text: string,
-  style: YamlValueStyle,
-  options: { lineCounter?: LineCounter; prettyErrors: boolean },
-): Document.Parsed {
+function parseWithPyYamlTyping(text: string, style: YamlValueStyle, options: { lineCounter?: LineCounter; prettyErrors: boolean }): Document.Parsed {
   return parseDocument(text, {
     schema: "failsafe",
     customTags: style === "js" ? JS_TAGS : PYTHON_TAGS,

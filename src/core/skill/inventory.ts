@@ -78,7 +78,9 @@ export function mediaTypeFor(path: string): string {
 
 /** Extensions that make a skill "ship code" (AbstractSkill's CODE_FILE_EXTENSIONS). */
 export const CODE_FILE_EXTENSIONS: ReadonlySet<string> = new Set(
-  "py sh bash zsh fish js mjs cjs ts rb pl php ps1 psm1 bat cmd exe dll so dylib jar class wasm lua r swift go rs c cc cpp java kt scala applescript".split(" "),
+  "py sh bash zsh fish js mjs cjs ts rb pl php ps1 psm1 bat cmd exe dll so dylib jar class wasm lua r swift go rs c cc cpp java kt scala applescript".split(
+    " ",
+  ),
 );
 
 /** The lower-cased last dotted part of the base name; a dotfile like `.py` has none. */

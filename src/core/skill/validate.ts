@@ -95,8 +95,7 @@ function notAStringMessage(field: string, node: unknown): string {
  */
 export function validateSkillMd(folderName: string, bytes: Uint8Array): SkillValidation {
   const problems: Problem[] = [];
-  const add = (field: string, message: string, severity: Severity = "error") =>
-    problems.push({ skill: folderName, field, severity, message });
+  const add = (field: string, message: string, severity: Severity = "error") => problems.push({ skill: folderName, field, severity, message });
   const done = (extra: Partial<SkillValidation> = {}): SkillValidation => ({
     ok: !problems.some((p) => p.severity === "error"),
     problems,
@@ -113,12 +112,18 @@ export function validateSkillMd(folderName: string, bytes: Uint8Array): SkillVal
 
   // Portability: clients hash and parse the raw bytes we serve with their own rules.
   if (text.charCodeAt(0) === 0xfeff) {
-    add("SKILL.md", "SKILL.md starts with a byte-order mark (BOM); clients that split at the first '---' then see no frontmatter. Save the file as UTF-8 without a BOM");
+    add(
+      "SKILL.md",
+      "SKILL.md starts with a byte-order mark (BOM); clients that split at the first '---' then see no frontmatter. Save the file as UTF-8 without a BOM",
+    );
   }
   const cr = text.indexOf("\r");
   if (cr !== -1) {
     const line = text.slice(0, cr).split("\n").length;
-    add("SKILL.md", `SKILL.md contains a carriage return (CR) on line ${line}; clients keep CRs, so bodies and hashes differ between them. Convert the file to LF line endings`);
+    add(
+      "SKILL.md",
+      `SKILL.md contains a carriage return (CR) on line ${line}; clients keep CRs, so bodies and hashes differ between them. Convert the file to LF line endings`,
+    );
   }
 
   let parsed: ParsedSkillMd;
@@ -180,7 +185,8 @@ export function validateSkillMd(folderName: string, bytes: Uint8Array): SkillVal
       compatibility = fm.compatibility;
       const len = codePointLength(compatibility);
       if (len > MAX_COMPATIBILITY_CHARS) add("compatibility", `compatibility is ${len} characters, over the limit of ${MAX_COMPATIBILITY_CHARS}`);
-      else if (pyStrip(compatibility).length === 0) add("compatibility", "compatibility is empty; remove it or describe the environment the skill needs", "warning");
+      else if (pyStrip(compatibility).length === 0)
+        add("compatibility", "compatibility is empty; remove it or describe the environment the skill needs", "warning");
       add("compatibility", AGENTSKILLS_CORE_CONFLICT("compatibility", "a mapping"), "warning");
     }
   }
@@ -191,10 +197,13 @@ export function validateSkillMd(folderName: string, bytes: Uint8Array): SkillVal
     if (typeof v === "string") {
       allowedTools = v.split(/\s+/).filter((t) => t.length > 0);
       add("allowed-tools", AGENTSKILLS_CORE_CONFLICT("allowed-tools", "a list"), "warning");
-    }
-    else if (Array.isArray(v) && v.every((t) => typeof t === "string")) {
+    } else if (Array.isArray(v) && v.every((t) => typeof t === "string")) {
       allowedTools = (v as string[]).map((t) => t.trim()).filter((t) => t.length > 0);
-      add("allowed-tools", "allowed-tools is a YAML list; the specification defines a space-separated string (accepted, but some clients reject lists)", "warning");
+      add(
+        "allowed-tools",
+        "allowed-tools is a YAML list; the specification defines a space-separated string (accepted, but some clients reject lists)",
+        "warning",
+      );
     } else add("allowed-tools", "allowed-tools must be a space-separated string of tool names, e.g. allowed-tools: Read Grep Bash(git:*)");
   }
 
@@ -229,7 +238,9 @@ export function validateSkillMd(folderName: string, bytes: Uint8Array): SkillVal
   const whenToUse = readSelectionHints("when_to_use", fm, node, add);
   const whenNotToUse = readSelectionHints("when_not_to_use", fm, node, add);
 
-  const unknown = Object.keys(fm).filter((k) => !KNOWN_FIELDS.has(k)).sort();
+  const unknown = Object.keys(fm)
+    .filter((k) => !KNOWN_FIELDS.has(k))
+    .sort();
   for (const key of unknown) {
     add(key, `unknown top-level field ${JSON.stringify(key)} is ignored; move custom data under metadata:`, "warning");
   }
@@ -311,12 +322,7 @@ function readRequirements(key: "requires_mcp" | "requires_tools", metadata: Reco
   return [];
 }
 
-function readSelectionHints(
-  key: "when_to_use" | "when_not_to_use",
-  fm: Record<string, unknown>,
-  node: (key: string) => unknown,
-  add: AddProblem,
-): string[] {
+function readSelectionHints(key: "when_to_use" | "when_not_to_use", fm: Record<string, unknown>, node: (key: string) => unknown, add: AddProblem): string[] {
   if (!Object.hasOwn(fm, key)) return [];
   const listNode = node(key);
   if (!isSeq(listNode)) {
@@ -325,7 +331,10 @@ function readSelectionHints(
   }
   const items = fm[key] as unknown[];
   if (items.length > MAX_SELECTION_HINTS) {
-    add(key, `field '${key}' has ${items.length} entries, over the limit of ${MAX_SELECTION_HINTS}; it is charged on every turn, and a skill needing more conditions is probably two skills`);
+    add(
+      key,
+      `field '${key}' has ${items.length} entries, over the limit of ${MAX_SELECTION_HINTS}; it is charged on every turn, and a skill needing more conditions is probably two skills`,
+    );
   }
   const out: string[] = [];
   items.forEach((item, i) => {

@@ -76,7 +76,9 @@ function coerceRank(raw: unknown, notes: string[], name: string, key: string): n
     return null;
   }
   if (rank < RISK_RANK_MIN || rank > RISK_RANK_MAX) {
-    notes.push(`#FALLBACK: inventory row ${pyRepr(name)} carries out-of-band ${key} ${rank} (frozen band ${RISK_RANK_MIN}..${RISK_RANK_MAX}); treated as unserved`);
+    notes.push(
+      `#FALLBACK: inventory row ${pyRepr(name)} carries out-of-band ${key} ${rank} (frozen band ${RISK_RANK_MIN}..${RISK_RANK_MAX}); treated as unserved`,
+    );
     return null;
   }
   return rank;
@@ -88,11 +90,14 @@ function rowRank(row: Row, notes: string[], name: string): number | null {
   const legacy = row.risk_tier;
   if (legacy === null || legacy === undefined) return null;
   if (typeof legacy === "string") {
-    notes.push(`#FALLBACK: inventory row ${pyRepr(name)} serves band word risk_tier=${pyRepr(legacy)} with no risk_rank — ordinal unserved (this consumer never re-derives the word->rank mapping)`);
+    notes.push(
+      `#FALLBACK: inventory row ${pyRepr(name)} serves band word risk_tier=${pyRepr(legacy)} with no risk_rank — ordinal unserved (this consumer never re-derives the word->rank mapping)`,
+    );
     return null;
   }
   const rank = coerceRank(legacy, notes, name, "risk_tier");
-  if (rank !== null) notes.push(`#FALLBACK: inventory row ${pyRepr(name)} serves the pre-vote shape (numeric risk_tier=${pyRepr(legacy)}, no risk_rank); accepted one release`);
+  if (rank !== null)
+    notes.push(`#FALLBACK: inventory row ${pyRepr(name)} serves the pre-vote shape (numeric risk_tier=${pyRepr(legacy)}, no risk_rank); accepted one release`);
   return rank;
 }
 
@@ -144,7 +149,9 @@ export function deriveDemand(requires: SkillRequires, options: DemandOptions): D
     if (first) {
       const dupServer = rowServer(row);
       if (dupServer && rowServer(first) !== dupServer) {
-        notes.push(`#FALLBACK: duplicate inventory row ${pyRepr(name)}; first kept (dropped copy carried mcp_server ${pyRepr(dupServer)} — that server's expansion will not see this row)`);
+        notes.push(
+          `#FALLBACK: duplicate inventory row ${pyRepr(name)}; first kept (dropped copy carried mcp_server ${pyRepr(dupServer)} — that server's expansion will not see this row)`,
+        );
       } else notes.push(`#FALLBACK: duplicate inventory row ${pyRepr(name)}; first kept`);
       continue;
     }
@@ -158,7 +165,9 @@ export function deriveDemand(requires: SkillRequires, options: DemandOptions): D
   const unmet: string[] = [];
   const ranks: number[] = [];
   if (byName.size === 0 && declared) {
-    notes.push("#FALLBACK: host served no readable inventory rows — every declared demand renders not_available (a day-one host, not necessarily a missing tool)");
+    notes.push(
+      "#FALLBACK: host served no readable inventory rows — every declared demand renders not_available (a day-one host, not necessarily a missing tool)",
+    );
   }
   const decorate = (row: Row | undefined) => ({ band: row ? nonBlank(row.risk_tier) : null, presentation: row ? nonBlank(row.risk_presentation) : null });
   for (const raw of requires.tools) {

@@ -83,7 +83,17 @@ export function evaluateTrust(records: TrustRecords, query: TrustQuery): TrustVe
       reasons.push(`blocked: ${advisory.severity} advisory (${strength === "hash" ? "hash match" : "name/source match"}) — ${advisory.hidden_issue}`);
       if (strength === "name") warnings.push(nameOnlyWarning(advisory));
     }
-    return { level: "blocked", blocked: true, requires_review: false, attachable: false, do_not_use: true, reasons, advisories: matched, validation: null, warnings };
+    return {
+      level: "blocked",
+      blocked: true,
+      requires_review: false,
+      attachable: false,
+      do_not_use: true,
+      reasons,
+      advisories: matched,
+      validation: null,
+      warnings,
+    };
   }
 
   const validation = treeHash ? strongest(validationsFor(records, treeHash)) : null;
@@ -107,7 +117,17 @@ export function evaluateTrust(records: TrustRecords, query: TrustQuery): TrustVe
     requiresReview = true;
     reasons.push("review: skill bundles scripts (requires enablement; elevated vulnerability rate)");
   }
-  return { level, blocked: false, requires_review: requiresReview, attachable: !requiresReview, do_not_use: false, reasons, advisories: matched, validation, warnings };
+  return {
+    level,
+    blocked: false,
+    requires_review: requiresReview,
+    attachable: !requiresReview,
+    do_not_use: false,
+    reasons,
+    advisories: matched,
+    validation,
+    warnings,
+  };
 }
 
 /** A provenance candidate derived from validation records ("hash" binds these bytes; "name" a prior tree). */
@@ -131,7 +151,10 @@ export function sourceCandidates(records: TrustRecords, name: string, treeHash: 
     ranked = stableSortDesc(hashBound, (r) => [r.name === wanted ? 1 : 0, levelRank(r.level)]);
     binding = "hash";
   } else {
-    ranked = stableSortDesc(records.validations.filter((r) => r.name === wanted), (r) => [levelRank(r.level)]);
+    ranked = stableSortDesc(
+      records.validations.filter((r) => r.name === wanted),
+      (r) => [levelRank(r.level)],
+    );
     binding = "name";
   }
   const sources = [...new Set(ranked.map((r) => r.source))];

@@ -140,10 +140,51 @@ export interface RecordFileResult<T> {
  * as `tree_hsh` or `stauts` silently changes what an advisory means, so we say so.
  */
 export const KNOWN_ENTRY_KEYS = {
-  validations: ["name", "source", "tree_hash", "level", "method", "validated_by", "validated_at", "evidence", "notes", "activation_description", "audience", "delivered_via_map"],
-  advisories: ["name", "source", "official_intent", "hidden_issue", "severity", "reference", "tree_hash", "advisory_id", "discovered_at", "status", "withdrawn_reason", "withdrawn_at"],
+  validations: [
+    "name",
+    "source",
+    "tree_hash",
+    "level",
+    "method",
+    "validated_by",
+    "validated_at",
+    "evidence",
+    "notes",
+    "activation_description",
+    "audience",
+    "delivered_via_map",
+  ],
+  advisories: [
+    "name",
+    "source",
+    "official_intent",
+    "hidden_issue",
+    "severity",
+    "reference",
+    "tree_hash",
+    "advisory_id",
+    "discovered_at",
+    "status",
+    "withdrawn_reason",
+    "withdrawn_at",
+  ],
   guidance: ["guidance_id", "title", "risk_class", "detail", "severity", "reference"],
-  skills: ["name", "source", "repo", "upstream_ref", "subdir", "license", "archetype", "risk", "improves", "activation_description", "expected_tree_hash", "vendored", "evidence", "notes"],
+  skills: [
+    "name",
+    "source",
+    "repo",
+    "upstream_ref",
+    "subdir",
+    "license",
+    "archetype",
+    "risk",
+    "improves",
+    "activation_description",
+    "expected_tree_hash",
+    "vendored",
+    "evidence",
+    "notes",
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 // ---------------------------------------------------------------------------------------------
@@ -224,15 +265,25 @@ function loadValidationRecord(data: unknown, ctx: z.RefinementCtx): ValidationRe
   nonEmpty("validated_at");
   const rawHash = pyStr(data.tree_hash);
   const treeHash = pyStrip(rawHash).toLowerCase();
-  if (!isSha256Hex(treeHash)) issues.push({ code: "bad_hash", message: `ValidationRecord.tree_hash must be a 64-char lowercase hex sha256 (got ${pyRepr(rawHash)})` });
+  if (!isSha256Hex(treeHash))
+    issues.push({ code: "bad_hash", message: `ValidationRecord.tree_hash must be a 64-char lowercase hex sha256 (got ${pyRepr(rawHash)})` });
   const level = levelText as TrustLevel;
   const method = pyStr(data.method);
   if (!GRANTABLE_LEVELS.includes(level)) {
-    issues.push({ code: "level_not_grantable", message: `ValidationRecord cannot grant ${pyRepr(level)}; grantable levels are ${pyRepr([...GRANTABLE_LEVELS].sort())}` });
+    issues.push({
+      code: "level_not_grantable",
+      message: `ValidationRecord cannot grant ${pyRepr(level)}; grantable levels are ${pyRepr([...GRANTABLE_LEVELS].sort())}`,
+    });
   } else if (!Object.hasOwn(METHOD_MAX_LEVEL, method)) {
-    issues.push({ code: "unknown_method", message: `unknown validation method ${pyRepr(method)}; known methods are ${pyRepr(Object.keys(METHOD_MAX_LEVEL).sort())}` });
+    issues.push({
+      code: "unknown_method",
+      message: `unknown validation method ${pyRepr(method)}; known methods are ${pyRepr(Object.keys(METHOD_MAX_LEVEL).sort())}`,
+    });
   } else if (levelRank(level) > levelRank(METHOD_MAX_LEVEL[method]!)) {
-    issues.push({ code: "method_cap", message: `method ${pyRepr(method)} may grant at most ${pyRepr(METHOD_MAX_LEVEL[method])}, not ${pyRepr(level)} (reviewed is not audited)` });
+    issues.push({
+      code: "method_cap",
+      message: `method ${pyRepr(method)} may grant at most ${pyRepr(METHOD_MAX_LEVEL[method])}, not ${pyRepr(level)} (reviewed is not audited)`,
+    });
   } else if (method === "simulated-execution") {
     const epochs = evidence.epochs;
     const models = evidence.models;
@@ -246,9 +297,15 @@ function loadValidationRecord(data: unknown, ctx: z.RefinementCtx): ValidationRe
   }
   const audience = truthy(data.audience) ? pyStr(data.audience) : "host";
   if (!(AUDIENCES as readonly string[]).includes(audience)) {
-    issues.push({ code: "unknown_audience", message: `unknown audience ${pyRepr(audience)}; must be one of ['either', 'entity', 'host'] (who may receive the teaching)` });
+    issues.push({
+      code: "unknown_audience",
+      message: `unknown audience ${pyRepr(audience)}; must be one of ['either', 'entity', 'host'] (who may receive the teaching)`,
+    });
   } else if (delivered && audience === "host") {
-    issues.push({ code: "audience_contradiction", message: "delivered_via_map=True contradicts audience='host' — the map delivers to ENTITY prompts; a host-only skill cannot ride it" });
+    issues.push({
+      code: "audience_contradiction",
+      message: "delivered_via_map=True contradicts audience='host' — the map delivers to ENTITY prompts; a host-only skill cannot ride it",
+    });
   }
   for (const issue of issues) fail(ctx, issue.code, issue.message);
   if (issues.length) return z.NEVER;
@@ -283,7 +340,11 @@ function loadAdvisoryEntry(data: unknown, ctx: z.RefinementCtx): AdvisoryEntry {
   const mandated = ["name", "source", "official_intent", "hidden_issue", "severity", "reference"];
   const missing = mandated.filter((k) => !present(data, k) || !pyStrip(pyStr(data[k])));
   if (missing.length) {
-    fail(ctx, "missing_mandated", `AdvisoryEntry missing mandated field(s): ${pyRepr(missing)} (official_intent, hidden_issue, severity, reference are required)`);
+    fail(
+      ctx,
+      "missing_mandated",
+      `AdvisoryEntry missing mandated field(s): ${pyRepr(missing)} (official_intent, hidden_issue, severity, reference are required)`,
+    );
     return z.NEVER;
   }
   const severity = pyStr(data.severity);
@@ -296,7 +357,8 @@ function loadAdvisoryEntry(data: unknown, ctx: z.RefinementCtx): AdvisoryEntry {
   let treeHash = optional("tree_hash");
   if (treeHash !== null) {
     const normalized = pyStrip(treeHash).toLowerCase();
-    if (!isSha256Hex(normalized)) issues.push({ code: "bad_hash", message: `AdvisoryEntry.tree_hash must be a 64-char lowercase hex sha256 (got ${pyRepr(treeHash)})` });
+    if (!isSha256Hex(normalized))
+      issues.push({ code: "bad_hash", message: `AdvisoryEntry.tree_hash must be a 64-char lowercase hex sha256 (got ${pyRepr(treeHash)})` });
     treeHash = normalized;
   }
   const status = present(data, "status") ? pyStr(data.status) : "active";
@@ -363,7 +425,18 @@ export const GuidanceEntrySchema = z.transform(loadGuidanceEntry).pipe(GuidanceE
 const REPO_SLUG_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]*\/[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 const SUBDIR_BAD = /(^\/)|(^\.\.(\/|$))|(\/\.\.(\/|$))|(\\)/;
 /** Licences that permit redistribution (compared lower-cased). */
-export const REDISTRIBUTABLE_LICENSES = ["mit", "apache-2.0", "bsd-2-clause", "bsd-3-clause", "isc", "cc0-1.0", "unlicense", "mpl-2.0", "cc-by-4.0", "cc-by-sa-4.0"];
+export const REDISTRIBUTABLE_LICENSES = [
+  "mit",
+  "apache-2.0",
+  "bsd-2-clause",
+  "bsd-3-clause",
+  "isc",
+  "cc0-1.0",
+  "unlicense",
+  "mpl-2.0",
+  "cc-by-4.0",
+  "cc-by-sa-4.0",
+];
 /** A catalog `version`: dotted numeric, compared as a tuple of integers. */
 export const BUNDLE_VERSION_RE = /^\d+(\.\d+)*$/;
 
@@ -419,14 +492,42 @@ function loadCatalogEntry(data: unknown, ctx: z.RefinementCtx): CatalogEntry {
   const archetype = text("archetype");
   const risk = text("risk");
   const ok =
-    rule(REPO_SLUG_RE.test(values.repo!) && !values.repo!.includes(".."), "repo_invalid", `catalog entry ${label}: repo must be an owner/repo slug with alphanumeric-leading segments, got ${pyRepr(values.repo)}`) &&
-    rule(REDISTRIBUTABLE_LICENSES.includes(values.license!.toLowerCase()), "license_not_allowed", `catalog entry ${label}: license ${pyRepr(values.license)} is not on the redistribution allowlist (${pyRepr([...REDISTRIBUTABLE_LICENSES].sort())}) — vendoring copies bytes; read the license text and widen the allowlist deliberately if it permits redistribution`) &&
-    rule(/^[0-9a-f]{40}$/.test(values.upstream_ref!), "upstream_ref_invalid", `catalog entry ${label}: upstream_ref must be a 40-hex commit SHA (tags/branches move; got ${pyRepr(values.upstream_ref)})`) &&
-    rule(!SUBDIR_BAD.test(values.subdir!), "subdir_invalid", `catalog entry ${label}: subdir must be a relative path without traversal, got ${pyRepr(values.subdir)}`) &&
-    rule(["knowledge", "procedure", "meta"].includes(archetype), "archetype_invalid", `catalog entry ${label}: archetype must be one of ['knowledge', 'meta', 'procedure']`) &&
+    rule(
+      REPO_SLUG_RE.test(values.repo!) && !values.repo!.includes(".."),
+      "repo_invalid",
+      `catalog entry ${label}: repo must be an owner/repo slug with alphanumeric-leading segments, got ${pyRepr(values.repo)}`,
+    ) &&
+    rule(
+      REDISTRIBUTABLE_LICENSES.includes(values.license!.toLowerCase()),
+      "license_not_allowed",
+      `catalog entry ${label}: license ${pyRepr(values.license)} is not on the redistribution allowlist (${pyRepr([...REDISTRIBUTABLE_LICENSES].sort())}) — vendoring copies bytes; read the license text and widen the allowlist deliberately if it permits redistribution`,
+    ) &&
+    rule(
+      /^[0-9a-f]{40}$/.test(values.upstream_ref!),
+      "upstream_ref_invalid",
+      `catalog entry ${label}: upstream_ref must be a 40-hex commit SHA (tags/branches move; got ${pyRepr(values.upstream_ref)})`,
+    ) &&
+    rule(
+      !SUBDIR_BAD.test(values.subdir!),
+      "subdir_invalid",
+      `catalog entry ${label}: subdir must be a relative path without traversal, got ${pyRepr(values.subdir)}`,
+    ) &&
+    rule(
+      ["knowledge", "procedure", "meta"].includes(archetype),
+      "archetype_invalid",
+      `catalog entry ${label}: archetype must be one of ['knowledge', 'meta', 'procedure']`,
+    ) &&
     rule(["low", "moderate", "risky"].includes(risk), "risk_invalid", `catalog entry ${label}: risk must be one of ['low', 'moderate', 'risky']`) &&
-    rule(expectedRaw === null || isSha256Hex(pyStrip(expectedRaw).toLowerCase()), "bad_hash", `catalog entry ${label}: expected_tree_hash must be 64-hex sha256`) &&
-    rule(!(vendored && expectedRaw === null), "vendored_without_hash", `catalog entry ${label} claims vendored=true without expected_tree_hash (an unverifiable vendored claim is the manifest-trust hole)`);
+    rule(
+      expectedRaw === null || isSha256Hex(pyStrip(expectedRaw).toLowerCase()),
+      "bad_hash",
+      `catalog entry ${label}: expected_tree_hash must be 64-hex sha256`,
+    ) &&
+    rule(
+      !(vendored && expectedRaw === null),
+      "vendored_without_hash",
+      `catalog entry ${label} claims vendored=true without expected_tree_hash (an unverifiable vendored claim is the manifest-trust hole)`,
+    );
   if (!ok) return z.NEVER;
   return {
     name,
@@ -495,14 +596,24 @@ export function parseRecordList<T>(
   if (bad) {
     const line = decoded.text.slice(0, bad.index).split("\n").length;
     const code = bad[0].codePointAt(0)!.toString(16).padStart(4, "0");
-    out.problems.push(fileProblem(file, "invalid_yaml", `invalid YAML in ${file} at line ${line}: unacceptable character #x${code} (YAML forbids control characters); remove it or write it as an escape in a double-quoted string`, line, null));
+    out.problems.push(
+      fileProblem(
+        file,
+        "invalid_yaml",
+        `invalid YAML in ${file} at line ${line}: unacceptable character #x${code} (YAML forbids control characters); remove it or write it as an escape in a double-quoted string`,
+        line,
+        null,
+      ),
+    );
     return out;
   }
   const { doc, lines } = parsePyYaml(decoded.text);
   if (doc.errors.length) {
     for (const error of doc.errors) {
       const pos = lines.linePos(error.pos[0]);
-      out.problems.push(fileProblem(file, "invalid_yaml", `invalid YAML in ${file} at line ${pos.line}, column ${pos.col}: ${error.message.split("\n")[0]}`, pos.line, pos.col));
+      out.problems.push(
+        fileProblem(file, "invalid_yaml", `invalid YAML in ${file} at line ${pos.line}, column ${pos.col}: ${error.message.split("\n")[0]}`, pos.line, pos.col),
+      );
     }
     return out;
   }
@@ -550,7 +661,9 @@ export function parseRecordList<T>(
         const name = keyNode && typeof keyNode === "object" && "value" in keyNode ? String((keyNode as { value: unknown }).value) : String(keyNode);
         if (knownKeys.includes(name)) continue;
         const at = keyNode?.range ? lines.linePos(keyNode.range[0]) : pos;
-        out.warnings.push(`${file}${at ? `:${at.line}:${at.col}` : ""}: ${key}[${index}]: unknown key ${pyRepr(name)} is ignored; known keys are ${knownKeys.join(", ")}`);
+        out.warnings.push(
+          `${file}${at ? `:${at.line}:${at.col}` : ""}: ${key}[${index}]: unknown key ${pyRepr(name)} is ignored; known keys are ${knownKeys.join(", ")}`,
+        );
       }
     }
     const parsed = schema.safeParse(raw);
@@ -592,7 +705,15 @@ function duplicates<T>(
       const firstPos = seen.get(id);
       const where = pos ? `:${pos.line}:${pos.column}` : "";
       const earlier = firstPos ? ` (first at line ${firstPos.line}, column ${firstPos.column})` : "";
-      problems.push(fileProblem(file, "duplicate_id", `${file}${where}: duplicate ${label} in ${key}: ${pyRepr(id)}${earlier}; give each entry its own ${label}`, pos?.line ?? null, pos?.column ?? null));
+      problems.push(
+        fileProblem(
+          file,
+          "duplicate_id",
+          `${file}${where}: duplicate ${label} in ${key}: ${pyRepr(id)}${earlier}; give each entry its own ${label}`,
+          pos?.line ?? null,
+          pos?.column ?? null,
+        ),
+      );
     } else seen.set(id, pos);
   });
   return problems;

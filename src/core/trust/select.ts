@@ -79,7 +79,14 @@ export function parseEnabled(entries: unknown, note: (m: string) => void): { bar
   const bare = new Set<string>();
   const pins = new Map<string, Set<string>>();
   // A scalar is one entry, never iterated character by character.
-  const list: unknown[] = entries === null || entries === undefined ? [] : typeof entries === "string" ? [entries] : Array.isArray(entries) ? entries : [...(entries as Iterable<unknown>)];
+  const list: unknown[] =
+    entries === null || entries === undefined
+      ? []
+      : typeof entries === "string"
+        ? [entries]
+        : Array.isArray(entries)
+          ? entries
+          : [...(entries as Iterable<unknown>)];
   for (const entry of list) {
     if (typeof entry !== "string" || !pyStrip(entry)) {
       note(`#FALLBACK: malformed enabled entry ${pyRepr(entry)} ignored (no grant)`);
@@ -105,7 +112,9 @@ export function parseEnabled(entries: unknown, note: (m: string) => void): { bar
     pins.get(checked.name)!.add(hash);
   }
   for (const name of [...bare].filter((n) => pins.has(n)).sort(compareCodePoints)) {
-    note(`#FALLBACK: enabled entries for skill ${pyRepr(name)} mix a bare name with hash pin(s); the pins govern and the bare entry is ignored (a bare grant would make the pin decorative)`);
+    note(
+      `#FALLBACK: enabled entries for skill ${pyRepr(name)} mix a bare name with hash pin(s); the pins govern and the bare entry is ignored (a bare grant would make the pin decorative)`,
+    );
     bare.delete(name);
   }
   return { bare, pins };
@@ -118,7 +127,9 @@ function parseRequires(skill: SelectableSkill, note: (m: string) => void): Skill
     if (raw === null || raw === undefined) return [];
     if (typeof raw === "string") raw = [raw];
     if (!Array.isArray(raw)) {
-      note(`#FALLBACK: skill ${pyRepr(skill.name)} declares ${key} with a non-list value (${pyTypeName(raw)}); treating as undeclared — hosts cannot check what they cannot read`);
+      note(
+        `#FALLBACK: skill ${pyRepr(skill.name)} declares ${key} with a non-list value (${pyTypeName(raw)}); treating as undeclared — hosts cannot check what they cannot read`,
+      );
       return [];
     }
     const out: string[] = [];
@@ -161,19 +172,27 @@ export function judgeSkill(records: TrustRecords, input: JudgeInput, note: (m: s
   if (derived.length) {
     const derivedSources = pyRepr([...new Set(derived.map((c) => c.source))].sort(compareCodePoints));
     if (explicit === null && derived[0]!.binding === "name") {
-      note(`#FALLBACK: source for skill ${pyRepr(name)} derived from name-bound validation record(s) (${derivedSources}); these bytes match no validated tree, so the provenance is a prior tree's claim`);
+      note(
+        `#FALLBACK: source for skill ${pyRepr(name)} derived from name-bound validation record(s) (${derivedSources}); these bytes match no validated tree, so the provenance is a prior tree's claim`,
+      );
     }
     if (derived[0]!.ambiguous) {
       note(`#FALLBACK: registry records disagree on the source of skill ${pyRepr(name)} (${derivedSources}); checking advisories against every candidate`);
     }
     if (explicit !== null && !derived.some((c) => c.source === explicit)) {
-      note(`#FALLBACK: caller-supplied source ${pyRepr(explicit)} for skill ${pyRepr(name)} contradicts registry provenance (${derivedSources}, ${derived[0]!.binding}-bound); checking advisories against all of them`);
+      note(
+        `#FALLBACK: caller-supplied source ${pyRepr(explicit)} for skill ${pyRepr(name)} contradicts registry provenance (${derivedSources}, ${derived[0]!.binding}-bound); checking advisories against all of them`,
+      );
     }
   }
   if (!check.length && records.advisories.some((a) => a.status === "active" && a.tree_hash === null && a.name === name)) {
-    note(`#FALLBACK: no source for skill ${pyRepr(name)} (none supplied, none in the registry); name/source advisory matching is disabled for it (hash-anchored advisories still apply)`);
+    note(
+      `#FALLBACK: no source for skill ${pyRepr(name)} (none supplied, none in the registry); name/source advisory matching is disabled for it (hash-anchored advisories still apply)`,
+    );
   }
-  const verdicts = (check.length ? check : [null]).map((source) => evaluateTrust(records, { tree_hash: treeHash, name, source, has_scripts: input.has_scripts }));
+  const verdicts = (check.length ? check : [null]).map((source) =>
+    evaluateTrust(records, { tree_hash: treeHash, name, source, has_scripts: input.has_scripts }),
+  );
   let verdict = verdicts[0]!;
   for (const other of verdicts.slice(1)) verdict = worseVerdict(verdict, other);
   for (const w of new Set(verdicts.flatMap((v) => v.warnings))) note(w);
@@ -184,7 +203,12 @@ export function judgeSkill(records: TrustRecords, input: JudgeInput, note: (m: s
  * Resolves a context's named skills into a trust-gated selection.
  * @example await selectSkills(records, source, ["adr", "review"], { enabled: ["review@<hash>"] })
  */
-export async function selectSkills(records: TrustRecords, source: SkillSource, names: readonly unknown[], options: SelectOptions = {}): Promise<SkillSelection> {
+export async function selectSkills(
+  records: TrustRecords,
+  source: SkillSource,
+  names: readonly unknown[],
+  options: SelectOptions = {},
+): Promise<SkillSelection> {
   const warnings: string[] = [];
   const note = (m: string) => {
     warnings.push(m);
@@ -205,7 +229,10 @@ export async function selectSkills(records: TrustRecords, source: SkillSource, n
   const { bare, pins } = parseEnabled(options.enabled, note);
   const unique = [...new Set(names)];
   if (unique.length !== names.length) {
-    const dupes = unique.filter((n) => names.filter((m) => m === n).length > 1).map(String).sort(compareCodePoints);
+    const dupes = unique
+      .filter((n) => names.filter((m) => m === n).length > 1)
+      .map(String)
+      .sort(compareCodePoints);
     note(`#FALLBACK: duplicate skill name(s) in context config ignored: ${pyRepr(dupes)}`);
   }
   for (const rawName of unique) {
@@ -229,7 +256,16 @@ export async function selectSkills(records: TrustRecords, source: SkillSource, n
     const requires = parseRequires(skill, note);
     if (requires.mcp_servers.length || requires.tools.length) out.requires[name] = requires;
 
-    const verdict = judgeSkill(records, { name, tree_hash: treeHash, has_scripts: hasScripts, explicit_source: options.sources && Object.hasOwn(options.sources, name) ? options.sources[name] : undefined }, note);
+    const verdict = judgeSkill(
+      records,
+      {
+        name,
+        tree_hash: treeHash,
+        has_scripts: hasScripts,
+        explicit_source: options.sources && Object.hasOwn(options.sources, name) ? options.sources[name] : undefined,
+      },
+      note,
+    );
     if (verdict.blocked) {
       out.blocked.push({ name, verdict });
       continue;
@@ -242,13 +278,17 @@ export async function selectSkills(records: TrustRecords, source: SkillSource, n
         if (pinSet.has(treeHash)) granted = pinned = true;
         else {
           const shown = pyRepr([...pinSet].map((p) => `${p.slice(0, 16)}…`).sort(compareCodePoints));
-          note(`#FALLBACK: operator enable for skill ${nameLabel} is pinned to tree(s) ${shown}, but the winning copy at ${location} has tree ${treeHash.slice(0, 16)}…; the grant does not apply (held — re-pin deliberately after reviewing the new bytes)`);
+          note(
+            `#FALLBACK: operator enable for skill ${nameLabel} is pinned to tree(s) ${shown}, but the winning copy at ${location} has tree ${treeHash.slice(0, 16)}…; the grant does not apply (held — re-pin deliberately after reviewing the new bytes)`,
+          );
         }
       } else if (bare.has(name)) granted = true;
     }
     if (verdict.attachable || granted) {
-      if (verdict.requires_review && pinned) note(`skill ${nameLabel} activated by hash-pinned operator enable from ${location} (tree ${treeHash.slice(0, 16)}…)`);
-      else if (verdict.requires_review) note(`skill ${nameLabel} activated by operator enable with requires_review bytes from ${location} (tree ${treeHash.slice(0, 16)}…)`);
+      if (verdict.requires_review && pinned)
+        note(`skill ${nameLabel} activated by hash-pinned operator enable from ${location} (tree ${treeHash.slice(0, 16)}…)`);
+      else if (verdict.requires_review)
+        note(`skill ${nameLabel} activated by operator enable with requires_review bytes from ${location} (tree ${treeHash.slice(0, 16)}…)`);
       out.active.push(skill);
       out.active_names.push(skill.name);
       const described = strongest(validationsFor(records, treeHash).filter((r) => r.activation_description));

@@ -53,7 +53,10 @@ function floatText(n: number): string {
 }
 
 function key(k: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_-]*$/.test(k) && !/^(?:y|Y|n|N|yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL)$/.test(k) ? k : quoteYamlString(k);
+  return /^[A-Za-z_][A-Za-z0-9_-]*$/.test(k) &&
+    !/^(?:y|Y|n|N|yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL)$/.test(k)
+    ? k
+    : quoteYamlString(k);
 }
 
 function block(value: unknown, indent: number): string[] {

@@ -54,13 +54,17 @@ export function effectiveTools(grant: Iterable<string>, skills: Iterable<ToolDec
           if (granted.has(name)) union.add(name);
           else {
             outOfGrant.push([skill.name, name]);
-            warnings.push(`#FALLBACK: skill ${pyRepr(skill.name)} token ${pyRepr(token)} maps to ${pyRepr(name)}, which is not granted; dropped (policy never relaxes)`);
+            warnings.push(
+              `#FALLBACK: skill ${pyRepr(skill.name)} token ${pyRepr(token)} maps to ${pyRepr(name)}, which is not granted; dropped (policy never relaxes)`,
+            );
           }
         }
       } else if (granted.has(token)) union.add(token);
       else {
         unresolved.push([skill.name, token]);
-        warnings.push(`#FALLBACK: skill ${pyRepr(skill.name)} allowed-tools token ${pyRepr(token)} has no mapping and matches no granted tool; dropped (policy never relaxes)`);
+        warnings.push(
+          `#FALLBACK: skill ${pyRepr(skill.name)} allowed-tools token ${pyRepr(token)} has no mapping and matches no granted tool; dropped (policy never relaxes)`,
+        );
       }
     }
   }

@@ -42,7 +42,12 @@ export async function mergeAdvisories(storage: AdminStorage, clock: Clock, incom
     const merged = mergeAdvisoryLists(record.advisories, entries);
     // Canonical comparison: parsing may reorder keys, which is not a change.
     if (sameJson(merged, record.advisories)) return { record, changed: false };
-    const next: AdvisoriesRecord = { schema: ADVISORIES_SCHEMA, advisories: merged as AdvisoriesRecord["advisories"], seq: record.seq + 1, updated_at: new Date(clock()).toISOString() };
+    const next: AdvisoriesRecord = {
+      schema: ADVISORIES_SCHEMA,
+      advisories: merged as AdvisoriesRecord["advisories"],
+      seq: record.seq + 1,
+      updated_at: new Date(clock()).toISOString(),
+    };
     const written = await storage.put(
       R2_ADVISORIES_KEY,
       JSON.stringify(next),

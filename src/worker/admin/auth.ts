@@ -24,7 +24,10 @@ export function publishAuth(): MiddlewareHandler<{ Bindings: PublishAuthBindings
   return async function publishAuthMiddleware(c, next) {
     const expected = c.env.PUBLISH_TOKEN_SHA256?.trim().toLowerCase();
     if (!expected || !isSha256Hex(expected)) {
-      throw new AdminError("admin_disabled", "Publishing is disabled on this Worker: set the PUBLISH_TOKEN_SHA256 secret to the SHA-256 (hex) of a publish token (see docs/deploy.md).");
+      throw new AdminError(
+        "admin_disabled",
+        "Publishing is disabled on this Worker: set the PUBLISH_TOKEN_SHA256 secret to the SHA-256 (hex) of a publish token (see docs/deploy.md).",
+      );
     }
     const token = bearerToken(c.req.header("Authorization"));
     if (token === null) {
@@ -32,7 +35,12 @@ export function publishAuth(): MiddlewareHandler<{ Bindings: PublishAuthBindings
     }
     const presented = fromHex(await sha256Hex(token));
     if (!crypto.subtle.timingSafeEqual(presented, fromHex(expected))) {
-      throw new AdminError("unauthorized", "The publish token is not valid for this shelf.", {}, { "WWW-Authenticate": `${ADMIN_REALM}, error="invalid_token"` });
+      throw new AdminError(
+        "unauthorized",
+        "The publish token is not valid for this shelf.",
+        {},
+        { "WWW-Authenticate": `${ADMIN_REALM}, error="invalid_token"` },
+      );
     }
     await next();
   };

@@ -27,7 +27,12 @@ export async function assertNoGcRunning(storage: AdminStorage, clock: Clock): Pr
   const left = lease ? leaseUntil(lease) - clock() : 0;
   if (left > 0) {
     const seconds = Math.min(30, Math.ceil(left / 1000));
-    throw new AdminError("gc_in_progress", `garbage collection is deleting unreferenced objects; retry in ${seconds} s (nothing changed)`, {}, { "Retry-After": String(seconds) });
+    throw new AdminError(
+      "gc_in_progress",
+      `garbage collection is deleting unreferenced objects; retry in ${seconds} s (nothing changed)`,
+      {},
+      { "Retry-After": String(seconds) },
+    );
   }
 }
 

@@ -94,7 +94,10 @@ export function planDeletions(
 }
 
 function tooLargeForGc(): AdminError {
-  return new AdminError("gc_too_large", `this bucket needs more than ${GC_MAX_READS} reads for one gc pass; gc in one invocation does not support a shelf this large yet (see docs/storage.md)`);
+  return new AdminError(
+    "gc_too_large",
+    `this bucket needs more than ${GC_MAX_READS} reads for one gc pass; gc in one invocation does not support a shelf this large yet (see docs/storage.md)`,
+  );
 }
 
 /**
@@ -121,8 +124,8 @@ export class GarbageCollector {
   async run(options: GcOptions): Promise<GcReport> {
     const keep = options.keep ?? DEFAULT_GC_KEEP;
     const graceSeconds = options.graceSeconds ?? DEFAULT_GC_GRACE_SECONDS;
-    if (!Number.isSafeInteger(keep) || keep < 0) throw new AdminError("bad_request", "keep must be a whole number ≥ 0");
-    if (!Number.isSafeInteger(graceSeconds) || graceSeconds < 0) throw new AdminError("bad_request", "grace_seconds must be a whole number ≥ 0");
+    if (!Number.isSafeInteger(keep) || keep < 0) throw new AdminError("invalid_request", "keep must be a whole number ≥ 0");
+    if (!Number.isSafeInteger(graceSeconds) || graceSeconds < 0) throw new AdminError("invalid_request", "grace_seconds must be a whole number ≥ 0");
     const budget: GcBudget = { reads: 0, ops: 0 };
     if (!options.apply) return this.#collect(keep, graceSeconds, false, budget);
     budget.ops += 2; // the lease's head and put
@@ -208,10 +211,16 @@ export class GarbageCollector {
         if (budget.ops + 2 > GC_MAX_OPERATIONS - GC_OPERATION_MARGIN) {
           // 2: this batch and the lease release. Only a bucket of hundreds of thousands of
           // objects gets here; what was deleted is consistent (parents first).
-          throw new AdminError("gc_operation_limit", `gc stopped before deleting more ${kind}s: it has used ${budget.ops} of the ${GC_MAX_OPERATIONS} operations one invocation allows. Deleted so far: ${done()}; storage is consistent. Rerun gc --apply to continue`);
+          throw new AdminError(
+            "gc_operation_limit",
+            `gc stopped before deleting more ${kind}s: it has used ${budget.ops} of the ${GC_MAX_OPERATIONS} operations one invocation allows. Deleted so far: ${done()}; storage is consistent. Rerun gc --apply to continue`,
+          );
         }
         budget.ops++;
-        await this.#storage.delete(keys.slice(i, i + 1000), `R2 failed while gc was deleting ${kind}s. Deleted so far: ${done()}; storage is consistent (parents go first). Rerun gc --apply to continue`);
+        await this.#storage.delete(
+          keys.slice(i, i + 1000),
+          `R2 failed while gc was deleting ${kind}s. Deleted so far: ${done()}; storage is consistent (parents go first). Rerun gc --apply to continue`,
+        );
         report.deleted[kind] += Math.min(1000, keys.length - i);
       }
     }

@@ -34,10 +34,10 @@ export interface AdminRoutesOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** A request that fails its route's schema: the contract says how it is refused. */
+/** A request that fails its route's schema: the contract says how it is refused (a body 422, a path parameter 400). */
 const refuseInvalid: Hook<unknown, AdminEnv, string, undefined> = (result) => {
   if (result.success) return;
-  const refusal = requestRefusal(result.error.issues);
+  const refusal = requestRefusal(result.error.issues, result.target === "param" ? "param" : "json");
   throw new AdminError(refusal.code, refusal.message);
 };
 
@@ -64,7 +64,10 @@ function readRoute<const R extends AdminRoute>(route: R) {
 }
 
 /** An upload: raw bytes under `{sha}` (documents capped by body-limit; blobs stream to R2 with their own counter). */
-function uploadRoute<const R extends AdminRoute & { params: z.ZodObject<{ sha: z.ZodString }>; body: { type: "bytes" } }>(route: R, middleware: MiddlewareHandler[]) {
+function uploadRoute<const R extends AdminRoute & { params: z.ZodObject<{ sha: z.ZodString }>; body: { type: "bytes" } }>(
+  route: R,
+  middleware: MiddlewareHandler[],
+) {
   const answer = { description: route.summary, content: { "application/json": { schema: route.response as R["response"] } } };
   return createRoute({
     method: route.method,
@@ -90,7 +93,11 @@ export function adminRoutes(options: AdminRoutesOptions = {}): OpenAPIHono<Admin
   const storage = (c: Context<AdminEnv>) => new AdminStorage(c.env);
   const gc = (c: Context<AdminEnv>) => {
     const settle = c.env.SHELF_GC_SETTLE_MS;
-    return new GarbageCollector(storage(c), { clock, sleep: options.sleep, settleMs: settle !== undefined && /^\d+$/.test(settle) ? Number(settle) : undefined });
+    return new GarbageCollector(storage(c), {
+      clock,
+      sleep: options.sleep,
+      settleMs: settle !== undefined && /^\d+$/.test(settle) ? Number(settle) : undefined,
+    });
   };
   admin.use("*", async function adminNoStore(c, next) {
     await next();

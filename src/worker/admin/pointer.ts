@@ -28,13 +28,23 @@ export function historyOf(current: { pointer: Pointer } | null): History {
  * yet). Conflicts answer 409 pointer_moved and change nothing; two publishers cannot both win
  * because the R2 write is conditional on the etag read here.
  */
-export async function movePointer(storage: AdminStorage, clock: Clock, generation: string, previous: string | null, action: "publish" | "rollback"): Promise<Pointer> {
-  if (!isSha256Hex(generation)) throw new AdminError("bad_request", "generation must be a 64-character lowercase hex id");
-  if (previous !== null && !isSha256Hex(previous)) throw new AdminError("bad_request", "previous must be a generation id or null");
+export async function movePointer(
+  storage: AdminStorage,
+  clock: Clock,
+  generation: string,
+  previous: string | null,
+  action: "publish" | "rollback",
+): Promise<Pointer> {
+  if (!isSha256Hex(generation)) throw new AdminError("invalid_request", "generation must be a 64-character lowercase hex id");
+  if (previous !== null && !isSha256Hex(previous)) throw new AdminError("invalid_request", "previous must be a generation id or null");
   const current = await readPointer(storage);
   const currentId = current?.pointer.generation ?? null;
   if (currentId !== previous) {
-    throw new AdminError(POINTER_MOVED, `the current generation is ${currentId ?? "none"}, not ${previous ?? "none"}; another publish won. Re-run to publish on top of it`, { current: currentId });
+    throw new AdminError(
+      POINTER_MOVED,
+      `the current generation is ${currentId ?? "none"}, not ${previous ?? "none"}; another publish won. Re-run to publish on top of it`,
+      { current: currentId },
+    );
   }
   await assertNoGcRunning(storage, clock);
   await verifyGenerationComplete(storage, generation, currentId);
@@ -92,6 +102,10 @@ async function verifyGenerationComplete(storage: AdminStorage, generation: strin
     .map((ref) => ({ key: r2Key(ref.kind, ref.sha256), size: ref.size! }));
   const missing = await missingAmong(storage, changed, NOTHING_CHANGED);
   if (missing.length) {
-    throw new AdminError("missing_references", `generation ${generation} references ${missing.length} object(s) that are no longer stored (collected by gc); rerun publish to upload them again`, { missing: missing.slice(0, 50) });
+    throw new AdminError(
+      "missing_references",
+      `generation ${generation} references ${missing.length} object(s) that are no longer stored (collected by gc); rerun publish to upload them again`,
+      { missing: missing.slice(0, 50) },
+    );
   }
 }

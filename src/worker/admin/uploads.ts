@@ -2,14 +2,15 @@
 // checks as it stores, and documents stored only after they are verified (hash, canonical
 // form, schema, and everything they reference present), so "present" implies "complete" all
 // the way down: generation → shards → records → blobs.
-import { isCanonicalJson } from "../../core/generation/canonical-json.ts";
+import { canonicalJson } from "../../core/generation/canonical-json.ts";
 import type { DocumentKind, ObjectKind } from "../../core/generation/graph.ts";
 import type { GenerationManifest, Shard, SkillRecord } from "../../core/generation/manifest.ts";
 import { ShardSchema, SkillRecordSchema } from "../../core/generation/manifest.ts";
 import { MAX_BLOB_BYTES, MAX_DOCUMENT_BYTES, MAX_PRESENCE_BATCH, type Presence, type PresenceQuery } from "../../core/publish/contract.ts";
 import { sha256Hex } from "../../core/skill/hash.ts";
 import { kvKey, r2Key, r2Prefix } from "../storage/keys.ts";
-import { readBodyCapped } from "./body.ts";
+import { readJsonText } from "../../core/publish/json-text.ts";
+import { declaredLength, incompleteBody, readBodyCapped, trackedBody } from "./body.ts";
 import { AdminError } from "./errors.ts";
 import { assertNoGcRunning } from "./gc-lease.ts";
 import { mapLimit } from "../../core/publish/map-limit.ts";
@@ -28,7 +29,8 @@ export async function presence(storage: AdminStorage, query: PresenceQuery): Pro
   const kinds: ObjectKind[] = ["blob", "record", "shard", "generation"];
   const wanted: { kind: ObjectKind; sha: string }[] = [];
   for (const kind of kinds) for (const sha of new Set(query[kind] ?? [])) wanted.push({ kind, sha });
-  if (wanted.length > MAX_PRESENCE_BATCH) throw new AdminError("batch_too_large", `ask about at most ${MAX_PRESENCE_BATCH} objects per call (got ${wanted.length}); split the query`);
+  if (wanted.length > MAX_PRESENCE_BATCH)
+    throw new AdminError("batch_too_large", `ask about at most ${MAX_PRESENCE_BATCH} objects per call (got ${wanted.length}); split the query`);
   const heads = await storage.heads(wanted.map((w) => r2Key(w.kind, w.sha)));
   const out: Presence = { blob: [], record: [], shard: [], generation: [] };
   wanted.forEach((w, i) => {
@@ -40,7 +42,10 @@ export async function presence(storage: AdminStorage, query: PresenceQuery): Pro
 /** The keys among `children` that are absent or have another size, checked in batches. */
 export async function missingAmong(storage: AdminStorage, children: readonly Child[], failure?: string): Promise<string[]> {
   const unique = [...new Map(children.map((c) => [c.key, c])).values()];
-  const heads = await storage.heads(unique.map((c) => c.key), failure);
+  const heads = await storage.heads(
+    unique.map((c) => c.key),
+    failure,
+  );
   return unique.filter((c, i) => heads[i] === null || heads[i]!.size !== c.size).map((c) => c.key);
 }
 
@@ -49,18 +54,28 @@ export async function missingAmong(storage: AdminStorage, children: readonly Chi
  * mismatch stores nothing). Idempotent: an existing blob is left as is.
  */
 export async function putBlob(storage: AdminStorage, sha256: string, request: Request): Promise<{ stored: boolean }> {
-  const header = request.headers.get("Content-Length");
-  const length = header !== null && /^\d+$/.test(header) ? Number(header) : null;
+  const length = declaredLength(request.headers);
   if (length !== null && length > MAX_BLOB_BYTES) throw new AdminError("too_large", `blob is ${length} bytes; at most ${MAX_BLOB_BYTES} are accepted`);
   const key = r2Key("blob", sha256);
   if (await storage.head(key)) {
-    await request.body?.cancel();
+    await request.body?.cancel().catch(() => {});
     return { stored: false };
   }
   // R2 needs a body of known length: stream it when Content-Length says how long it is,
   // otherwise (chunked uploads) read it, counting, bounded by MAX_BLOB_BYTES.
-  const value = length !== null && request.body ? request.body : ((await readBodyCapped(request.body, MAX_BLOB_BYTES, "blob")).buffer as ArrayBuffer);
-  await storage.putBlob(key, value, sha256);
+  if (length === null || !request.body) {
+    const bytes = await readBodyCapped(request.body, MAX_BLOB_BYTES, "blob");
+    await storage.putBlob(key, bytes.buffer as ArrayBuffer, sha256);
+    return { stored: true };
+  }
+  const body = trackedBody(request.body, length);
+  try {
+    await storage.putBlob(key, body.stream, sha256);
+  } catch (err) {
+    // R2 refused because the client's body broke off: the client's failure, not storage's.
+    if (body.clientFailed()) throw incompleteBody("blob");
+    throw err;
+  }
   return { stored: true };
 }
 
@@ -68,7 +83,13 @@ export async function putBlob(storage: AdminStorage, sha256: string, request: Re
  * Stores a canonical JSON document after checking: its SHA-256 is `sha256`, it is canonical,
  * it matches its schema, and everything it references is present. Then caches it in KV.
  */
-export async function putDocument(storage: AdminStorage, clock: () => number, kind: DocumentKind, sha256: string, bytes: Uint8Array): Promise<{ stored: boolean }> {
+export async function putDocument(
+  storage: AdminStorage,
+  clock: () => number,
+  kind: DocumentKind,
+  sha256: string,
+  bytes: Uint8Array,
+): Promise<{ stored: boolean }> {
   if (bytes.length > MAX_DOCUMENT_BYTES) throw new AdminError("too_large", `${kind} is ${bytes.length} bytes; at most ${MAX_DOCUMENT_BYTES} are accepted`);
   const actual = await sha256Hex(bytes);
   if (actual !== sha256) throw new AdminError("digest_mismatch", `the ${kind}'s SHA-256 is ${actual}, not ${sha256}; nothing was stored`);
@@ -86,11 +107,19 @@ export async function putDocument(storage: AdminStorage, clock: () => number, ki
         ? await verifyManifest(storage, document.manifest, childrenOf(document))
         : await missingAmong(storage, childrenOf(document), NOT_STORED);
   if (missing.length) {
-    throw new AdminError("missing_references", `the ${kind} references ${missing.length} object(s) that are not stored; upload them first (nothing was stored)`, { missing: missing.slice(0, 50) });
+    throw new AdminError(
+      "missing_references",
+      `the ${kind} references ${missing.length} object(s) that are not stored; upload them first (nothing was stored)`,
+      { missing: missing.slice(0, 50) },
+    );
   }
   await storage.put(key, bytes, { sha256, httpMetadata: { contentType: "application/json" } }, `R2 did not store the ${kind}; retry shortly`);
   await storage.kvPut(kvKey(kind, sha256), new TextDecoder().decode(bytes));
   return { stored: true };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }
 
 /**

@@ -53,7 +53,8 @@ export function parseDocument(kind: DocumentKind, json: unknown): UploadedDocume
     if (!parsed.success) throw invalid(`not a shard: ${issues(parsed.error)}`);
     const shard = parsed.data;
     for (const entry of shard.skills) {
-      if (shardOf(entry.name, shard.shard_count) !== shard.index) throw invalid(`skill ${entry.name} does not belong in shard ${shard.index} of ${shard.shard_count}`);
+      if (shardOf(entry.name, shard.shard_count) !== shard.index)
+        throw invalid(`skill ${entry.name} does not belong in shard ${shard.index} of ${shard.shard_count}`);
     }
     return { kind, shard };
   }
@@ -68,7 +69,11 @@ export function parseDocument(kind: DocumentKind, json: unknown): UploadedDocume
  */
 export function childrenOf(document: UploadedDocument): Child[] {
   const refs =
-    document.kind === "record" ? recordReferences(document.record) : document.kind === "shard" ? shardReferences(document.shard) : generationReferences(document.manifest);
+    document.kind === "record"
+      ? recordReferences(document.record)
+      : document.kind === "shard"
+        ? shardReferences(document.shard)
+        : generationReferences(document.manifest);
   return refs.filter((ref) => ref.size !== null).map((ref) => ({ key: r2Key(ref.kind, ref.sha256), size: ref.size! }));
 }
 
@@ -118,7 +123,8 @@ export function checkManifestAgainstShards(manifest: GenerationManifest, shards:
     if (i > 0 && refs[i - 1]!.index >= ref.index) throw fail(`the manifest's shard refs are not sorted by index and unique (${ref.index})`);
     if (ref.index >= manifest.shard_count) throw fail(`the manifest's shard ref ${ref.index} is not below its shard_count ${manifest.shard_count}`);
     if (shard.index !== ref.index) throw fail(`the manifest's shard ref ${ref.index} names shard ${shard.index}`);
-    if (shard.shard_count !== manifest.shard_count) throw fail(`shard ${shard.index} was built for ${shard.shard_count} shards, the manifest says ${manifest.shard_count}`);
+    if (shard.shard_count !== manifest.shard_count)
+      throw fail(`shard ${shard.index} was built for ${shard.shard_count} shards, the manifest says ${manifest.shard_count}`);
     if (shard.skills.length !== ref.count) throw fail(`the manifest says shard ${ref.index} holds ${ref.count} skill(s), it holds ${shard.skills.length}`);
     skills += shard.skills.length;
     for (const entry of shard.skills) {
@@ -127,6 +133,8 @@ export function checkManifestAgainstShards(manifest: GenerationManifest, shards:
     }
   });
   if (skills !== manifest.skill_count || files !== manifest.file_count || bytes !== manifest.total_bytes) {
-    throw fail(`the manifest's totals (${manifest.skill_count} skills, ${manifest.file_count} files, ${manifest.total_bytes} bytes) are not its shards' (${skills}, ${files}, ${bytes})`);
+    throw fail(
+      `the manifest's totals (${manifest.skill_count} skills, ${manifest.file_count} files, ${manifest.total_bytes} bytes) are not its shards' (${skills}, ${files}, ${bytes})`,
+    );
   }
 }

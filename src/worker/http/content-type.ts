@@ -22,9 +22,39 @@ export const ZIP_TYPE = "application/zip";
 
 // Extensions that are code or active content whatever media type the build recorded.
 const ACTIVE_EXTENSIONS = new Set([
-  "html", "htm", "xhtml", "shtml", "svg", "svgz", "xml", "xsl", "xslt", "js", "mjs", "cjs", "jsx",
-  "ts", "tsx", "wasm", "sh", "bash", "zsh", "fish", "ps1", "psm1", "bat", "cmd", "py", "rb", "pl",
-  "php", "lua", "swf", "hta", "vbs", "jar",
+  "html",
+  "htm",
+  "xhtml",
+  "shtml",
+  "svg",
+  "svgz",
+  "xml",
+  "xsl",
+  "xslt",
+  "js",
+  "mjs",
+  "cjs",
+  "jsx",
+  "ts",
+  "tsx",
+  "wasm",
+  "sh",
+  "bash",
+  "zsh",
+  "fish",
+  "ps1",
+  "psm1",
+  "bat",
+  "cmd",
+  "py",
+  "rb",
+  "pl",
+  "php",
+  "lua",
+  "swf",
+  "hta",
+  "vbs",
+  "jar",
 ]);
 
 // Passive types a browser renders without running anything; served with their own type.
@@ -52,9 +82,16 @@ const PASSIVE_TYPES = new Map<string, string>([
 function isTextual(mediaType: string | undefined): boolean {
   if (!mediaType) return false;
   const type = mediaType.split(";")[0]!.trim().toLowerCase();
-  return type.startsWith("text/") || type === "application/json" || type.endsWith("+json") ||
-    type === "application/yaml" || type === "application/x-sh" || type.endsWith("+xml") ||
-    type === "application/xml" || type === "application/javascript";
+  return (
+    type.startsWith("text/") ||
+    type === "application/json" ||
+    type.endsWith("+json") ||
+    type === "application/yaml" ||
+    type === "application/x-sh" ||
+    type.endsWith("+xml") ||
+    type === "application/xml" ||
+    type === "application/javascript"
+  );
 }
 
 /**
@@ -68,9 +105,7 @@ export function servedTypeFor(path: string, mediaType?: string): ServedType {
   const base = path.slice(path.lastIndexOf("/") + 1);
   const isScript = path.startsWith("scripts/") || ACTIVE_EXTENSIONS.has(ext);
   if (isScript) {
-    return isTextual(mediaType) || mediaType === undefined || ACTIVE_EXTENSIONS.has(ext)
-      ? { contentType: TEXT_TYPE }
-      : attachment(base);
+    return isTextual(mediaType) || mediaType === undefined || ACTIVE_EXTENSIONS.has(ext) ? { contentType: TEXT_TYPE } : attachment(base);
   }
   if (path.endsWith(".tar.gz")) return { contentType: GZIP_TYPE };
   const passive = PASSIVE_TYPES.get(ext);

@@ -32,7 +32,10 @@ function readSurface(): Hono<ReadEnv> {
   const security = strictSecurityHeaders();
 
   // SHELF_DISCOVERY turns a well-known family off (404), e.g. "v0.1" to serve legacy clients only.
-  for (const [pattern, family] of [["/.well-known/agent-skills/*", "v0.2"], ["/.well-known/skills/*", "v0.1"]] as const) {
+  for (const [pattern, family] of [
+    ["/.well-known/agent-skills/*", "v0.2"],
+    ["/.well-known/skills/*", "v0.1"],
+  ] as const) {
     surface.use(pattern, async function discoveryFamilyEnabled(c, next) {
       if (!discoveryEnabled(c.env.SHELF_DISCOVERY, family)) throw notFound();
       return next();

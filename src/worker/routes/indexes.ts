@@ -71,28 +71,28 @@ export function discoveryIndexV2(
   generation: string,
   accessPrefix: string,
 ): { $schema: string; skills: Array<DiscoveryEntryV2 & { requires_review?: true }> } {
-  const skills = [...entries].sort((a, b) => byCodePoint(a.name, b.name)).map((entry) => {
-    const type = discoveryType(entry);
-    const artifact = type === "skill-md" ? entry.skill_md : entry.archives.tar_gz;
-    const url = type === "skill-md"
-      ? immutableSkillMdUrl(accessPrefix, generation, entry.name)
-      : immutableArchiveUrl(accessPrefix, generation, entry.name, "tar.gz");
-    return {
-      name: entry.name,
-      type,
-      description: entry.description,
-      url,
-      digest: `sha256:${artifact.sha256}`,
-      ...(entry.trust.requires_review ? { requires_review: true as const } : {}),
-    };
-  });
+  const skills = [...entries]
+    .sort((a, b) => byCodePoint(a.name, b.name))
+    .map((entry) => {
+      const type = discoveryType(entry);
+      const artifact = type === "skill-md" ? entry.skill_md : entry.archives.tar_gz;
+      const url =
+        type === "skill-md" ? immutableSkillMdUrl(accessPrefix, generation, entry.name) : immutableArchiveUrl(accessPrefix, generation, entry.name, "tar.gz");
+      return {
+        name: entry.name,
+        type,
+        description: entry.description,
+        url,
+        digest: `sha256:${artifact.sha256}`,
+        ...(entry.trust.requires_review ? { requires_review: true as const } : {}),
+      };
+    });
   return { $schema: DISCOVERY_SCHEMA_V2, skills };
 }
 
 /** Printable ASCII without `\ ? # [ ]`, relative, no `..`: the v0.1 rule for `files` paths. */
 function isLegacyFilePath(path: string): boolean {
-  return /^[\x20-\x7e]+$/.test(path) && !/[\\?#[\]]/.test(path) &&
-    !path.startsWith("/") && !path.split("/").includes("..");
+  return /^[\x20-\x7e]+$/.test(path) && !/[\\?#[\]]/.test(path) && !path.startsWith("/") && !path.split("/").includes("..");
 }
 
 /** One entry of the legacy v0.1 index. */
@@ -108,9 +108,9 @@ export interface DiscoveryEntryV1 {
  * is left out of this index (and logged) rather than listed incompletely; it stays installable
  * through v0.2, whose archives carry any path.
  */
-export function discoveryIndexV1(
-  entries: readonly Pick<SkillEntry, "name" | "description" | "paths" | "trust">[],
-): { skills: Array<DiscoveryEntryV1 & { requires_review?: true }> } {
+export function discoveryIndexV1(entries: readonly Pick<SkillEntry, "name" | "description" | "paths" | "trust">[]): {
+  skills: Array<DiscoveryEntryV1 & { requires_review?: true }>;
+} {
   const out: Array<DiscoveryEntryV1 & { requires_review?: true }> = [];
   for (const entry of [...entries].sort((a, b) => byCodePoint(a.name, b.name))) {
     const paths = entry.paths;

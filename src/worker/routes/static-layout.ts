@@ -30,9 +30,7 @@ export function staticLayoutRoutes(): Hono<ReadEnv> {
     });
   });
 
-  routes.get("/skills/:name/:path{.+}", cachePolicy("stored"), async (c) =>
-    storedFile(c, await c.var.shelf.file(c.req.param("name"), c.req.param("path"))),
-  );
+  routes.get("/skills/:name/:path{.+}", cachePolicy("stored"), async (c) => storedFile(c, await c.var.shelf.file(c.req.param("name"), c.req.param("path"))));
 
   return routes;
 }

@@ -19,7 +19,10 @@ export type DiscoveryFamily = "v0.1" | "v0.2";
  */
 export function discoveryEnabled(setting: string | undefined, family: DiscoveryFamily): boolean {
   if (setting === undefined || setting.trim() === "" || setting.trim() === "all") return true;
-  return setting.split(",").map((s) => s.trim()).includes(family);
+  return setting
+    .split(",")
+    .map((s) => s.trim())
+    .includes(family);
 }
 
 /** Keeps at most this many built v0.1 index bodies per isolate (one per generation and advisories seq). */

@@ -38,7 +38,9 @@ export function edgeVerdict(advisories: readonly AdvisoryEntry[], entry: SkillEn
     { tree_hash: entry.tree_hash, name: entry.name, source: entry.trust.source, has_scripts: entry.has_scripts },
   );
   if (verdict.blocked) {
-    const a = verdict.advisories.find((x) => x.severity === "critical" || x.severity === "high" || (x.tree_hash !== null && x.tree_hash === entry.tree_hash)) ?? verdict.advisories[0]!;
+    const a =
+      verdict.advisories.find((x) => x.severity === "critical" || x.severity === "high" || (x.tree_hash !== null && x.tree_hash === entry.tree_hash)) ??
+      verdict.advisories[0]!;
     return {
       blocked: {
         advisory_id: a.advisory_id,

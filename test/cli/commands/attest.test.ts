@@ -124,7 +124,9 @@ describe("skillshelf attest", () => {
     const dir = shelf({ alpha: {} });
     const bad = "validations:\n- name: alpha\n  level: first_party\n";
     writeFileSync(path.join(dir, "validations.yaml"), bad);
-    await expect(attest(dir, "alpha", "--by", "Ada")).rejects.toThrow(/malformed record\(s\); fix them by hand first, nothing was written[\s\S]*missing fields/);
+    await expect(attest(dir, "alpha", "--by", "Ada")).rejects.toThrow(
+      /malformed record\(s\); fix them by hand first, nothing was written[\s\S]*missing fields/,
+    );
     expect(readFileSync(path.join(dir, "validations.yaml"), "utf8")).toBe(bad);
   });
 
@@ -185,7 +187,10 @@ describe("attestRecord and recordState", () => {
     const withOld = attestRecord(first, subject, { level: "first_party", by: "Ada", at: "2026-11-01" }).records;
     const next = attestRecord(withOld, { ...subject, tree_hash: "c".repeat(64) }, { level: "first_party", by: "Bob", at: "2026-11-30" });
     expect(next.changed).toBe(true);
-    expect(next.records.map((r) => [r.name, r.tree_hash[0]])).toEqual([["zeta", "a"], ["alpha", "c"]]);
+    expect(next.records.map((r) => [r.name, r.tree_hash[0]])).toEqual([
+      ["zeta", "a"],
+      ["alpha", "c"],
+    ]);
     expect(recordState(next.records, "alpha", "c".repeat(64))).toBe("current");
     expect(recordState(next.records, "alpha", "a".repeat(64))).toBe("stale");
     expect(recordState(next.records, "omega", "a".repeat(64))).toBe("missing");

@@ -25,9 +25,16 @@ function skillMd(meta: Record<string, unknown>, body: string): string {
 }
 
 const shelf = path.join(root, "shelf");
-const BODY = "Read this first.\n\n# Straße Café\nCoffee.\n\n## 日本語\n🚨🚨🚨🚨🚨\n\n```sh\n# not a heading\n```\n\n## Setup\none\n## Setup\ntwo\n## Setup 2\nthree\n";
-write(path.join(shelf, "skills", "demo", "SKILL.md"), skillMd({ name: "demo", description: "A demo skill.", version: "1.0.0", metadata: { tags: ["Docs"] } }, BODY));
-write(path.join(shelf, "skills", "other", "SKILL.md"), skillMd({ name: "other", description: "Other <things> & more.", when_to_use: ["When other"] }, "# Other\nText."));
+const BODY =
+  "Read this first.\n\n# Straße Café\nCoffee.\n\n## 日本語\n🚨🚨🚨🚨🚨\n\n```sh\n# not a heading\n```\n\n## Setup\none\n## Setup\ntwo\n## Setup 2\nthree\n";
+write(
+  path.join(shelf, "skills", "demo", "SKILL.md"),
+  skillMd({ name: "demo", description: "A demo skill.", version: "1.0.0", metadata: { tags: ["Docs"] } }, BODY),
+);
+write(
+  path.join(shelf, "skills", "other", "SKILL.md"),
+  skillMd({ name: "other", description: "Other <things> & more.", when_to_use: ["When other"] }, "# Other\nText."),
+);
 const demo = path.join(shelf, "skills", "demo");
 
 describe("skillshelf outline", () => {

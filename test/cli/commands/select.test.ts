@@ -57,7 +57,8 @@ describe("selection matches select_skills_for_context", () => {
     it(s.label, async () => {
       const roots = s.roots.map((r) => path.join(tmp, r));
       const selection = await selectSkills(records, filesystemSkillSource(roots), s.names, { enabled: s.enabled, sources: s.sources });
-      const gated = (list: { name: string; verdict: { level: string; reasons: string[] } }[]) => list.map((g) => ({ name: g.name, level: g.verdict.level, reasons: g.verdict.reasons }));
+      const gated = (list: { name: string; verdict: { level: string; reasons: string[] } }[]) =>
+        list.map((g) => ({ name: g.name, level: g.verdict.level, reasons: g.verdict.reasons }));
       const rooted = (text: string) => text.replaceAll(tmp, "<ROOT>");
       expect(selection.active_names).toEqual(s.active);
       expect(gated(selection.held)).toEqual(s.held);
@@ -88,7 +89,9 @@ describe("the SKILL.md parsed is the SKILL.md hashed", () => {
   });
   it("accepts the same skill when nothing changes in that window", async () => {
     const root = path.join(tmp, "swap");
-    const selection = await selectSkills({ validations: [], advisories: [] }, filesystemSkillSource([root], { afterParse: () => undefined }), ["omega"], { enabled: ["omega"] });
+    const selection = await selectSkills({ validations: [], advisories: [] }, filesystemSkillSource([root], { afterParse: () => undefined }), ["omega"], {
+      enabled: ["omega"],
+    });
     expect(selection.active_names).toEqual(["omega"]);
   });
 });

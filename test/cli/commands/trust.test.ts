@@ -25,7 +25,21 @@ const shelf = path.join(root, "shelf");
 const hashes: Record<string, string> = {};
 
 function record(name: string, extra: Partial<ValidationRecord> = {}): ValidationRecord {
-  return { name, source: "team", tree_hash: hashes[name]!, level: "first_party", method: "first-party", validated_by: "tester", validated_at: "2026-11-30", evidence: {}, notes: null, activation_description: null, audience: "host", delivered_via_map: false, ...extra };
+  return {
+    name,
+    source: "team",
+    tree_hash: hashes[name]!,
+    level: "first_party",
+    method: "first-party",
+    validated_by: "tester",
+    validated_at: "2026-11-30",
+    evidence: {},
+    notes: null,
+    activation_description: null,
+    audience: "host",
+    delivered_via_map: false,
+    ...extra,
+  };
 }
 
 beforeAll(async () => {
@@ -37,8 +51,24 @@ beforeAll(async () => {
     "skills/fresh/SKILL.md": md("fresh", "metadata:\n  requires_mcp: [github-mcp]\n"),
   });
   for (const name of ["good", "scripted", "flagged", "fresh"]) hashes[name] = await hashFolder(path.join(shelf, "skills", name));
-  const advisory: AdvisoryEntry = { name: "flagged", source: "team", official_intent: "formats code", hidden_issue: "uploads the repo", severity: "critical", reference: "https://example.com/a", tree_hash: hashes.flagged!, advisory_id: "T-1", discovered_at: null, status: "active", withdrawn_reason: null, withdrawn_at: null };
-  writeFileSync(path.join(shelf, "validations.yaml"), serializeValidations([record("good", { activation_description: "Good, for our team." }), record("scripted"), record("flagged")]));
+  const advisory: AdvisoryEntry = {
+    name: "flagged",
+    source: "team",
+    official_intent: "formats code",
+    hidden_issue: "uploads the repo",
+    severity: "critical",
+    reference: "https://example.com/a",
+    tree_hash: hashes.flagged!,
+    advisory_id: "T-1",
+    discovered_at: null,
+    status: "active",
+    withdrawn_reason: null,
+    withdrawn_at: null,
+  };
+  writeFileSync(
+    path.join(shelf, "validations.yaml"),
+    serializeValidations([record("good", { activation_description: "Good, for our team." }), record("scripted"), record("flagged")]),
+  );
   writeFileSync(path.join(shelf, "advisories.yaml"), serializeAdvisories([advisory]));
   writeFileSync(path.join(shelf, "guidance.yaml"), "guidance: []\n");
 });
@@ -86,7 +116,9 @@ describe("skillshelf select", () => {
     const r = cli("select", shelf, "--names", "good,scripted,flagged,fresh,ghost");
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^active: good$/m);
-    expect(r.stdout).toMatch(new RegExp(`^held \\(requires review; enable with --enable name or name@hash\\): scripted@${hashes.scripted}, fresh@${hashes.fresh}$`, "m"));
+    expect(r.stdout).toMatch(
+      new RegExp(`^held \\(requires review; enable with --enable name or name@hash\\): scripted@${hashes.scripted}, fresh@${hashes.fresh}$`, "m"),
+    );
     expect(r.stdout).toMatch(/^blocked \(never activates\): flagged$/m);
     expect(r.stdout).toMatch(/^missing: ghost$/m);
     expect(r.stdout).toMatch(/^requires fresh: mcp:github-mcp$/m);
@@ -97,7 +129,9 @@ describe("skillshelf select", () => {
     const out = JSON.parse(r.stdout);
     expect(out.active_names).toEqual(["scripted"]);
     expect(out.blocked.map((b: { name: string }) => b.name)).toEqual(["flagged"]);
-    expect(out.warnings).toContain(`skill 'scripted' activated by hash-pinned operator enable from ${path.join(shelf, "skills", "scripted")} (tree ${hashes.scripted!.slice(0, 16)}…)`);
+    expect(out.warnings).toContain(
+      `skill 'scripted' activated by hash-pinned operator enable from ${path.join(shelf, "skills", "scripted")} (tree ${hashes.scripted!.slice(0, 16)}…)`,
+    );
   });
   it("a user root shadows the shelf copy and never inherits its record", () => {
     const user = tree(path.join(root, "user"), { "good/SKILL.md": md("good", "license: MIT\n") });
@@ -126,7 +160,8 @@ describe("skillshelf select", () => {
 });
 
 describe("skillshelf advise (before any network call)", () => {
-  const entry = "- name: evil\n  source: team\n  official_intent: formats code\n  hidden_issue: uploads the repo\n  severity: critical\n  reference: https://example.com/a\n";
+  const entry =
+    "- name: evil\n  source: team\n  official_intent: formats code\n  hidden_issue: uploads the repo\n  severity: critical\n  reference: https://example.com/a\n";
   it("refuses an advisories file whose list key is misspelt; nothing is published", () => {
     const file = path.join(root, "advise-misspelt.yaml");
     writeFileSync(file, `advisory:\n${entry}`);
@@ -144,7 +179,11 @@ describe("skillshelf advise (before any network call)", () => {
 
 describe("skillshelf seed", () => {
   it("seeds, then writes nothing the second time", () => {
-    const bundle = tree(path.join(root, "bundle"), { "catalog.yaml": "version: '2026.11.30'\nskills: []\n", "skills/good/SKILL.md": md("good"), "validations.yaml": "validations: []\n" });
+    const bundle = tree(path.join(root, "bundle"), {
+      "catalog.yaml": "version: '2026.11.30'\nskills: []\n",
+      "skills/good/SKILL.md": md("good"),
+      "validations.yaml": "validations: []\n",
+    });
     const dest = path.join(root, "team");
     const first = cli("seed", "--from", bundle, "--to", dest);
     expect(first.code).toBe(0);
@@ -173,7 +212,12 @@ describe("skillshelf seed", () => {
     expect(notFolder.code).toBe(2);
   });
   it("--exclude leaves the named skills out, as a comma list or repeated", () => {
-    const bundle = tree(path.join(root, "bundle-exclude"), { "catalog.yaml": "version: '1'\nskills: []\n", "skills/a/SKILL.md": md("a"), "skills/b/SKILL.md": md("b"), "skills/c/SKILL.md": md("c") });
+    const bundle = tree(path.join(root, "bundle-exclude"), {
+      "catalog.yaml": "version: '1'\nskills: []\n",
+      "skills/a/SKILL.md": md("a"),
+      "skills/b/SKILL.md": md("b"),
+      "skills/c/SKILL.md": md("c"),
+    });
     const dest = path.join(root, "team-exclude");
     const r = cli("seed", "--from", bundle, "--to", dest, "--exclude", "a,b", "--exclude", "c", "--json");
     expect(r.code).toBe(0);

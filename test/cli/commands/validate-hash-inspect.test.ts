@@ -55,7 +55,10 @@ describe("skillshelf validate", () => {
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout);
     expect(report.ok).toBe(false);
-    expect(report.skills.map((s: { name: string; ok: boolean }) => [s.name, s.ok])).toEqual([["alpha", true], ["beta", false]]);
+    expect(report.skills.map((s: { name: string; ok: boolean }) => [s.name, s.ok])).toEqual([
+      ["alpha", true],
+      ["beta", false],
+    ]);
     expect(report.skills[1].problems[0]).toMatchObject({ skill: "beta", field: "description", severity: "error" });
   });
 
@@ -78,7 +81,10 @@ describe("skillshelf validate", () => {
   it.each([
     ["not UTF-8", new Uint8Array([0x2d, 0x2d, 0x2d, 0x0a, 0xff, 0xfe, 0x0a])],
     ["a 10 MB frontmatter", `---\n${"k: v\n".repeat(2_000_000)}---\nbody\n`],
-    ["an alias bomb", `---\n${["a: &a [x,x,x,x,x,x,x,x,x]", ..."bcdefghi".split("").map((c, i) => `${c}: &${c} [${Array(9).fill(`*${"abcdefghi"[i]}`).join(",")}]`)].join("\n")}\n---\nbody\n`],
+    [
+      "an alias bomb",
+      `---\n${["a: &a [x,x,x,x,x,x,x,x,x]", ..."bcdefghi".split("").map((c, i) => `${c}: &${c} [${Array(9).fill(`*${"abcdefghi"[i]}`).join(",")}]`)].join("\n")}\n---\nbody\n`,
+    ],
   ])("gives one clear line for %s", (label, content) => {
     const name = `bad-${label.replace(/\W+/g, "-").toLowerCase()}`;
     const dir = tree(`bad/${name}`, { "SKILL.md": content });

@@ -56,7 +56,10 @@ describe("archives read back by independent tools", () => {
   it("GNU tar and unzip extract the same tree", () => {
     const hasTools = spawnSync("sh", ["-c", "command -v tar && command -v unzip"]).status === 0;
     if (!hasTools) return; // python above is the required independent reader; these are extra
-    for (const [tool, args] of [["tar", ["-xzf", "a.tar.gz", "-C", "t"]], ["unzip", ["-q", "a.zip", "-d", "z"]]] as const) {
+    for (const [tool, args] of [
+      ["tar", ["-xzf", "a.tar.gz", "-C", "t"]],
+      ["unzip", ["-q", "a.zip", "-d", "z"]],
+    ] as const) {
       spawnSync("mkdir", ["-p", path.join(dir, tool === "tar" ? "t" : "z")]);
       const r = spawnSync(tool, [...args], { cwd: dir, encoding: "utf8" });
       expect(r.status, r.stderr).toBe(0);

@@ -39,7 +39,10 @@ function snapshot(dir: string): Record<string, string> {
     for (const entry of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
       const child = rel ? `${rel}/${entry.name}` : entry.name;
       if (entry.isDirectory()) walk(child);
-      else out[child] = createHash("sha256").update(readFileSync(path.join(dir, child))).digest("hex");
+      else
+        out[child] = createHash("sha256")
+          .update(readFileSync(path.join(dir, child)))
+          .digest("hex");
     }
   };
   walk("");
@@ -58,7 +61,11 @@ describe("skillshelf build", () => {
     expect(manifest.skill_count).toBe(readdirSync("shelf/skills").length);
     for (const kind of ["blobs", "records", "shards"]) {
       for (const name of readdirSync(path.join(out, kind))) {
-        expect(createHash("sha256").update(readFileSync(path.join(out, kind, name))).digest("hex")).toBe(name);
+        expect(
+          createHash("sha256")
+            .update(readFileSync(path.join(out, kind, name)))
+            .digest("hex"),
+        ).toBe(name);
       }
     }
     for (const name of readdirSync(path.join(out, "records"))) {
@@ -178,7 +185,9 @@ describe("skillshelf build", () => {
     const json = cli(["build", src, "--out", out, "--json"]);
     expect(json.code).toBe(1);
     const problems = (JSON.parse(json.stdout) as { problems: { skill: string }[] }).problems;
-    expect(new Set(problems.map((p) => p.skill))).toEqual(new Set(["invalid", "too-many", "backslash", "control", "case-clash", "folder-clash", "root-index", "linked", "blocked"]));
+    expect(new Set(problems.map((p) => p.skill))).toEqual(
+      new Set(["invalid", "too-many", "backslash", "control", "case-clash", "folder-clash", "root-index", "linked", "blocked"]),
+    );
     expect(existsSync(out)).toBe(false);
   });
 
@@ -191,7 +200,8 @@ describe("skillshelf build", () => {
   });
 
   it("refuses an advisories.yaml whose list key is misspelt, and prints record warnings", () => {
-    const critical = "- name: fine\n  source: anywhere\n  official_intent: Helps.\n  hidden_issue: Steals secrets.\n  severity: critical\n  reference: https://example.com/a\n";
+    const critical =
+      "- name: fine\n  source: anywhere\n  official_intent: Helps.\n  hidden_issue: Steals secrets.\n  severity: critical\n  reference: https://example.com/a\n";
     const misspelt = shelf("misspelt-advisories", { fine: {} }, { "advisories.yaml": `advisory:\n${critical}` });
     const out = path.join(root, "misspelt-out");
     const r = cli(["build", misspelt, "--out", out]);
@@ -200,7 +210,15 @@ describe("skillshelf build", () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(out)).toBe(false);
 
-    const typo = shelf("typo-advisories", { fine: {} }, { "advisories.yaml": `advisories:\n${critical}  stauts: withdrawn\n  withdrawn_reason: fixed\n`.replace("severity: critical", "severity: low").replace("name: fine", "name: other") });
+    const typo = shelf(
+      "typo-advisories",
+      { fine: {} },
+      {
+        "advisories.yaml": `advisories:\n${critical}  stauts: withdrawn\n  withdrawn_reason: fixed\n`
+          .replace("severity: critical", "severity: low")
+          .replace("name: fine", "name: other"),
+      },
+    );
     const ok = cli(["build", typo, "--out", path.join(root, "typo-out")]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stderr).toMatch(/warning: advisories\.yaml:8:3: advisories\[0\]: unknown key 'stauts' is ignored/);

@@ -19,7 +19,6 @@ const buildDir = path.join(root, "start-build");
 let shelf: RunningShelf | undefined;
 let token = "";
 
-
 /** Runs the CLI asynchronously (the Worker runs in this process's child; spawnSync would block it). */
 function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -93,7 +92,10 @@ describe("npm start's publish path and the publish CLI", () => {
 
   it("publishes advisories on their own", async () => {
     const file = path.join(root, "advisories.yaml");
-    writeFileSync(file, "advisories:\n- name: some-skill\n  source: elsewhere\n  official_intent: Helps.\n  hidden_issue: Does harm.\n  severity: high\n  reference: https://example.com/x\n  advisory_id: ASA-CLI-1\n");
+    writeFileSync(
+      file,
+      "advisories:\n- name: some-skill\n  source: elsewhere\n  official_intent: Helps.\n  hidden_issue: Does harm.\n  severity: high\n  reference: https://example.com/x\n  advisory_id: ASA-CLI-1\n",
+    );
     const r = await cli(["advise", "--url", shelf!.url, file]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/advisories updated: 1 in force/);

@@ -37,7 +37,12 @@ async function listing(root: string, rel = ""): Promise<Record<string, unknown>>
     const st = await lstat(abs);
     if (st.isSymbolicLink()) out[r] = { symlink: await readlink(abs) };
     else if (st.isDirectory()) Object.assign(out, await listing(root, r));
-    else out[r] = { sha256: createHash("sha256").update(await readFile(abs)).digest("hex") };
+    else
+      out[r] = {
+        sha256: createHash("sha256")
+          .update(await readFile(abs))
+          .digest("hex"),
+      };
   }
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
@@ -83,14 +88,22 @@ describe("seeding matches seed_registry", () => {
       expect(bucketsOf(second)).toEqual(s.second_report);
       expect((await stat(path.join(dest, ".seeded.json"))).mtimeMs).toBe(mtime);
       expect(await listing(dest)).toEqual(s.after);
-      expect(Object.keys(first.kept).sort()).toEqual(Object.entries(s.report).filter(([k]) => k.startsWith("kept_")).flatMap(([, v]) => v).sort());
+      expect(Object.keys(first.kept).sort()).toEqual(
+        Object.entries(s.report)
+          .filter(([k]) => k.startsWith("kept_"))
+          .flatMap(([, v]) => v)
+          .sort(),
+      );
     });
   });
   for (const r of golden.manifest_rejections as { label: string; manifest: string; error: string }[]) {
     it(`refuses a manifest: ${r.label}`, async () => {
       const dest = path.join(tmp, `reject-${r.label.replace(/\W+/g, "-")}`);
       await materialize(dest, { ".seeded.json": r.manifest });
-      const error = await seedShelf(bundles.v1!, dest).then(() => null, (e: Error) => e);
+      const error = await seedShelf(bundles.v1!, dest).then(
+        () => null,
+        (e: Error) => e,
+      );
       expect(error).not.toBeNull();
       const ours = error!.message.replaceAll(dest, "<DEST>");
       // JSON parser wording differs between Python and V8; the rest is word for word.
@@ -189,7 +202,10 @@ describe("concurrency and idempotence", () => {
     await utimes(path.join(dest, SEED_LOCK_DIR), old, old);
     expect((await seedShelf(bundles.v1!, dest)).changed).toBe(true);
     await mkdir(path.join(dest, SEED_LOCK_DIR));
-    const error = await seedShelf(bundles.v1!, dest, { lockWaitMs: 600 }).then(() => null, (e: Error) => e);
+    const error = await seedShelf(bundles.v1!, dest, { lockWaitMs: 600 }).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(error?.message).toMatch(/another seed holds .*\.skillshelf-seed\.lock/);
     await rm(path.join(dest, SEED_LOCK_DIR), { recursive: true });
   });
@@ -232,9 +248,16 @@ describe("refusing before writing anything", () => {
   };
   it("refuses a bundle skill holding a symlink with a CliError, before the first write", async () => {
     const bundle = path.join(tmp, "bundle-with-link");
-    await materialize(bundle, { "catalog.yaml": "version: '1.0'\nskills: []\n", "skills/aaa/SKILL.md": "a", "skills/zzz/SKILL.md": "z" }, { "skills/zzz/link.md": "/etc/hostname" });
+    await materialize(
+      bundle,
+      { "catalog.yaml": "version: '1.0'\nskills: []\n", "skills/aaa/SKILL.md": "a", "skills/zzz/SKILL.md": "z" },
+      { "skills/zzz/link.md": "/etc/hostname" },
+    );
     const dest = path.join(tmp, "dest-link");
-    const error = await seedShelf(bundle, dest).then(() => null, (e: unknown) => e);
+    const error = await seedShelf(bundle, dest).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(CliError);
     expect((error as CliError).exitCode).toBe(1);
     expect((error as Error).message).toMatch(/cannot seed skills\/zzz: skill tree contains a symlink at .*link\.md.*nothing was written/);
@@ -243,7 +266,10 @@ describe("refusing before writing anything", () => {
   it("refuses a destination whose skills/ is a file, before the first write", async () => {
     const dest = path.join(tmp, "dest-skills-file");
     await materialize(dest, { skills: "not a folder\n" });
-    const error = await seedShelf(bundles.v1!, dest).then(() => null, (e: unknown) => e);
+    const error = await seedShelf(bundles.v1!, dest).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(CliError);
     expect((error as Error).message).toMatch(/skills is not a folder; seeding needs skills\/ to be a folder/);
     expect((await nothingWritten(dest)).sort()).toEqual(["skills"]);
@@ -308,9 +334,14 @@ describe("seeding with exclude", () => {
   });
   it("refuses an unknown name with a UsageError listing the bundle's items, before writing", async () => {
     const dest = path.join(tmp, "exclude-unknown");
-    const error = await seedShelf(bundles.v2!, dest, { exclude: ["keep", "no-such-skill"] }).then(() => null, (e: unknown) => e);
+    const error = await seedShelf(bundles.v2!, dest, { exclude: ["keep", "no-such-skill"] }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(UsageError);
-    expect((error as Error).message).toMatch(/--exclude names no item of bundle shelf .*: no-such-skill; it holds: .*catalog\.yaml.*licenses\/tdd\.LICENSE, edited, .*grow, .*keep/);
+    expect((error as Error).message).toMatch(
+      /--exclude names no item of bundle shelf .*: no-such-skill; it holds: .*catalog\.yaml.*licenses\/tdd\.LICENSE, edited, .*grow, .*keep/,
+    );
     expect(await lstat(dest).catch(() => null)).toBeNull();
   });
 });

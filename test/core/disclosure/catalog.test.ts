@@ -77,7 +77,14 @@ describe("catalog fitting", () => {
     const full = renderCatalog(skills, { format });
     const bySize = new Map<number, string>();
     for (let k = 0; k <= skills.length; k++) {
-      const text = renderCatalog(skills, { format, include: [...skills].map((s) => s.name).sort().slice(0, k), total: skills.length });
+      const text = renderCatalog(skills, {
+        format,
+        include: [...skills]
+          .map((s) => s.name)
+          .sort()
+          .slice(0, k),
+        total: skills.length,
+      });
       bySize.set(k, text);
     }
     for (let maxChars = 0; maxChars <= codePointLength(full) + 2; maxChars++) {
@@ -100,12 +107,19 @@ describe("catalog fitting", () => {
   it("rejects non-integer limits and duplicate names", () => {
     expect(() => renderCatalog([], { maxChars: 1.5 })).toThrow(RangeError);
     expect(() => renderCatalog([], { total: Number.NaN })).toThrow(RangeError);
-    const dup = [{ name: "a", description: "x" }, { name: "a", description: "y" }];
+    const dup = [
+      { name: "a", description: "x" },
+      { name: "a", description: "y" },
+    ];
     expect(() => renderCatalog(dup)).toThrow(/duplicate skill name 'a'/);
   });
 
   it("orders names by code point, not UTF-16 unit", () => {
-    const skills = [{ name: "\u{1f6a8}", description: "astral" }, { name: "\uffff", description: "bmp" }, { name: "b", description: "b" }];
+    const skills = [
+      { name: "\u{1f6a8}", description: "astral" },
+      { name: "\uffff", description: "bmp" },
+      { name: "b", description: "b" },
+    ];
     const text = renderCatalog(skills, { format: "markdown" });
     expect(text.indexOf("## b")).toBeLessThan(text.indexOf("## \uffff"));
     expect(text.indexOf("## \uffff")).toBeLessThan(text.indexOf("## \u{1f6a8}"));

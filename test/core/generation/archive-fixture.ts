@@ -5,7 +5,12 @@ const e = new TextEncoder();
 
 /** Five files: a SKILL.md, a script, binary bytes, a non-ASCII name, and a path over 100 bytes. */
 export const ARCHIVE_FIXTURE: SkillFile[] = [
-  { path: "SKILL.md", bytes: e.encode("---\nname: archive-fixture\ndescription: A fixed skill whose archives have known digests.\n---\n\n# Archive fixture\n\nUsed by the archive digest test.\n") },
+  {
+    path: "SKILL.md",
+    bytes: e.encode(
+      "---\nname: archive-fixture\ndescription: A fixed skill whose archives have known digests.\n---\n\n# Archive fixture\n\nUsed by the archive digest test.\n",
+    ),
+  },
   { path: "scripts/run.sh", bytes: e.encode("#!/bin/sh\necho hi\n") },
   { path: "assets/data.bin", bytes: Uint8Array.from({ length: 256 }, (_, i) => i) },
   { path: "references/caf\u00e9.md", bytes: e.encode("# Caf\u00e9\n") },

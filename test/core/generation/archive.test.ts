@@ -36,7 +36,12 @@ describe("deterministic archives", () => {
 
   it("refuse a root file named __proto__ (it would corrupt the zip) and zip Object.prototype names as plain files", () => {
     const bytes = new TextEncoder().encode("x\n");
-    expect(() => zipArchive([{ path: "SKILL.md", bytes }, { path: "__proto__", bytes }])).toThrow(/__proto__/);
+    expect(() =>
+      zipArchive([
+        { path: "SKILL.md", bytes },
+        { path: "__proto__", bytes },
+      ]),
+    ).toThrow(/__proto__/);
     const files = ["SKILL.md", "constructor", "toString", "hasOwnProperty", "references/__proto__"].map((path) => ({ path, bytes }));
     const unzipped = unzipSync(zipArchive(files));
     expect(Object.keys(unzipped).sort()).toEqual(files.map((f) => f.path).sort());
@@ -77,7 +82,10 @@ describe("generation assembly", () => {
     expect(two.objects.map((o) => `${o.kind}:${o.sha256}`)).toEqual(one.objects.map((o) => `${o.kind}:${o.sha256}`));
     expect(one.id).toBe(await sha256Hex(one.manifestBytes));
     // Any change to any byte changes the id.
-    const changed = await assembleGeneration([await skillInput("zeta", { "references/b.md": "b\n", "references/a.md": "A\n" }), await skillInput("alpha")], shelf);
+    const changed = await assembleGeneration(
+      [await skillInput("zeta", { "references/b.md": "b\n", "references/a.md": "A\n" }), await skillInput("alpha")],
+      shelf,
+    );
     expect(changed.id).not.toBe(one.id);
   });
 });

@@ -26,12 +26,19 @@ function reader(generation: Awaited<ReturnType<typeof built>>, override: (kind: 
   return { read, reads };
 }
 
-const shas = (generation: Awaited<ReturnType<typeof built>>, kind: string) => generation.objects.filter((o) => o.kind === kind).map((o) => o.sha256).sort();
+const shas = (generation: Awaited<ReturnType<typeof built>>, kind: string) =>
+  generation.objects
+    .filter((o) => o.kind === kind)
+    .map((o) => o.sha256)
+    .sort();
 
 describe("references", () => {
   it("a record references its files' blobs, then its two archives (repeats kept)", async () => {
     const g = await built();
-    const beta = g.objects.filter((o) => o.kind === "record").map((o) => SkillRecordSchema.parse(JSON.parse(new TextDecoder().decode(o.bytes)))).find((r) => r.name === "beta")!;
+    const beta = g.objects
+      .filter((o) => o.kind === "record")
+      .map((o) => SkillRecordSchema.parse(JSON.parse(new TextDecoder().decode(o.bytes))))
+      .find((r) => r.name === "beta")!;
     const blobs = recordBlobs(beta);
     expect(blobs).toHaveLength(beta.files.length + 2);
     expect(blobs.slice(-2)).toEqual([beta.archives.tar_gz, beta.archives.zip]);
@@ -41,7 +48,12 @@ describe("references", () => {
   it("a manifest references its shards and its advisories blob; a shard its records and its blob list", async () => {
     const g = await built();
     const refs = generationReferences(g.manifest);
-    expect(refs.filter((r) => r.kind === "shard").map((r) => r.sha256).sort()).toEqual(shas(g, "shard"));
+    expect(
+      refs
+        .filter((r) => r.kind === "shard")
+        .map((r) => r.sha256)
+        .sort(),
+    ).toEqual(shas(g, "shard"));
     expect(refs.filter((r) => r.kind === "blob")).toEqual([{ kind: "blob", ...g.manifest.shelf.advisories! }]);
     const shard = JSON.parse(new TextDecoder().decode(g.objects.find((o) => o.kind === "shard")!.bytes)) as Shard;
     const shardRefs = shardReferences(shard);

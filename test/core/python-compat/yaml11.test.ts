@@ -52,7 +52,7 @@ describe("YAML safety", () => {
   });
 
   it("treats quoted scalars as strings", () => {
-    const { value } = parseYaml11('a: "yes"\nb: \'1.0\'\nc: |\n  2024-01-15\n');
+    const { value } = parseYaml11("a: \"yes\"\nb: '1.0'\nc: |\n  2024-01-15\n");
     expect(value).toEqual({ a: "yes", b: "1.0", c: "2024-01-15\n" });
   });
 });

@@ -72,7 +72,12 @@ describe("parseSkillMd", () => {
   it("refuses duplicate keys and alias bombs as YAML errors", () => {
     expect(() => parseSkillMd("---\nname: a\nname: b\n---\nx")).toThrow(/invalid YAML frontmatter: Map keys must be unique/);
     const bomb = ["a: &a [x,x,x,x,x,x,x,x,x]"];
-    for (let i = 1; i < 9; i++) bomb.push(`${"abcdefghij"[i]}: &${"abcdefghij"[i]} [${Array(9).fill(`*${"abcdefghij"[i - 1]}`).join(",")}]`);
+    for (let i = 1; i < 9; i++)
+      bomb.push(
+        `${"abcdefghij"[i]}: &${"abcdefghij"[i]} [${Array(9)
+          .fill(`*${"abcdefghij"[i - 1]}`)
+          .join(",")}]`,
+      );
     expect(() => parseSkillMd(`---\n${bomb.join("\n")}\n---\nx`)).toThrow(/alias/i);
   });
 });

@@ -53,7 +53,9 @@ describe("every problem is reported at once, naming skill and field", () => {
   it("collects problems across fields", () => {
     const v = check("name: Demo_Name\ndescription: yes\nversion: 1.0\nlicense: 2\nmetadata: [a]", "demo", "");
     expect(v.ok).toBe(false);
-    const fields = errors(v.problems).map((p) => p.field).sort();
+    const fields = errors(v.problems)
+      .map((p) => p.field)
+      .sort();
     expect(fields).toEqual(["body", "description", "license", "metadata", "name", "name", "version"]);
     expect(v.problems.every((p) => p.skill === "demo")).toBe(true);
   });
@@ -68,7 +70,11 @@ describe("name", () => {
     ["démo", /lowercase/],
   ])("rejects %s", (name, message) => {
     const v = check(`name: ${name}\ndescription: d`, name);
-    expect(errors(v.problems).map((p) => p.message).join("\n")).toMatch(message);
+    expect(
+      errors(v.problems)
+        .map((p) => p.message)
+        .join("\n"),
+    ).toMatch(message);
   });
   it("must match the folder name", () => {
     expect(errors(check("name: demo\ndescription: d", "other").problems)[0]!.message).toMatch(/must match its folder name "other"/);
@@ -187,7 +193,11 @@ describe("portability: a skill that passes parses identically in every client", 
     expect(errors(v.problems)[0]!.message).toMatch(/line 3 contains '---' inside the frontmatter/);
   });
   it("reports an indented first frontmatter line", () => {
-    expect(errors(check("  name: demo\n  description: d").problems).map((p) => p.message).join()).toMatch(/indented/);
+    expect(
+      errors(check("  name: demo\n  description: d").problems)
+        .map((p) => p.message)
+        .join(),
+    ).toMatch(/indented/);
   });
   it("reports bytes that are not UTF-8 as one problem", () => {
     const v = validateSkillMd("demo", new Uint8Array([0x2d, 0x2d, 0x2d, 0x0a, 0xc3, 0x28]));

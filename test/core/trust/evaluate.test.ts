@@ -39,7 +39,20 @@ describe("evaluateTrust matches abstractskill's verdict table", () => {
 
 describe("evaluateTrust invariants", () => {
   const hash = "a".repeat(64);
-  const record = { name: "x", source: "s", tree_hash: hash, level: "first_party" as const, method: "first-party", validated_by: "v", validated_at: "d", evidence: {}, notes: null, activation_description: null, audience: "host" as const, delivered_via_map: false };
+  const record = {
+    name: "x",
+    source: "s",
+    tree_hash: hash,
+    level: "first_party" as const,
+    method: "first-party",
+    validated_by: "v",
+    validated_at: "d",
+    evidence: {},
+    notes: null,
+    activation_description: null,
+    audience: "host" as const,
+    delivered_via_map: false,
+  };
   it("is pure: the same inputs give the same verdict and inputs are not mutated", () => {
     const records = { validations: [record], advisories: [] };
     const frozen = JSON.stringify(records);
@@ -47,7 +60,20 @@ describe("evaluateTrust invariants", () => {
     expect(JSON.stringify(records)).toBe(frozen);
   });
   it("a blocked verdict is never attachable and never requires_review", () => {
-    const advisory = { name: "x", source: "s", official_intent: "i", hidden_issue: "h", severity: "low" as const, reference: "r", tree_hash: hash, advisory_id: null, discovered_at: null, status: "active" as const, withdrawn_reason: null, withdrawn_at: null };
+    const advisory = {
+      name: "x",
+      source: "s",
+      official_intent: "i",
+      hidden_issue: "h",
+      severity: "low" as const,
+      reference: "r",
+      tree_hash: hash,
+      advisory_id: null,
+      discovered_at: null,
+      status: "active" as const,
+      withdrawn_reason: null,
+      withdrawn_at: null,
+    };
     const v = evaluateTrust({ validations: [record], advisories: [advisory] }, { tree_hash: hash });
     expect([v.blocked, v.attachable, v.requires_review, v.do_not_use, v.validation]).toEqual([true, false, false, true, null]);
     const worse = worseVerdict(evaluateTrust({ validations: [record], advisories: [] }, { tree_hash: hash }), v);
@@ -63,7 +89,11 @@ describe("evaluateTrust invariants", () => {
       { source: "low", binding: "hash", ambiguous: true },
       { source: "other", binding: "hash", ambiguous: true },
     ]);
-    expect(sourceCandidates(records, "x", "c".repeat(64)).map((c) => [c.source, c.binding])).toEqual([["named", "name"], ["s", "name"], ["low", "name"]]);
+    expect(sourceCandidates(records, "x", "c".repeat(64)).map((c) => [c.source, c.binding])).toEqual([
+      ["named", "name"],
+      ["s", "name"],
+      ["low", "name"],
+    ]);
     expect(sourceCandidates(records, "nobody", null)).toEqual([]);
   });
 });

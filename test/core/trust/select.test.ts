@@ -16,15 +16,47 @@ const memory: SkillSource = {
   resolve(name) {
     const s = skills[name];
     if (!s) return { ok: false, message: `skill not found: ${name}` };
-    return { ok: true, resolved: { skill: { name, description: `${name} <desc>`, metadata: s.metadata ?? {} }, tree_hash: s.tree_hash, has_scripts: s.has_scripts, location: `shelf:skills/${name}` } };
+    return {
+      ok: true,
+      resolved: {
+        skill: { name, description: `${name} <desc>`, metadata: s.metadata ?? {} },
+        tree_hash: s.tree_hash,
+        has_scripts: s.has_scripts,
+        location: `shelf:skills/${name}`,
+      },
+    };
   },
 };
 const record = (name: string, extra: Partial<ValidationRecord> = {}): ValidationRecord => ({
-  name, source: "team", tree_hash: skills[name]!.tree_hash, level: "first_party", method: "first-party", validated_by: "t", validated_at: "d",
-  evidence: {}, notes: null, activation_description: null, audience: "host", delivered_via_map: false, ...extra,
+  name,
+  source: "team",
+  tree_hash: skills[name]!.tree_hash,
+  level: "first_party",
+  method: "first-party",
+  validated_by: "t",
+  validated_at: "d",
+  evidence: {},
+  notes: null,
+  activation_description: null,
+  audience: "host",
+  delivered_via_map: false,
+  ...extra,
 });
-const ban: AdvisoryEntry = { name: "banned", source: "x", official_intent: "i", hidden_issue: "bad", severity: "low", reference: "r", tree_hash: h("c"), advisory_id: null, discovered_at: null, status: "active", withdrawn_reason: null, withdrawn_at: null };
-const records = { validations: [record("clean", { activation_description: "Clean & \"quoted\"" }), record("scripted"), record("banned")], advisories: [ban] };
+const ban: AdvisoryEntry = {
+  name: "banned",
+  source: "x",
+  official_intent: "i",
+  hidden_issue: "bad",
+  severity: "low",
+  reference: "r",
+  tree_hash: h("c"),
+  advisory_id: null,
+  discovered_at: null,
+  status: "active",
+  withdrawn_reason: null,
+  withdrawn_at: null,
+};
+const records = { validations: [record("clean", { activation_description: 'Clean & "quoted"' }), record("scripted"), record("banned")], advisories: [ban] };
 
 describe("selectSkills with a precomputed source", () => {
   it("gates: attachable active, review held, blocked never, missing reported", async () => {
@@ -34,7 +66,9 @@ describe("selectSkills with a precomputed source", () => {
     expect(s.blocked.map((x) => x.name)).toEqual(["banned"]);
     expect(s.missing).toEqual(["ghost"]);
     expect(s.requires).toEqual({ scripted: { mcp_servers: [], tools: ["write_file"] } });
-    expect(s.activation_block).toBe("<available_skills>\n  <skill>\n    <name>clean</name>\n    <description>Clean &amp; &quot;quoted&quot;</description>\n  </skill>\n</available_skills>");
+    expect(s.activation_block).toBe(
+      "<available_skills>\n  <skill>\n    <name>clean</name>\n    <description>Clean &amp; &quot;quoted&quot;</description>\n  </skill>\n</available_skills>",
+    );
   });
   it("a pin grants exactly the pinned bytes", async () => {
     const ok = await selectSkills(records, memory, ["scripted"], { enabled: [`scripted@${h("B")}`] });

@@ -34,7 +34,14 @@ export async function skillInput(name: string, files: Record<string, string | Ui
     record: describeSkill(validation.metadata, validation.parsed, inventory, {
       source: null,
       validations: [],
-      verdict: { level: verdict.level, blocked: false, requires_review: verdict.requires_review, attachable: verdict.attachable, reasons: verdict.reasons, warnings: verdict.warnings },
+      verdict: {
+        level: verdict.level,
+        blocked: false,
+        requires_review: verdict.requires_review,
+        attachable: verdict.attachable,
+        reasons: verdict.reasons,
+        warnings: verdict.warnings,
+      },
     }),
   };
 }

@@ -108,8 +108,16 @@ describe("admin authentication", () => {
       adminRequest("POST", "/missing", { blob: [blob.sha256] }, null),
       adminRequest("POST", "/pointer", { generation: built.id, previous: null }, "wrong-token"),
       adminRequest("POST", "/gc", { apply: true, keep: 0, grace_seconds: 0 }, "Bearer"),
-      new Request(`${WORKER_URL}/admin/v1/blobs/${blob.sha256}`, { method: "PUT", headers: { Authorization: `Basic ${btoa("a:b")}` }, body: blob.bytes as Uint8Array<ArrayBuffer> }),
-      new Request(`${WORKER_URL}/admin/v1/blobs/${blob.sha256}`, { method: "PUT", headers: { Authorization: `Bearer ${await sha256Hex(TOKEN)}` }, body: blob.bytes as Uint8Array<ArrayBuffer> }),
+      new Request(`${WORKER_URL}/admin/v1/blobs/${blob.sha256}`, {
+        method: "PUT",
+        headers: { Authorization: `Basic ${btoa("a:b")}` },
+        body: blob.bytes as Uint8Array<ArrayBuffer>,
+      }),
+      new Request(`${WORKER_URL}/admin/v1/blobs/${blob.sha256}`, {
+        method: "PUT",
+        headers: { Authorization: `Bearer ${await sha256Hex(TOKEN)}` },
+        body: blob.bytes as Uint8Array<ArrayBuffer>,
+      }),
     ];
     for (const request of attempts) {
       const res = await call(request);
@@ -132,11 +140,15 @@ describe("verified uploads", () => {
   it("rejects a blob whose body does not hash to its key, storing nothing", async () => {
     const call = workerFetch(await adminEnv());
     const claimed = await sha256Hex("the real content");
-    const res = await call(new Request(`${WORKER_URL}/admin/v1/blobs/${claimed}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: "something else" }));
+    const res = await call(
+      new Request(`${WORKER_URL}/admin/v1/blobs/${claimed}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: "something else" }),
+    );
     expect(res.status).toBe(422);
     expect(((await res.json()) as { error: string }).error).toBe("digest_mismatch");
     expect(await env.SHELF_BUCKET.head(r2Key("blob", claimed))).toBeNull();
-    const ok = await call(new Request(`${WORKER_URL}/admin/v1/blobs/${claimed}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: "the real content" }));
+    const ok = await call(
+      new Request(`${WORKER_URL}/admin/v1/blobs/${claimed}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: "the real content" }),
+    );
     expect(ok.status).toBe(201);
   });
 
@@ -178,7 +190,10 @@ describe("verified uploads", () => {
     expect(((await forgedPathRes.json()) as { message: string }).message).toMatch(/entry for \S+ differs from its record in paths/);
     // And every other field an entry derives from its record (served without reading it): the
     // SKILL.md blob (the v0.2 digest), the tree hash, the trust marks, the description, the name.
-    const shardJson = () => JSON.parse(new TextDecoder().decode(shard.bytes)) as { skills: Array<Record<string, unknown> & { skill_md: { sha256: string }; trust: { requires_review: boolean } }> };
+    const shardJson = () =>
+      JSON.parse(new TextDecoder().decode(shard.bytes)) as {
+        skills: Array<Record<string, unknown> & { skill_md: { sha256: string }; trust: { requires_review: boolean } }>;
+      };
     const forgeries: [string, (e: ReturnType<typeof shardJson>["skills"][number]) => void][] = [
       ["skill_md", (e) => void (e.skill_md.sha256 = "f".repeat(64))],
       ["tree_hash", (e) => void (e.tree_hash = "0".repeat(64))],
@@ -196,7 +211,12 @@ describe("verified uploads", () => {
       expect(((await res.json()) as { message: string }).message, field).toMatch(new RegExp(`differs from its record in ${field}`));
     }
     // A manifest must say what its shards hold: the count, the index and the shard_count.
-    const manifestJson = () => JSON.parse(new TextDecoder().decode(built.manifestBytes)) as { skill_count: number; shard_count: number; shards: Array<{ index: number; count: number }> };
+    const manifestJson = () =>
+      JSON.parse(new TextDecoder().decode(built.manifestBytes)) as {
+        skill_count: number;
+        shard_count: number;
+        shards: Array<{ index: number; count: number }>;
+      };
     const manifestForgeries: [RegExp, (m: ReturnType<typeof manifestJson>) => void][] = [
       [/holds 4 skill\(s\), it holds 3/, (m) => void ((m.shards[0]!.count = 4), (m.skill_count = 4))],
       [/totals/, (m) => void (m.skill_count += 1)],
@@ -269,12 +289,32 @@ describe("racing publishers", () => {
       const src = memorySource(built);
       for (const o of built.objects) {
         const path = { blob: "blobs", record: "records", shard: "shards" }[o.kind];
-        expect([200, 201]).toContain((await call(new Request(`${WORKER_URL}/admin/v1/${path}/${o.sha256}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: (await src.read(o.kind, o.sha256)) as Uint8Array<ArrayBuffer> }))).status);
+        expect([200, 201]).toContain(
+          (
+            await call(
+              new Request(`${WORKER_URL}/admin/v1/${path}/${o.sha256}`, {
+                method: "PUT",
+                headers: { Authorization: `Bearer ${TOKEN}` },
+                body: (await src.read(o.kind, o.sha256)) as Uint8Array<ArrayBuffer>,
+              }),
+            )
+          ).status,
+        );
       }
     }
     // Upload order above is blobs, records, shards (objects are sorted by kind), so manifests go last.
     for (const built of [a, b]) {
-      expect((await call(new Request(`${WORKER_URL}/admin/v1/generations/${built.id}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: built.manifestBytes as Uint8Array<ArrayBuffer> }))).status).toBe(201);
+      expect(
+        (
+          await call(
+            new Request(`${WORKER_URL}/admin/v1/generations/${built.id}`, {
+              method: "PUT",
+              headers: { Authorization: `Bearer ${TOKEN}` },
+              body: built.manifestBytes as Uint8Array<ArrayBuffer>,
+            }),
+          )
+        ).status,
+      ).toBe(201);
     }
     const [ra, rb] = await Promise.all([
       call(adminRequest("POST", "/pointer", { generation: a.id, previous: v1.id })),
@@ -354,7 +394,9 @@ describe("interrupted publish", () => {
         if (++calls > failAfter) throw new TypeError("network connection lost");
         return inner(request);
       };
-      await expect(publishGeneration(memorySource(v2), { url: WORKER_URL, token: TOKEN, fetch: flaky, sleep: noSleep, attempts: 1 })).rejects.toBeInstanceOf(PublishError);
+      await expect(publishGeneration(memorySource(v2), { url: WORKER_URL, token: TOKEN, fetch: flaky, sleep: noSleep, attempts: 1 })).rejects.toBeInstanceOf(
+        PublishError,
+      );
       resetStorageMemory();
       expect((await openGeneration(env))!.id).toBe(v1.id);
       expect((await getText("/skills/beta/references/guide.md")).text).toBe("# Guide\n\nRead me.\n");
@@ -376,7 +418,12 @@ describe("interrupted publish", () => {
       }
       return inner(request);
     };
-    const result = await publishGeneration(memorySource(await shelfV1()), { url: WORKER_URL, token: TOKEN, fetch: flaky, sleep: async (ms) => void waits.push(ms) });
+    const result = await publishGeneration(memorySource(await shelfV1()), {
+      url: WORKER_URL,
+      token: TOKEN,
+      fetch: flaky,
+      sleep: async (ms) => void waits.push(ms),
+    });
     expect(result.uploaded.generation).toBe(1);
     expect(waits).toEqual([1000, 1000]);
   });
@@ -391,7 +438,10 @@ describe("history and rollback", () => {
     const call = workerFetch(await adminEnv());
     const rolled = await call(adminRequest("POST", "/rollback", { generation: v1.id, previous: v2.id }));
     expect(rolled.status).toBe(200);
-    const listed = (await (await call(adminRequest("GET", "/history"))).json()) as { current: string; history: { generation: string; action: string; seq: number }[] };
+    const listed = (await (await call(adminRequest("GET", "/history"))).json()) as {
+      current: string;
+      history: { generation: string; action: string; seq: number }[];
+    };
     expect(listed.current).toBe(v1.id);
     expect(listed.history.map((h) => [h.seq, h.action, h.generation])).toEqual([
       [3, "rollback", v1.id],
@@ -480,7 +530,12 @@ describe("advisories published after a build", () => {
       expect(r.status, path).toBe(410);
       expect(r.text).toContain("ASA-TEST-1");
     }
-    for (const index of ["/skills/index.json", "/.well-known/agent-skills/index.json", "/.well-known/skills/index.json", `/g/${v1.id}/.well-known/agent-skills/index.json`]) {
+    for (const index of [
+      "/skills/index.json",
+      "/.well-known/agent-skills/index.json",
+      "/.well-known/skills/index.json",
+      `/g/${v1.id}/.well-known/agent-skills/index.json`,
+    ]) {
       const r = await getText(index);
       expect(r.status, index).toBe(200);
       expect(r.text, index).not.toContain("gamma");
@@ -509,7 +564,11 @@ describe("advisories published after a build", () => {
     expect((await openGeneration(env, { clock }))!.advisories).toHaveLength(0);
     const call = workerFetch(await adminEnv());
     const gamma = (await (await openGeneration(env, { clock }))!.findSkill("gamma"))!;
-    await call(adminRequest("POST", "/advisories", { advisories: [{ name: "gamma", source: "x", official_intent: "i", hidden_issue: "h", severity: "critical", reference: "r", tree_hash: gamma.tree_hash }] }));
+    await call(
+      adminRequest("POST", "/advisories", {
+        advisories: [{ name: "gamma", source: "x", official_intent: "i", hidden_issue: "h", severity: "critical", reference: "r", tree_hash: gamma.tree_hash }],
+      }),
+    );
     now += 29_000;
     expect((await openGeneration(env, { clock }))!.advisories).toHaveLength(0);
     now += 2_000;
@@ -559,7 +618,10 @@ describe("gc", () => {
     expect(graced.deletable).toEqual({ generation: 0, shard: 0, record: 0, blob: 0 });
 
     // Keeping only the current generation, v1-only objects are deletable; dry run deletes nothing.
-    const dry = (await (await call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0 }))).json()) as { applied: boolean; deletable: Record<string, number> };
+    const dry = (await (await call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0 }))).json()) as {
+      applied: boolean;
+      deletable: Record<string, number>;
+    };
     expect(dry.applied).toBe(false);
     expect(dry.deletable).toEqual({ generation: 1, shard: 1, record: 1, blob: 3 });
     expect(await bucketKeys(env.SHELF_BUCKET)).toEqual(before);
@@ -635,10 +697,12 @@ describe("gc", () => {
     const hex = (prefix: string, i: number) => (prefix + i.toString(16)).padStart(64, "0");
     const junk = Array.from({ length: 700 }, (_, i) => hex("a", i));
     for (let i = 0; i < junk.length; i += 50) {
-      await Promise.all(junk.slice(i, i + 50).map(async (sha) => {
-        await env.SHELF_BUCKET.put(r2Key("record", sha), "{}");
-        await env.SHELF_KV.put(`record:${sha}`, "{}");
-      }));
+      await Promise.all(
+        junk.slice(i, i + 50).map(async (sha) => {
+          await env.SHELF_BUCKET.put(r2Key("record", sha), "{}");
+          await env.SHELF_KV.put(`record:${sha}`, "{}");
+        }),
+      );
     }
     await new Promise((r) => setTimeout(r, 20));
     const boundary = Date.now();
@@ -671,7 +735,11 @@ describe("gc", () => {
     await publish(v2);
     let now = Date.now() + 60_000;
     // The settle wait stands in for slow listing: it leaves the lease with less than the minimum.
-    const gc = new GarbageCollector(new AdminStorage(await adminEnv()), { clock: () => now, sleep: async () => void (now += GC_LEASE_MS - GC_LEASE_MIN_LEFT_MS + 1), settleMs: 1 });
+    const gc = new GarbageCollector(new AdminStorage(await adminEnv()), {
+      clock: () => now,
+      sleep: async () => void (now += GC_LEASE_MS - GC_LEASE_MIN_LEFT_MS + 1),
+      settleMs: 1,
+    });
     const err = await gc.run({ keep: 0, graceSeconds: 0, apply: true }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AdminError);
     expect((err as AdminError).status).toBe(503);
@@ -691,7 +759,9 @@ describe("gc", () => {
     await env.SHELF_BUCKET.put(R2_GC_LEASE_KEY, "", { customMetadata: { until: new Date(Date.now() + 60_000).toISOString() } });
     const call = workerFetch(await adminEnv());
     const v2 = await shelfV2();
-    const blocked = await publishGeneration(memorySource(v2), { url: WORKER_URL, token: TOKEN, fetch: call, sleep: noSleep, attempts: 2 }).catch((e: unknown) => e);
+    const blocked = await publishGeneration(memorySource(v2), { url: WORKER_URL, token: TOKEN, fetch: call, sleep: noSleep, attempts: 2 }).catch(
+      (e: unknown) => e,
+    );
     expect(blocked).toBeInstanceOf(PublishError);
     expect((blocked as PublishError).message).toMatch(/503/);
     const move = await call(adminRequest("POST", "/pointer", { generation: v2.id, previous: v1.id }));
@@ -700,7 +770,13 @@ describe("gc", () => {
     expect(Number(move.headers.get("Retry-After"))).toBeLessThanOrEqual(30);
     expect((await call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }))).status).toBe(409);
     const record = v2.objects.find((o) => o.kind === "record" && !v1.objects.some((p) => p.sha256 === o.sha256))!;
-    const upload = await call(new Request(`${WORKER_URL}/admin/v1/records/${record.sha256}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: record.bytes as Uint8Array<ArrayBuffer> }));
+    const upload = await call(
+      new Request(`${WORKER_URL}/admin/v1/records/${record.sha256}`, {
+        method: "PUT",
+        headers: { Authorization: `Bearer ${TOKEN}` },
+        body: record.bytes as Uint8Array<ArrayBuffer>,
+      }),
+    );
     expect(upload.status).toBe(503);
     // Once the lease has expired, the same publish goes through.
     await env.SHELF_BUCKET.put(R2_GC_LEASE_KEY, "", { customMetadata: { until: new Date(Date.now() - 1000).toISOString() } });

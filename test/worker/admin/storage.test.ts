@@ -65,7 +65,15 @@ function put(path: string, body: Uint8Array): Request {
   return new Request(`${WORKER_URL}/admin/v1${path}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: body as Uint8Array<ArrayBuffer> });
 }
 
-const ADVISORY = { name: "beta", source: "elsewhere", official_intent: "Guides.", hidden_issue: "Misleads.", severity: "high", reference: "https://example.test/a/1", advisory_id: "ASA-STORAGE-1" };
+const ADVISORY = {
+  name: "beta",
+  source: "elsewhere",
+  official_intent: "Guides.",
+  hidden_issue: "Misleads.",
+  severity: "high",
+  reference: "https://example.test/a/1",
+  advisory_id: "ASA-STORAGE-1",
+};
 
 async function shelves() {
   const v1 = await buildGeneration([await skillInput("alpha"), await skillInput("beta", { "references/guide.md": "# Guide\n" })]);
@@ -127,7 +135,16 @@ describe("R2 failing to read a stored document's body", () => {
     const { v1, v2 } = await publishedV1();
     const before = await storageState();
     const call = workerFetch({ ...(await adminEnv()), SHELF_BUCKET: failing(env.SHELF_BUCKET, "body") });
-    const readers = new Set(["GET /pointer", "GET /history", "GET /advisories", "POST /pointer", "POST /rollback", "POST /advisories", "POST /gc", "POST /gc apply"]);
+    const readers = new Set([
+      "GET /pointer",
+      "GET /history",
+      "GET /advisories",
+      "POST /pointer",
+      "POST /rollback",
+      "POST /advisories",
+      "POST /gc",
+      "POST /gc apply",
+    ]);
     const routes = everyRoute(v1, v2).filter(([label]) => readers.has(label));
     expect(routes).toHaveLength(readers.size);
     for (const [label, request] of routes) await expect503(await call(request), label);
@@ -139,7 +156,10 @@ describe("R2 failing to write once every check has passed", () => {
   it("each write answers 503 with Retry-After and stores nothing; the same request succeeds once R2 is back", async () => {
     const { v1, v2 } = await publishedV1();
     const working = workerFetch(await adminEnv());
-    const writesFail = workerFetch({ ...(await adminEnv()), SHELF_BUCKET: failing(env.SHELF_BUCKET, "rejects", (method) => method === "put" || method === "delete") });
+    const writesFail = workerFetch({
+      ...(await adminEnv()),
+      SHELF_BUCKET: failing(env.SHELF_BUCKET, "rejects", (method) => method === "put" || method === "delete"),
+    });
     const stored = async (kind: "blob" | "record" | "shard" | "generation", sha: string) => (await env.SHELF_BUCKET.head(r2Key(kind, sha))) !== null;
     const v1Only = v1.objects.filter((o) => !v2.objects.some((n) => n.kind === o.kind && n.sha256 === o.sha256));
 
@@ -182,14 +202,19 @@ describe("R2 failing to write once every check has passed", () => {
     await publish(v2);
     const before = await storageState();
     // Batch deletes fail; the lease's own (single-key) delete works.
-    const deletesFail = workerFetch({ ...(await adminEnv()), SHELF_BUCKET: failing(env.SHELF_BUCKET, "rejects", (method, args) => method === "delete" && Array.isArray(args[0])) });
+    const deletesFail = workerFetch({
+      ...(await adminEnv()),
+      SHELF_BUCKET: failing(env.SHELF_BUCKET, "rejects", (method, args) => method === "delete" && Array.isArray(args[0])),
+    });
     const res = await deletesFail(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }));
     await expect503(res.clone(), "POST /gc apply (deletes)");
     expect(((await res.json()) as { message: string }).message).toMatch(/Deleted so far: 0 generation\(s\).*Rerun gc --apply/);
     expect(await storageState()).toEqual(before);
     expect(await env.SHELF_BUCKET.head(R2_GC_LEASE_KEY)).toBeNull();
     // With R2 back, the same gc collects v1's own objects.
-    const applied = (await (await workerFetch(await adminEnv())(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }))).json()) as { deleted: Record<string, number> };
+    const applied = (await (await workerFetch(await adminEnv())(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }))).json()) as {
+      deleted: Record<string, number>;
+    };
     expect(applied.deleted.generation).toBe(1);
   });
 });

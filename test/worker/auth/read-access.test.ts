@@ -83,8 +83,16 @@ describe("private shelf bearer auth", () => {
   });
 
   it("answers 503, not 401, when the KV lookup fails", async () => {
-    const broken = { get: async () => { throw new Error("kv down"); } } as unknown as KVNamespace;
-    const res = await appWith().request("/skills/present/SKILL.md", { headers: { Authorization: `Bearer ${KV_TOKEN}x` } }, await privateEnv({ SHELF_KV: broken }));
+    const broken = {
+      get: async () => {
+        throw new Error("kv down");
+      },
+    } as unknown as KVNamespace;
+    const res = await appWith().request(
+      "/skills/present/SKILL.md",
+      { headers: { Authorization: `Bearer ${KV_TOKEN}x` } },
+      await privateEnv({ SHELF_KV: broken }),
+    );
     expect(res.status).toBe(503);
     expect(Number(res.headers.get("Retry-After"))).toBeLessThanOrEqual(30);
   });

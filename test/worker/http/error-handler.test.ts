@@ -6,7 +6,15 @@ import { httpError } from "../../../src/worker/http/errors.ts";
 import { NotOnShelfError, SkillBlockedError } from "../../../src/worker/shelf/errors.ts";
 import { MissingObjectError, StorageUnavailableError } from "../../../src/worker/storage/errors.ts";
 
-const ADVISORY = { advisory_id: "ADV-1", name: "bad", source: "first-party", severity: "critical", hidden_issue: "exfiltrates secrets", reference: null, tree_hash: null };
+const ADVISORY = {
+  advisory_id: "ADV-1",
+  name: "bad",
+  source: "first-party",
+  severity: "critical",
+  hidden_issue: "exfiltrates secrets",
+  reference: null,
+  tree_hash: null,
+};
 
 async function answer(err: unknown): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
   const res = toHttpException(err).getResponse();
@@ -17,7 +25,10 @@ describe("toHttpException", () => {
   it("answers NotOnShelfError with 404 naming what was asked for", async () => {
     const { status, headers, body } = await answer(NotOnShelfError.file("references/x.md", "code-review"));
     expect(status).toBe(404);
-    expect(body).toEqual({ error: "not_found", message: "File 'references/x.md' of skill 'code-review' is not on this shelf. Fetch the index to see what is." });
+    expect(body).toEqual({
+      error: "not_found",
+      message: "File 'references/x.md' of skill 'code-review' is not on this shelf. Fetch the index to see what is.",
+    });
     expect(headers.get("Cache-Control")).toBe("no-store");
     expect(headers.get("Content-Security-Policy")).toBe("default-src 'none'; sandbox");
   });

@@ -119,7 +119,10 @@ describe("content types and security headers", () => {
     expect(res.status).toBe(204);
     expect(res.headers.get("Access-Control-Allow-Methods")).toContain("GET");
     // A browser resuming a download sends Range with If-Range; both must be allowed.
-    const allowed = res.headers.get("Access-Control-Allow-Headers")!.split(/,\s*/).map((h) => h.toLowerCase());
+    const allowed = res.headers
+      .get("Access-Control-Allow-Headers")!
+      .split(/,\s*/)
+      .map((h) => h.toLowerCase());
     for (const h of ["range", "if-range", "if-none-match"]) expect(allowed, h).toContain(h);
   });
 });
@@ -169,7 +172,13 @@ describe("conditional requests, ranges, HEAD", () => {
 
 describe("cache policy", () => {
   it("gives generated bodies the short, revalidating policy even under /g/<generation>/ (they change with advisories)", async () => {
-    for (const path of ["/skills/index.json", "/skills/nested/index.json", "/.well-known/agent-skills/index.json", "/.well-known/skills/index.json", "/v1/shelf"]) {
+    for (const path of [
+      "/skills/index.json",
+      "/skills/nested/index.json",
+      "/.well-known/agent-skills/index.json",
+      "/.well-known/skills/index.json",
+      "/v1/shelf",
+    ]) {
       for (const p of [path, `/g/${shelf.generation}${path}`]) {
         const res = await get(p);
         expect(res.status, p).toBe(200);
@@ -192,7 +201,11 @@ describe("well-known discovery v0.2.0", () => {
     expect(res.headers.get("Content-Type")).toBe("application/json");
     const index = (await res.json()) as { $schema: string; skills: Array<Record<string, string | boolean>> };
     expect(index.$schema).toBe("https://schemas.agentskills.io/discovery/0.2.0/schema.json");
-    expect(index.skills.map((s) => [s.name, s.type])).toEqual([["nested", "archive"], ["review-me", "archive"], ["solo", "skill-md"]]);
+    expect(index.skills.map((s) => [s.name, s.type])).toEqual([
+      ["nested", "archive"],
+      ["review-me", "archive"],
+      ["solo", "skill-md"],
+    ]);
     expect(index.skills.find((s) => s.name === "review-me")!.requires_review).toBe(true);
     for (const entry of index.skills) {
       expect(entry.url).toMatch(new RegExp(`^/g/${shelf.generation}/\\.well-known/agent-skills/`));
@@ -219,7 +232,10 @@ describe("well-known discovery v0.2.0", () => {
   it("keeps immutable URLs of an older generation working after a new publish", async () => {
     const index = (await (await get("/.well-known/agent-skills/index.json")).json()) as { skills: Array<{ name: string; url: string; digest: string }> };
     const solo = index.skills.find((s) => s.name === "solo")!;
-    const other = await publishFixtureShelf({ SHELF_BUCKET: env.SHELF_BUCKET }, [{ name: "solo", description: "Changed." }], { advisories: [BLOCKING_ADVISORY], seq: 2 });
+    const other = await publishFixtureShelf({ SHELF_BUCKET: env.SHELF_BUCKET }, [{ name: "solo", description: "Changed." }], {
+      advisories: [BLOCKING_ADVISORY],
+      seq: 2,
+    });
     resetStorageMemory();
     try {
       const res = await get(solo.url);

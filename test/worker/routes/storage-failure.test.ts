@@ -53,10 +53,14 @@ beforeAll(async () => {
   resetStorageMemory();
   older = (await publishFixtureShelf(env, [{ name: "solo", description: "An older generation." }])).generation;
   current = (
-    await publishFixtureShelf(env, [
-      { name: "solo", description: "A skill that is only a SKILL.md." },
-      { name: "nested", description: "A skill with a reference.", files: { "references/guide.md": "# Guide\n" } },
-    ], { seq: 2 })
+    await publishFixtureShelf(
+      env,
+      [
+        { name: "solo", description: "A skill that is only a SKILL.md." },
+        { name: "nested", description: "A skill with a reference.", files: { "references/guide.md": "# Guide\n" } },
+      ],
+      { seq: 2 },
+    )
   ).generation;
 });
 

@@ -131,7 +131,8 @@ describe("file() and archive()", () => {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver);
         if (typeof value !== "function") return value;
-        return (...args: unknown[]) => (prop === "get" && String(args[0]).startsWith("blobs/") ? Promise.resolve(null) : (value as (...a: unknown[]) => unknown).apply(target, args));
+        return (...args: unknown[]) =>
+          prop === "get" && String(args[0]).startsWith("blobs/") ? Promise.resolve(null) : (value as (...a: unknown[]) => unknown).apply(target, args);
       },
     });
     const file = await new ShelfService({ SHELF_BUCKET: withoutBlobs, SHELF_KV: env.SHELF_KV }).file("solo", "SKILL.md");

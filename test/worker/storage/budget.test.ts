@@ -7,11 +7,31 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalDocument } from "../../../src/core/generation/canonical-json.ts";
 import type { BuiltGeneration } from "../../../src/core/generation/assemble.ts";
-import { GENERATION_SCHEMA, POINTER_SCHEMA, SHARD_SCHEMA, shardCountFor, shardOf, type GenerationManifest, type SkillEntry } from "../../../src/core/generation/manifest.ts";
+import {
+  GENERATION_SCHEMA,
+  POINTER_SCHEMA,
+  SHARD_SCHEMA,
+  shardCountFor,
+  shardOf,
+  type GenerationManifest,
+  type SkillEntry,
+} from "../../../src/core/generation/manifest.ts";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
 import { openGeneration, resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { kvKey, r2Key, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
-import { adminEnv, adminRequest, buildGeneration, memorySource, newCounts, skillInput, TOKEN, total, WORKER_URL, workerFetch, type CallCounts } from "../admin/helpers.ts";
+import {
+  adminEnv,
+  adminRequest,
+  buildGeneration,
+  memorySource,
+  newCounts,
+  skillInput,
+  TOKEN,
+  total,
+  WORKER_URL,
+  workerFetch,
+  type CallCounts,
+} from "../admin/helpers.ts";
 
 const TWO_MB = 2 * 1024 * 1024;
 
@@ -51,7 +71,10 @@ describe("a 1,000-skill shelf", () => {
 
   it("publishes a change to one skill with uploads, writes and requests in proportion to the change", async () => {
     const skills = [];
-    for (const name of names) skills.push(await skillInput(name, name.endsWith("7") ? { "references/notes.md": name === "skill-0517" ? "# Notes, revised\n" : `# Notes for ${name}\n` } : {}));
+    for (const name of names)
+      skills.push(
+        await skillInput(name, name.endsWith("7") ? { "references/notes.md": name === "skill-0517" ? "# Notes, revised\n" : `# Notes for ${name}\n` } : {}),
+      );
     const v2 = await buildGeneration(skills);
     const counts = newCounts();
     const maxOps = { value: 0 };
@@ -196,7 +219,16 @@ describe("a 10,000-skill shelf", () => {
     await env.SHELF_BUCKET.put(r2Key("generation", doc.sha256), doc.bytes);
     await env.SHELF_KV.put(kvKey("generation", doc.sha256), new TextDecoder().decode(doc.bytes));
     const now = new Date().toISOString();
-    await env.SHELF_BUCKET.put(R2_POINTER_KEY, JSON.stringify({ schema: POINTER_SCHEMA, generation: doc.sha256, seq: 1, published_at: now, history: [{ seq: 1, generation: doc.sha256, action: "publish", at: now }] }));
+    await env.SHELF_BUCKET.put(
+      R2_POINTER_KEY,
+      JSON.stringify({
+        schema: POINTER_SCHEMA,
+        generation: doc.sha256,
+        seq: 1,
+        published_at: now,
+        history: [{ seq: 1, generation: doc.sha256, action: "publish", at: now }],
+      }),
+    );
 
     const counts = newCounts();
     const countedEnv = await adminEnv(counts);
@@ -225,7 +257,12 @@ describe("a 10,000-skill shelf", () => {
     expect(legacy.status).toBe(200);
     const legacySkills = ((await legacy.json()) as { skills: Array<{ name: string; files: string[] }> }).skills;
     expect(legacySkills).toHaveLength(count);
-    expect(legacySkills.find((s) => s.name === "generated-skill-04242")!.files).toEqual(["SKILL.md", "assets/template.md", "references/guide.md", "scripts/check.py"]);
+    expect(legacySkills.find((s) => s.name === "generated-skill-04242")!.files).toEqual([
+      "SKILL.md",
+      "assets/template.md",
+      "references/guide.md",
+      "scripts/check.py",
+    ]);
     expect(legacySkills.find((s) => s.name === "generated-skill-04243")!.files).toEqual(["SKILL.md"]);
     expect(legacyCounts.kvBytesRead).toBeLessThanOrEqual(TWO_MB);
     expect(legacyCounts.calls["KV.put"] ?? 0).toBe(0);

@@ -129,13 +129,20 @@ function readRequests(): [string, RequestInit][] {
   ];
   const out: [string, RequestInit][] = [];
   for (const p of paths) out.push([`GET ${p}`, {}]);
-  for (const p of ["/skills/solo/SKILL.md", "/skills/index.json", "/.well-known/agent-skills/nested.zip", "/skills/missing/SKILL.md"]) out.push([`HEAD ${p}`, { method: "HEAD" }]);
+  for (const p of ["/skills/solo/SKILL.md", "/skills/index.json", "/.well-known/agent-skills/nested.zip", "/skills/missing/SKILL.md"])
+    out.push([`HEAD ${p}`, { method: "HEAD" }]);
   out.push(["GET /skills/nested/references/guide.md Range: bytes=2-5", { headers: { Range: "bytes=2-5" } }]);
   out.push(["GET /skills/nested/references/guide.md Range: bytes=900-", { headers: { Range: "bytes=900-" } }]);
   out.push(["GET /skills/solo/SKILL.md Origin", { headers: { Origin: "https://agent.example" } }]);
   out.push(["GET /skills/missing/SKILL.md Origin", { headers: { Origin: "https://agent.example" } }]);
-  out.push(["OPTIONS /skills/solo/SKILL.md preflight", { method: "OPTIONS", headers: { Origin: "https://agent.example", "Access-Control-Request-Method": "GET" } }]);
-  out.push(["OPTIONS /.well-known/agent-skills/index.json preflight", { method: "OPTIONS", headers: { Origin: "https://agent.example", "Access-Control-Request-Method": "GET" } }]);
+  out.push([
+    "OPTIONS /skills/solo/SKILL.md preflight",
+    { method: "OPTIONS", headers: { Origin: "https://agent.example", "Access-Control-Request-Method": "GET" } },
+  ]);
+  out.push([
+    "OPTIONS /.well-known/agent-skills/index.json preflight",
+    { method: "OPTIONS", headers: { Origin: "https://agent.example", "Access-Control-Request-Method": "GET" } },
+  ]);
   out.push(["POST /skills/solo/SKILL.md", { method: "POST", body: "x" }]);
   return out;
 }
@@ -170,7 +177,12 @@ it("every read and admin route answers the recorded status, headers and body", a
   for (const path of ["/skills/solo/SKILL.md", "/skills/index.json", "/.well-known/agent-skills/index.json", "/v1/shelf"]) {
     resetStorageMemory();
     sweep.push(await record(`private no token GET ${path}`, await privateFetch(new Request(`${BASE}${path}`))));
-    sweep.push(await record(`private wrong token GET ${path}`, await privateFetch(new Request(`${BASE}${path}`, { headers: { Authorization: "Bearer wrong-token-value" } }))));
+    sweep.push(
+      await record(
+        `private wrong token GET ${path}`,
+        await privateFetch(new Request(`${BASE}${path}`, { headers: { Authorization: "Bearer wrong-token-value" } })),
+      ),
+    );
   }
   sweep.push(...(await sweepReads(privateFetch, "", { Authorization: `Bearer ${READ_TOKEN}` })));
   sweep.push(...(await sweepReads(privateFetch, `/c/${READ_TOKEN}`)));
@@ -199,13 +211,31 @@ it("every read and admin route answers the recorded status, headers and body", a
   await a("POST /missing", adminRequest("POST", "/missing", { blobs: [blob.sha256], records: [recordObject.sha256], shards: [], generations: [extra.id] }));
   await a("POST /missing not json", new Request(`${BASE}/admin/v1/missing`, { method: "POST", headers: { Authorization: `Bearer ${TOKEN}` }, body: "{nope" }));
   await a("POST /missing array", adminRequest("POST", "/missing", [1, 2]));
-  await a("POST /missing too large", new Request(`${BASE}/admin/v1/missing`, { method: "POST", headers: { Authorization: `Bearer ${TOKEN}` }, body: "x".repeat(2_000_000) }));
-  await a("PUT /blobs wrong digest", new Request(`${BASE}/admin/v1/blobs/${"a".repeat(64)}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: "hello" }));
+  await a(
+    "POST /missing too large",
+    new Request(`${BASE}/admin/v1/missing`, { method: "POST", headers: { Authorization: `Bearer ${TOKEN}` }, body: "x".repeat(2_000_000) }),
+  );
+  await a(
+    "PUT /blobs wrong digest",
+    new Request(`${BASE}/admin/v1/blobs/${"a".repeat(64)}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: "hello" }),
+  );
   await a("PUT /blobs bad sha", new Request(`${BASE}/admin/v1/blobs/xyz`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: "hello" }));
-  await a("PUT /blobs", new Request(`${BASE}/admin/v1/blobs/${blob.sha256}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: blob.bytes }));
-  await a("PUT /blobs again", new Request(`${BASE}/admin/v1/blobs/${blob.sha256}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: blob.bytes }));
-  await a("PUT /records not json", new Request(`${BASE}/admin/v1/records/${"b".repeat(64)}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: "{" }));
-  await a("PUT /generations unknown shards", new Request(`${BASE}/admin/v1/generations/${extra.id}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: extra.manifestBytes }));
+  await a(
+    "PUT /blobs",
+    new Request(`${BASE}/admin/v1/blobs/${blob.sha256}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: blob.bytes }),
+  );
+  await a(
+    "PUT /blobs again",
+    new Request(`${BASE}/admin/v1/blobs/${blob.sha256}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: blob.bytes }),
+  );
+  await a(
+    "PUT /records not json",
+    new Request(`${BASE}/admin/v1/records/${"b".repeat(64)}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: "{" }),
+  );
+  await a(
+    "PUT /generations unknown shards",
+    new Request(`${BASE}/admin/v1/generations/${extra.id}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKEN}` }, body: extra.manifestBytes }),
+  );
   await a("POST /pointer missing generation", adminRequest("POST", "/pointer", {}));
   await a("POST /pointer unknown generation", adminRequest("POST", "/pointer", { generation: "c".repeat(64), previous: generation }));
   await a("POST /pointer stale previous", adminRequest("POST", "/pointer", { generation, previous: "d".repeat(64) }));
