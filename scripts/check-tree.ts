@@ -1,5 +1,6 @@
 // Structural checks on src/: no module imports itself through a circle of relative imports (type-only
-// imports included: a reader follows those too), and no Worker source file grows past MAX_WORKER_FILE_LINES.
+// imports included: a reader follows those too), imports follow the layers (core imports no runtime; the
+// Worker and the CLI never import each other), and no Worker source file grows past MAX_WORKER_FILE_LINES.
 // test/scripts/check-tree.test.ts enforces both in npm test; `node scripts/check-tree.ts` prints what it finds.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -106,6 +107,31 @@ function circleThrough(graph: ImportGraph, component: ReadonlySet<string>): stri
   return [start, start];
 }
 
+/**
+ * Which top-level folders under src/ each may import (besides itself): the core is imported by
+ * the two runtimes and imports neither; the Worker and the CLI never import each other.
+ */
+export const ALLOWED_LAYERS: Readonly<Record<string, readonly string[]>> = {
+  "src/core": [],
+  "src/worker": ["src/core"],
+  "src/cli": ["src/core"],
+};
+
+/** Imports that cross the layering of ALLOWED_LAYERS, as "from -> to". */
+export function layerViolations(graph: ImportGraph, allowed: Readonly<Record<string, readonly string[]>> = ALLOWED_LAYERS): string[] {
+  const layerOf = (file: string) => Object.keys(allowed).find((layer) => file === layer || file.startsWith(`${layer}/`));
+  const out: string[] = [];
+  for (const [from, targets] of graph) {
+    const layer = layerOf(from);
+    if (layer === undefined) continue;
+    for (const to of targets) {
+      const target = layerOf(to);
+      if (target !== undefined && target !== layer && !allowed[layer]!.includes(target)) out.push(`${from} -> ${to}`);
+    }
+  }
+  return out.sort();
+}
+
 /** Files under `folder` with more than `maxLines` lines, with their line counts. */
 export function oversizedFiles(tree: SourceTree, folder: string, maxLines: number): { file: string; lines: number }[] {
   const prefix = folder.endsWith("/") ? folder : `${folder}/`;
@@ -133,12 +159,17 @@ export function readSourceTree(root: string, folder = "src"): Map<string, string
 function main(): number {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
   const tree = readSourceTree(root);
-  const cycles = importCycles(importGraph(tree));
+  const graph = importGraph(tree);
+  const cycles = importCycles(graph);
+  const crossings = layerViolations(graph);
   const oversized = oversizedFiles(tree, "src/worker", MAX_WORKER_FILE_LINES);
   for (const circle of cycles) process.stderr.write(`import cycle: ${circle.join(" -> ")}\n`);
+  for (const crossing of crossings) process.stderr.write(`layer crossing: ${crossing} (core imports no runtime; worker and cli never import each other)\n`);
   for (const f of oversized) process.stderr.write(`${f.file}: ${f.lines} lines, over ${MAX_WORKER_FILE_LINES}; split it by job\n`);
-  process.stdout.write(`check-tree: ${tree.size} modules, ${cycles.length} import cycle(s), ${oversized.length} oversized Worker file(s)\n`);
-  return cycles.length || oversized.length ? 1 : 0;
+  process.stdout.write(
+    `check-tree: ${tree.size} modules, ${cycles.length} import cycle(s), ${crossings.length} layer crossing(s), ${oversized.length} oversized Worker file(s)\n`,
+  );
+  return cycles.length || crossings.length || oversized.length ? 1 : 0;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = main();

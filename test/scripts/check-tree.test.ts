@@ -1,8 +1,16 @@
-// The tree's structure rules: no import cycle anywhere under src/ (type-only imports count), no
-// Worker module over MAX_WORKER_FILE_LINES lines; and proof on made-up trees that the checks can fail.
+// The tree's structure rules: no import cycle anywhere under src/ (type-only imports count), the
+// layers kept, no Worker module over MAX_WORKER_FILE_LINES lines; and proof on made-up trees that the checks can fail.
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { importCycles, importGraph, MAX_WORKER_FILE_LINES, oversizedFiles, readSourceTree, relativeImports } from "../../scripts/check-tree.ts";
+import {
+  importCycles,
+  importGraph,
+  layerViolations,
+  MAX_WORKER_FILE_LINES,
+  oversizedFiles,
+  readSourceTree,
+  relativeImports,
+} from "../../scripts/check-tree.ts";
 
 const tree = (files: Record<string, string>) => new Map(Object.entries(files));
 
@@ -66,6 +74,20 @@ describe("oversizedFiles", () => {
   });
 });
 
+describe("layerViolations", () => {
+  it("names core importing a runtime and the two runtimes importing each other, and nothing else", () => {
+    const graph = importGraph(
+      tree({
+        "src/core/a.ts": 'import { w } from "../worker/w.ts";',
+        "src/core/b.ts": 'import { a } from "./a.ts";',
+        "src/worker/w.ts": 'import { b } from "../core/b.ts";\nimport { c } from "../cli/c.ts";',
+        "src/cli/c.ts": 'import { b } from "../core/b.ts";',
+      }),
+    );
+    expect(layerViolations(graph)).toEqual(["src/core/a.ts -> src/worker/w.ts", "src/worker/w.ts -> src/cli/c.ts"]);
+  });
+});
+
 describe("the source tree", () => {
   const src = readSourceTree(path.resolve(import.meta.dirname, "../.."));
   it("is read in full", () => {
@@ -74,6 +96,9 @@ describe("the source tree", () => {
   });
   it("has no import cycle under src/", () => {
     expect(importCycles(importGraph(src)).map((circle) => circle.join(" -> "))).toEqual([]);
+  });
+  it("keeps its layers: core imports no runtime, the Worker and the CLI never import each other", () => {
+    expect(layerViolations(importGraph(src))).toEqual([]);
   });
   it(`has no Worker file over ${MAX_WORKER_FILE_LINES} lines`, () => {
     expect(oversizedFiles(src, "src/worker", MAX_WORKER_FILE_LINES)).toEqual([]);
