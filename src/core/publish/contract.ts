@@ -17,7 +17,6 @@ import { AdvisoryEntrySchema } from "../trust/records.ts";
 
 export type { DocumentKind, ObjectKind };
 
-
 /** Where the admin API is mounted on the Worker. */
 export const ADMIN_API_BASE = "/admin/v1";
 
@@ -29,10 +28,22 @@ export const MAX_BLOB_BYTES = 32 * 1024 * 1024;
 export const MAX_DOCUMENT_BYTES = 8 * 1024 * 1024;
 /** Largest JSON request body the admin API reads (presence batches, advisories, pointer moves). */
 export const MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * Deepest nesting of arrays and objects accepted in any JSON body or document (413 too_deep past
+ * it). A record nests a skill's frontmatter verbatim a few levels down; nothing a build writes
+ * comes near this, and the checks after it (canonical form, schemas) recurse, so it bounds them.
+ */
+export const MAX_JSON_DEPTH = 128;
 /** gc's default number of most recent generations (from the history) kept besides the current one. */
 export const DEFAULT_GC_KEEP = 5;
 /** gc's default grace period: objects younger than this are never deleted. */
 export const DEFAULT_GC_GRACE_SECONDS = 24 * 60 * 60;
+/**
+ * The grace period gc never goes below, whatever `grace_seconds` asks (0 included): an object
+ * uploaded within the last hour may belong to a publish in flight that no stored document
+ * references yet, so gc keeps it and everything it references. See docs/storage.md.
+ */
+export const MIN_GC_GRACE_SECONDS = 60 * 60;
 
 /**
  * Every error code the admin API answers, with its one HTTP status. The body is always
@@ -40,16 +51,29 @@ export const DEFAULT_GC_GRACE_SECONDS = 24 * 60 * 60;
  * never on the wording: `pointer_moved` is the only refusal that "rerun to publish on top" answers.
  */
 export const ADMIN_ERRORS = {
+  /** A path parameter that is not what the route takes (a key that is not a SHA-256). */
   bad_request: 400,
+  /** The body is not JSON. */
+  malformed_json: 400,
+  /** The body is not UTF-8 text, or its JSON holds a lone surrogate (no Unicode text does). */
+  invalid_text: 400,
+  /** The body ended before its end: the client disconnected mid-body (nothing was stored). */
+  incomplete_body: 400,
   unauthorized: 401,
   not_found: 404,
   unknown_generation: 404,
   conflict: 409,
+  /** A rollback to a generation the history remembers but gc has collected: republish it. */
+  generation_collected: 410,
   /** A pointer move (publish or rollback) lost its compare-and-swap; the body names `current`. */
   pointer_moved: 409,
   too_large: 413,
   batch_too_large: 413,
   gc_too_large: 413,
+  /** Arrays and objects nested deeper than MAX_JSON_DEPTH. */
+  too_deep: 413,
+  /** A well-formed JSON body that breaks the route's schema. */
+  invalid_request: 422,
   digest_mismatch: 422,
   not_canonical: 422,
   invalid_document: 422,
@@ -95,7 +119,12 @@ export const PresenceQuerySchema = z.object({ blob: hexList("blob"), record: hex
 export type PresenceQuery = z.input<typeof PresenceQuerySchema>;
 
 /** The missing objects of each kind. */
-export const PresenceSchema = z.object({ blob: z.array(Sha256Schema), record: z.array(Sha256Schema), shard: z.array(Sha256Schema), generation: z.array(Sha256Schema) });
+export const PresenceSchema = z.object({
+  blob: z.array(Sha256Schema),
+  record: z.array(Sha256Schema),
+  shard: z.array(Sha256Schema),
+  generation: z.array(Sha256Schema),
+});
 export type Presence = z.infer<typeof PresenceSchema>;
 
 /** An upload's answer: 201 `{stored: true}`, or 200 `{stored: false}` when it was already stored. */
@@ -274,17 +303,18 @@ export const UPLOAD_ROUTES = {
 
 /** How the API answers a request that fails its route's schema (never a 409: see requestRefusal). */
 export interface Refusal {
-  code: "bad_request" | "invalid_advisories";
+  code: "bad_request" | "invalid_request" | "invalid_advisories";
   message: string;
 }
 
 /**
- * The refusal for a request that fails the contract: its first issue as 400 `bad_request`, except
- * advisories that are not valid entries, which are 422 `invalid_advisories` naming every bad entry
- * (as a list of advisories.yaml does).
+ * The refusal for a request that fails the contract: its first issue, as 422 `invalid_request`
+ * for a JSON body (well-formed, wrong shape) or 400 `bad_request` for a path parameter, except
+ * advisories that are not valid entries, which are 422 `invalid_advisories` naming every bad
+ * entry (as a list of advisories.yaml does).
  * @example requestRefusal(PointerMoveSchema.safeParse(body).error!.issues)
  */
-export function requestRefusal(issues: readonly z.core.$ZodIssue[]): Refusal {
+export function requestRefusal(issues: readonly z.core.$ZodIssue[], target: "json" | "param" = "json"): Refusal {
   const entries = new Map<number, string[]>();
   for (const issue of issues) {
     const [field, index] = issue.path;
@@ -295,5 +325,17 @@ export function requestRefusal(issues: readonly z.core.$ZodIssue[]): Refusal {
     const problems = [...entries].sort(([a], [b]) => a - b).map(([i, messages]) => `advisory ${i}: ${messages.join("; ")}`);
     return { code: "invalid_advisories", message: `invalid advisories; nothing changed: ${problems.join(" | ")}` };
   }
-  return { code: "bad_request", message: issues[0]?.message ?? "The request does not match the admin API; see docs/storage.md." };
+  return {
+    code: target === "param" ? "bad_request" : "invalid_request",
+    message: issues[0]?.message ?? "The request does not match the admin API; see docs/storage.md.",
+  };
+}
+
+/**
+ * The object an R2 key in a `missing_references` answer names (`blobs/<sha256>`, …), or null.
+ * @example missingObject("records/" + sha) // { kind: "record", sha256: sha }
+ */
+export function missingObject(key: string): { kind: ObjectKind; sha256: string } | null {
+  const m = /^(blob|record|shard|generation)s\/([0-9a-f]{64})$/.exec(key);
+  return m ? { kind: m[1] as ObjectKind, sha256: m[2]! } : null;
 }

@@ -1,46 +1,55 @@
-// Request bodies of the admin API: the byte caps (hono's body-limit for JSON requests and
-// documents, a streaming counter for blobs, which R2 takes as a stream), answered with 413
-// too_large, and JSON requests read as JSON whatever their Content-Type says.
+// Request bodies of the admin API, read defensively: the byte caps (413 too_large, counted as the
+// body streams in, never buffered whole first), JSON requests read as strict JSON whatever their
+// Content-Type says (400 malformed_json or invalid_text, 413 too_deep, 422 for the wrong shape),
+// and a body whose client disconnects mid-way answered 400 incomplete_body, never a 500.
 import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { readJsonText } from "../../core/publish/json-text.ts";
 import { AdminError } from "./errors.ts";
 
-/**
- * Middleware: refuses a body over `max` bytes with 413 too_large before the handler runs. A
- * declared Content-Length over the cap is refused unread; a body without one is counted as it
- * streams in and refused as soon as it passes the cap, never buffered whole first.
- * @example admin.put("/records/:sha", cappedBody(MAX_DOCUMENT_BYTES, "record"), handler)
- */
-export function cappedBody(max: number, what: string): MiddlewareHandler {
-  return bodyLimit({
-    maxSize: max,
-    onError(c) {
-      const declared = c.req.raw.headers.has("Content-Length") && !c.req.raw.headers.has("Transfer-Encoding");
-      throw new AdminError("too_large", declared ? `The ${what} is larger than ${max} bytes.` : `the ${what} is larger than ${max} bytes; nothing was stored`);
-    },
-  });
+/** The declared Content-Length of a request that is not chunked, or null. */
+export function declaredLength(headers: Headers): number | null {
+  const header = headers.get("Content-Length");
+  return header !== null && !headers.has("Transfer-Encoding") && /^\d+$/.test(header) ? Number(header) : null;
+}
+
+function incomplete(what: string): AdminError {
+  return new AdminError("incomplete_body", `the ${what} ended before all of it arrived (the connection dropped); nothing was stored`);
 }
 
 /**
- * Middleware for JSON requests: parses the body as JSON whatever its Content-Type says (curl
- * and older clients send text/plain), refuses anything but a JSON object with 400, and hands it
- * on as `application/json` so the route's schema validates it.
+ * Middleware: reads the body, refusing it with 413 too_large past `max` bytes (a declared
+ * Content-Length over the cap unread; a chunked body as soon as it passes the cap) and with 400
+ * incomplete_body when the client disconnects mid-body, then hands it on buffered. hono's
+ * body-limit does the counting but lets a dropped connection's read error escape as a 500.
+ * @example admin.put("/records/:sha", cappedBody(MAX_DOCUMENT_BYTES, "record"), handler)
+ */
+export function cappedBody(max: number, what: string): MiddlewareHandler {
+  return async function cappedBody(c, next) {
+    const declared = declaredLength(c.req.raw.headers);
+    if (declared !== null && declared > max) throw new AdminError("too_large", `The ${what} is larger than ${max} bytes.`);
+    const bytes = await readBodyCapped(c.req.raw.body, max, what);
+    const headers = new Headers(c.req.raw.headers);
+    headers.delete("Content-Length");
+    headers.delete("Transfer-Encoding");
+    c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers, body: bytes as Uint8Array<ArrayBuffer> });
+    await next();
+  };
+}
+
+/**
+ * Middleware for JSON requests, after {@link cappedBody}: reads the body as strict JSON
+ * whatever its Content-Type says (curl and older clients send text/plain), refuses anything but
+ * a JSON object with 422, and hands it on as `application/json` so the route's schema validates it.
  */
 export function jsonObjectBody(): MiddlewareHandler {
   return async function jsonObjectBody(c, next) {
-    const text = await c.req.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    if (body === null || typeof body !== "object" || Array.isArray(body)) throw new AdminError("bad_request", "The request body must be a JSON object.");
+    const read = readJsonText(new Uint8Array(await c.req.arrayBuffer()), "request body");
+    if (!read.ok) throw new AdminError(read.code, read.message);
+    const body = read.value;
+    if (body === null || typeof body !== "object" || Array.isArray(body)) throw new AdminError("invalid_request", "The request body must be a JSON object.");
     const headers = new Headers(c.req.raw.headers);
     headers.set("Content-Type", "application/json");
-    headers.delete("Content-Length");
-    headers.delete("Transfer-Encoding");
-    c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers, body: text });
+    c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers, body: read.text });
     await next();
   };
 }
@@ -48,6 +57,7 @@ export function jsonObjectBody(): MiddlewareHandler {
 /**
  * Reads a request body, counting bytes as they stream in, and stops with 413 as soon as it
  * passes `max`: a body without Content-Length (chunked) is never buffered whole before the check.
+ * A read that fails (the client went away) is 400 incomplete_body.
  * @example const bytes = await readBodyCapped(request.body, MAX_BLOB_BYTES, "blob")
  */
 export async function readBodyCapped(body: ReadableStream<Uint8Array> | null, max: number, what: string): Promise<Uint8Array> {
@@ -56,14 +66,19 @@ export async function readBodyCapped(body: ReadableStream<Uint8Array> | null, ma
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      throw incomplete(what);
+    }
+    if (chunk.done) break;
+    size += chunk.value.byteLength;
     if (size > max) {
       await reader.cancel().catch(() => {});
       throw new AdminError("too_large", `the ${what} is larger than ${max} bytes; nothing was stored`);
     }
-    chunks.push(value);
+    chunks.push(chunk.value);
   }
   const out = new Uint8Array(size);
   let at = 0;
@@ -73,3 +88,50 @@ export async function readBodyCapped(body: ReadableStream<Uint8Array> | null, ma
   }
   return out;
 }
+
+/**
+ * A request body of declared `length` as a stream R2 can store (a known length), which
+ * remembers whether reading the client's body failed, so a dropped connection is told apart from
+ * R2 failing to take the bytes.
+ * @example const { stream, clientFailed } = trackedBody(request.body, length)
+ */
+export function trackedBody(body: ReadableStream<Uint8Array>, length: number): { stream: ReadableStream<Uint8Array>; clientFailed: () => boolean } {
+  let failed = false;
+  const fixed = new FixedLengthStream(length);
+  const writer = fixed.writable.getWriter();
+  const reader = body.getReader();
+  reader.closed.catch(() => {});
+  // Pumped by hand rather than piped: a failed client read closes the stream short of its
+  // length (R2 then refuses the put), so the client's error never travels on as a rejection.
+  const pump = async () => {
+    let received = 0;
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch {
+        failed = true;
+        break;
+      }
+      if (chunk.done) break;
+      received += chunk.value.byteLength;
+      // A body that runs past its Content-Length is the client's failure too.
+      if (received > length) {
+        failed = true;
+        await reader.cancel().catch(() => {});
+        break;
+      }
+      await writer.write(chunk.value);
+    }
+    // …and so is one that ends short of it.
+    if (received < length) failed = true;
+    if (failed) await writer.abort(new Error("the client's body broke off"));
+    else await writer.close();
+  };
+  // R2 failing to read is R2's failure, reported by its put; the pump just stops.
+  pump().catch(() => {});
+  return { stream: fixed.readable, clientFailed: () => failed };
+}
+
+/** The 400 for a body whose client disconnected mid-way. */
+export { incomplete as incompleteBody };

@@ -3,6 +3,7 @@
 // KV is only a cache: a failed KV write or delete is logged and tolerated (readers fall back to R2).
 import { mapLimit } from "../../core/publish/map-limit.ts";
 import type { StorageBindings } from "../storage/index.ts";
+import { incompleteBody } from "./body.ts";
 import { AdminError } from "./errors.ts";
 
 /** Parallel R2 heads and reads while verifying uploads. */
@@ -71,12 +72,14 @@ export class AdminStorage {
 
   /**
    * Stores a blob, R2 checking as it stores that the bytes hash to `sha256` (a mismatch stores
-   * nothing and is 422 digest_mismatch, not a storage failure).
+   * nothing and is 422 digest_mismatch, not a storage failure). When `clientFailed` says the
+   * client's body broke off, R2's refusal is the client's doing: 400 incomplete_body, not logged.
    */
-  async putBlob(key: string, value: ReadableStream | ArrayBuffer, sha256: string): Promise<void> {
+  async putBlob(key: string, value: ReadableStream | ArrayBuffer, sha256: string, clientFailed: () => boolean = () => false): Promise<void> {
     try {
       await this.#env.SHELF_BUCKET.put(key, value, { sha256 });
     } catch (err) {
+      if (clientFailed()) throw incompleteBody("blob");
       const message = String((err as Error)?.message ?? err);
       if (/sha-?256|checksum|digest|hash/i.test(message)) {
         throw new AdminError("digest_mismatch", `the body's SHA-256 is not ${sha256}; nothing was stored. Re-read the file and upload it again`);

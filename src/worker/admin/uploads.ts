@@ -10,7 +10,7 @@ import { MAX_BLOB_BYTES, MAX_DOCUMENT_BYTES, MAX_PRESENCE_BATCH, type Presence, 
 import { sha256Hex } from "../../core/skill/hash.ts";
 import { kvKey, r2Key, r2Prefix } from "../storage/keys.ts";
 import { readJsonText } from "../../core/publish/json-text.ts";
-import { declaredLength, incompleteBody, readBodyCapped, trackedBody } from "./body.ts";
+import { declaredLength, readBodyCapped, trackedBody } from "./body.ts";
 import { AdminError } from "./errors.ts";
 import { assertNoGcRunning } from "./gc-lease.ts";
 import { mapLimit } from "../../core/publish/map-limit.ts";
@@ -69,13 +69,7 @@ export async function putBlob(storage: AdminStorage, sha256: string, request: Re
     return { stored: true };
   }
   const body = trackedBody(request.body, length);
-  try {
-    await storage.putBlob(key, body.stream, sha256);
-  } catch (err) {
-    // R2 refused because the client's body broke off: the client's failure, not storage's.
-    if (body.clientFailed()) throw incompleteBody("blob");
-    throw err;
-  }
+  await storage.putBlob(key, body.stream, sha256, body.clientFailed);
   return { stored: true };
 }
 
@@ -91,10 +85,13 @@ export async function putDocument(
   bytes: Uint8Array,
 ): Promise<{ stored: boolean }> {
   if (bytes.length > MAX_DOCUMENT_BYTES) throw new AdminError("too_large", `${kind} is ${bytes.length} bytes; at most ${MAX_DOCUMENT_BYTES} are accepted`);
+  // Text, depth and syntax first (400/413): what follows (canonical form, schemas) recurses.
+  const read = readJsonText(bytes, kind);
+  if (!read.ok) throw new AdminError(read.code, read.message);
+  const json = read.value;
   const actual = await sha256Hex(bytes);
   if (actual !== sha256) throw new AdminError("digest_mismatch", `the ${kind}'s SHA-256 is ${actual}, not ${sha256}; nothing was stored`);
-  if (!isCanonicalJson(bytes)) throw new AdminError("not_canonical", `the ${kind} is not canonical JSON (RFC 8785); build it with skillshelf build`);
-  const json: unknown = JSON.parse(new TextDecoder().decode(bytes));
+  if (!sameBytes(canonicalJson(json), bytes)) throw new AdminError("not_canonical", `the ${kind} is not canonical JSON (RFC 8785); build it with skillshelf build`);
   const key = r2Key(kind, sha256);
   if (await storage.head(key)) return { stored: false };
   await assertNoGcRunning(storage, clock);

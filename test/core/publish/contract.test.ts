@@ -1,6 +1,6 @@
 // The admin API contract (src/core/publish/contract.ts): a request that fails a route's schema is
-// refused with the sentence the API has always answered for it, and the routes and error codes
-// are what the Worker binds and the client calls.
+// refused (422 for a body, 400 for a path parameter) with the sentence the API has always
+// answered for it, and the routes and error codes are what the Worker binds and the client calls.
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import {
@@ -8,6 +8,7 @@ import {
   ADMIN_ERRORS,
   AdvisoriesMergeSchema,
   GcRequestSchema,
+  missingObject,
   PointerMoveSchema,
   POINTER_MOVED,
   PresenceQuerySchema,
@@ -44,8 +45,15 @@ describe("requestRefusal", () => {
     [GcRequestSchema, { grace_seconds: 2 ** 60 }, "grace_seconds must be a whole number ≥ 0"],
     [AdvisoriesMergeSchema, { advisories: "nope" }, `"advisories" must be a list`],
     [AdvisoriesMergeSchema, {}, `"advisories" must be a list`],
-  ] as [z.ZodType, unknown, string][])("%#: refuses %j with 400 and its sentence", (schema, body, message) => {
-    expect(refusal(schema, body)).toEqual({ code: "bad_request", message });
+  ] as [z.ZodType, unknown, string][])("%#: refuses %j with 422 invalid_request and its sentence", (schema, body, message) => {
+    expect(refusal(schema, body)).toEqual({ code: "invalid_request", message });
+    expect(ADMIN_ERRORS.invalid_request).toBe(422);
+  });
+
+  it("refuses a path parameter that is not what the route takes with 400 bad_request", () => {
+    const issues = UPLOAD_ROUTES.record.params.safeParse({ sha: "xyz" }).error!.issues;
+    expect(requestRefusal(issues, "param")).toEqual({ code: "bad_request", message: "record key must be a 64-character lowercase hex SHA-256" });
+    expect(ADMIN_ERRORS.bad_request).toBe(400);
   });
 
   it("refuses bad advisories with 422 naming every bad entry, as advisories.yaml would", () => {
@@ -73,8 +81,14 @@ describe("routes and codes", () => {
     expect(UPLOAD_ROUTES.record.params.safeParse({ sha: "xyz" }).error?.issues[0]?.message).toBe("record key must be a 64-character lowercase hex SHA-256");
   });
 
+  it("names the object behind each key a missing_references answer lists", () => {
+    expect(missingObject(`blobs/${ID}`)).toEqual({ kind: "blob", sha256: ID });
+    expect(missingObject(`generations/${ID}`)).toEqual({ kind: "generation", sha256: ID });
+    for (const key of [`blob/${ID}`, `blobs/${ID.toUpperCase()}`, `pointer.json`, `blobs/${ID}/x`]) expect(missingObject(key), key).toBeNull();
+  });
+
   it("gives every code one status, and pointer_moved is a 409", () => {
     expect(ADMIN_ERRORS[POINTER_MOVED]).toBe(409);
-    for (const [code, status] of Object.entries(ADMIN_ERRORS)) expect([400, 401, 404, 409, 413, 422, 503], code).toContain(status);
+    for (const [code, status] of Object.entries(ADMIN_ERRORS)) expect([400, 401, 404, 409, 410, 413, 422, 503], code).toContain(status);
   });
 });
