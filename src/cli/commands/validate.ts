@@ -1,8 +1,10 @@
-// skillshelf validate <skill-or-shelf-dir> [--json]: every problem of every skill, at once.
+// skillshelf validate <skill-or-shelf-dir> [--json]: every problem of every skill, at once. A
+// shelf is checked exactly as `build` checks it (checkShelf), so validate passes when build would.
 import path from "node:path";
 import type { Problem } from "../../core/skill/validate.ts";
+import { checkShelf, type CheckedSkill } from "../lib/build.ts";
 import { CliError, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
-import { isShelfDir, listShelfSkillDirs, loadSkill, requireDir } from "../lib/skill-dir.ts";
+import { isShelfDir, loadSkill, requireDir } from "../lib/skill-dir.ts";
 
 const USAGE = "skillshelf validate <skill-or-shelf-dir> [--json]";
 
@@ -13,15 +15,20 @@ interface SkillReport {
   problems: Problem[];
 }
 
-/** Validates one folder; filesystem refusals (symlinks, unreadable files) become problems. */
-async function validateOne(dir: string): Promise<SkillReport> {
-  const name = path.basename(path.resolve(dir));
+/** A malformed trust record file of a shelf, which refuses its build. */
+interface RecordReport {
+  file: string;
+  message: string;
+}
+
+/** Validates one skill folder; filesystem refusals (symlinks, unreadable files) become problems, as in build. */
+async function validateOne(dir: string): Promise<CheckedSkill> {
+  const folder = path.basename(path.resolve(dir));
   try {
-    const skill = await loadSkill(dir);
-    return { name, dir, ok: skill.validation.ok, problems: skill.validation.problems };
+    return { folder, dir, problems: (await loadSkill(dir)).validation.problems };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
-    return { name, dir, ok: false, problems: [{ skill: name, field: "folder", severity: "error", message: error.message }] };
+    return { folder, dir, problems: [{ skill: folder, field: "files", severity: "error", message: error.message }] };
   }
 }
 
@@ -31,17 +38,29 @@ export const run: Command = async (ctx) => {
   const target = positionals[0]!;
   await requireDir(target);
 
-  const dirs = (await isShelfDir(target)) ? await listShelfSkillDirs(target) : [target];
-  const reports: SkillReport[] = [];
-  for (const dir of dirs) reports.push(await validateOne(dir));
+  let checked: CheckedSkill[];
+  let records: RecordReport[] = [];
+  if (await isShelfDir(target)) {
+    const shelf = await checkShelf(target);
+    checked = shelf.skills;
+    records = shelf.recordProblems.map((p) => ({ file: p.field, message: p.message }));
+  } else checked = [await validateOne(target)];
+  const reports: SkillReport[] = checked.map((s) => ({
+    name: s.folder,
+    dir: s.dir,
+    ok: !s.problems.some((p) => p.severity === "error"),
+    problems: s.problems,
+  }));
 
   const all = reports.flatMap((r) => r.problems);
-  const errors = all.filter((p) => p.severity === "error").length;
-  const warnings = all.length - errors;
+  const skillErrors = all.filter((p) => p.severity === "error").length;
+  const errors = skillErrors + records.length;
+  const warnings = all.length - skillErrors;
   const ok = errors === 0 && reports.length > 0;
   if (values.json) {
-    ctx.stdout(`${JSON.stringify({ ok, errors, warnings, skills: reports }, null, 2)}\n`);
+    ctx.stdout(`${JSON.stringify({ ok, errors, warnings, records, skills: reports }, null, 2)}\n`);
   } else {
+    for (const r of records) ctx.stdout(`shelf: error: ${r.file}: ${r.message}\n`);
     for (const p of all) ctx.stdout(`${p.skill}: ${p.severity}: ${p.field}: ${p.message}\n`);
     const invalid = reports.filter((r) => !r.ok).length;
     if (reports.length === 0) ctx.stdout(`no skills found in ${path.join(target, "skills")}\n`);

@@ -1,12 +1,13 @@
 // `skillshelf build`: turns a shelf folder into a build folder (manifest.json plus every object
-// under its SHA-256). Every skill is checked first and every problem reported; when any skill is
-// refused nothing is written. The folder is written to a temporary sibling and renamed into place.
+// under its SHA-256). Every skill is checked first (checkShelf, which `validate` reports) and every
+// problem reported; when any is refused nothing is written. The folder is written to a temporary
+// sibling and renamed into place.
 import { lstat, mkdir, readdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { ArchiveError, tarArchive } from "../../core/generation/archive.ts";
 import { sha256Hex } from "../../core/skill/hash.ts";
 import { assembleGeneration, describeSkill, type BuiltGeneration, type SkillBuildInput } from "../../core/generation/assemble.ts";
-import { MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, GenerationManifestSchema, type GenerationManifest } from "../../core/generation/manifest.ts";
+import { GenerationManifestSchema, type GenerationManifest } from "../../core/generation/manifest.ts";
+import type { Problem } from "../../core/skill/validate.ts";
 import { judgeSkill } from "../../core/trust/select.ts";
 import { sourceCandidates, validationsFor } from "../../core/trust/evaluate.ts";
 import { loadShelfRecords, type ShelfRecordFiles, type ShelfRecords } from "../../core/trust/records.ts";
@@ -33,138 +34,73 @@ export class BuildRefusedError extends CliError {
   }
 }
 
+/** One skill folder as the build checks it. */
+export interface CheckedSkill {
+  folder: string;
+  dir: string;
+  /** Its errors and warnings, in the build's words; any error refuses the build. */
+  problems: Problem[];
+  /** What the build stores for the skill, present when it has no errors. */
+  input?: SkillBuildInput;
+}
+
+/** A shelf as the build checks it, before anything is assembled or written. */
+export interface CheckedShelf {
+  recordBytes: ShelfRecordFiles;
+  records: ShelfRecords;
+  /** Malformed trust records (skill null): each refuses the build. */
+  recordProblems: BuildProblem[];
+  /** An absent record file, an unknown key: never refuses a build. */
+  recordWarnings: string[];
+  skills: CheckedSkill[];
+}
+
 /**
- * Problems with a skill's file paths that would make it unsafe or unportable to unpack:
- * absolute paths, `.`/`..` segments, backslashes, NUL or control characters, and paths (or
- * folders) that differ only by case.
+ * Reads and checks a whole shelf exactly as the build does, writing nothing: its trust records,
+ * then every skill folder against core's rules (SKILL.md and the file tree, validateSkillFolder)
+ * and the build's verdict (a blocked skill is refused). `validate` reports what this finds and
+ * `build` refuses on it, so the two cannot disagree.
  */
-export function pathProblems(paths: readonly string[]): string[] {
-  const problems: string[] = [];
-  for (const p of paths) {
-    const shown = JSON.stringify(p);
-    if (p.startsWith("/")) problems.push(`path ${shown} is absolute; skill paths are relative to the skill folder`);
-    if (p.includes("\\")) problems.push(`path ${shown} contains a backslash; rename it (clients treat \\ as a separator)`);
-    // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(p)) problems.push(`path ${shown} contains a NUL or control character; rename it`);
-    const segments = p.split("/");
-    if (p === "__proto__")
-      problems.push(`path "__proto__" at the skill root cannot be stored in the .zip archive (the zip library treats it as an object prototype); rename it`);
-    if (p === "index.json")
-      problems.push(
-        `path "index.json" at the skill root collides with the static-host layout's per-skill manifest (/skills/<name>/index.json); move it into references/ or assets/, or rename it`,
-      );
-    if (segments.some((s) => s === "..")) problems.push(`path ${shown} contains "..": rename it`);
-    else if (segments.some((s) => s === "" || s === ".")) problems.push(`path ${shown} has an empty or "." segment`);
-  }
-  // Every file and every folder it lives in, grouped case-insensitively.
-  const byFolded = new Map<string, Set<string>>();
-  for (const p of paths) {
-    const segments = p.split("/");
-    for (let i = 1; i <= segments.length; i++) {
-      const prefix = segments.slice(0, i).join("/");
-      const folded = prefix.toLowerCase();
-      const set = byFolded.get(folded) ?? new Set<string>();
-      set.add(prefix);
-      byFolded.set(folded, set);
-    }
-  }
-  for (const variants of byFolded.values()) {
-    if (variants.size > 1) {
-      problems.push(
-        `paths ${[...variants]
-          .sort()
-          .map((v) => JSON.stringify(v))
-          .join(" and ")} differ only by case; they collide on case-insensitive file systems. Rename one`,
-      );
-    }
-  }
-  return problems;
-}
-
-/** Options for {@link buildShelf}. */
-export interface BuildShelfOptions {
-  /** Called for each validation warning (warnings never refuse a build). */
-  onWarning?: (warning: BuildProblem) => void;
-  /** Called for each trust-record warning (an absent file, an unknown key); never refuses a build. */
-  onRecordWarning?: (message: string) => void;
-}
-
-/** Reads and checks a whole shelf, then assembles its generation in memory. Writes nothing. */
-export async function buildShelf(shelfDir: string, options: BuildShelfOptions = {}): Promise<BuiltGeneration> {
+export async function checkShelf(shelfDir: string): Promise<CheckedShelf> {
   await requireDir(shelfDir, "shelf folder");
-  const problems: BuildProblem[] = [];
-
   const recordBytes = await readShelfRecordFiles(shelfDir);
   const loaded = loadShelfRecords(recordBytes);
-  for (const w of loaded.warnings) options.onRecordWarning?.(w);
-  for (const p of loaded.problems) {
-    problems.push({ skill: null, field: p.file, message: `${p.line !== null ? `line ${p.line}: ` : ""}${p.message}` });
-  }
+  const recordProblems = loaded.problems.map((p) => ({ skill: null, field: p.file, message: `${p.line !== null ? `line ${p.line}: ` : ""}${p.message}` }));
   const records: ShelfRecords = loaded.records;
 
-  const skills: SkillBuildInput[] = [];
+  const skills: CheckedSkill[] = [];
   for (const dir of await listShelfSkillDirs(shelfDir)) {
     const folder = path.basename(dir);
     let skill: LoadedSkill;
     try {
       skill = await loadSkill(dir);
     } catch (error) {
-      if (error instanceof CliError) {
-        problems.push({ skill: folder, field: "files", message: error.message });
-        continue;
-      }
-      throw error;
+      if (!(error instanceof CliError)) throw error;
+      skills.push({ folder, dir, problems: [{ skill: folder, field: "files", severity: "error", message: error.message }] });
+      continue;
     }
-    const before = problems.length;
-    for (const p of skill.validation.problems) {
-      if (p.severity === "error") problems.push({ skill: folder, field: p.field, message: p.message });
-      else options.onWarning?.({ skill: folder, field: p.field, message: p.message });
-    }
-    const paths = skill.files.map((f) => f.path);
-    for (const message of pathProblems(paths)) problems.push({ skill: folder, field: "files", message });
-    if (skill.files.length > MAX_FILES_PER_SKILL) {
-      problems.push({
-        skill: folder,
-        field: "files",
-        message: `${skill.files.length} files; a skill may hold at most ${MAX_FILES_PER_SKILL} (the MCP skills extension's limit). Split it or remove files`,
-      });
-    }
-    const totalBytes = skill.files.reduce((sum, f) => sum + f.bytes.length, 0);
-    if (totalBytes > MAX_BYTES_PER_SKILL) {
-      problems.push({
-        skill: folder,
-        field: "files",
-        message: `${totalBytes} bytes; a skill may hold at most ${MAX_BYTES_PER_SKILL} bytes (16 MiB, the MCP skills extension's limit). Remove or shrink files`,
-      });
-    }
-    if (problems.length > before || !skill.validation.ok || !skill.validation.metadata || !skill.validation.parsed || !skill.inventory) continue;
-    try {
-      tarArchive(skill.files); // refuses paths a ustar header cannot hold
-    } catch (error) {
-      if (error instanceof ArchiveError) {
-        problems.push({ skill: folder, field: "files", message: error.message });
-        continue;
-      }
-      throw error;
-    }
+    const checked: CheckedSkill = { folder, dir, problems: [...skill.validation.problems] };
+    skills.push(checked);
+    const { metadata: meta, parsed } = skill.validation;
+    if (!skill.validation.ok || !meta || !parsed || !skill.inventory) continue;
 
-    const meta = skill.validation.metadata;
     const inventory = skill.inventory;
     const notes: string[] = [];
     const verdict = judgeSkill(records, { name: meta.name, tree_hash: inventory.tree_hash, has_scripts: inventory.has_scripts }, (m) => notes.push(m));
     if (verdict.blocked) {
-      problems.push({
+      checked.problems.push({
         skill: folder,
         field: "trust",
+        severity: "error",
         message: `verdict is blocked (${verdict.reasons.join("; ")}); remove the skill from the shelf or withdraw the advisory`,
       });
       continue;
     }
     const hashBound = validationsFor(records, inventory.tree_hash);
     const bound = hashBound.length ? hashBound : records.validations.filter((r) => r.name === meta.name);
-    skills.push({
+    checked.input = {
       files: skill.files,
-      record: describeSkill(meta, skill.validation.parsed, inventory, {
+      record: describeSkill(meta, parsed, inventory, {
         source: sourceCandidates(records, meta.name, inventory.tree_hash)[0]?.source ?? null,
         validations: bound.map(validationToDict),
         verdict: {
@@ -176,21 +112,52 @@ export async function buildShelf(shelfDir: string, options: BuildShelfOptions = 
           warnings: [...new Set([...verdict.warnings, ...notes])],
         },
       }),
-    });
+    };
   }
+  return { recordBytes, records, recordProblems, recordWarnings: loaded.warnings, skills };
+}
+
+/** Every reason a checked shelf cannot be built: its records' problems, then each skill's errors. */
+export function buildProblems(checked: CheckedShelf): BuildProblem[] {
+  const skillErrors = checked.skills.flatMap((s) =>
+    s.problems.filter((p) => p.severity === "error").map((p) => ({ skill: s.folder, field: p.field, message: p.message })),
+  );
+  return [...checked.recordProblems, ...skillErrors];
+}
+
+/** Options for {@link buildShelf}. */
+export interface BuildShelfOptions {
+  /** Called for each validation warning (warnings never refuse a build). */
+  onWarning?: (warning: BuildProblem) => void;
+  /** Called for each trust-record warning (an absent file, an unknown key); never refuses a build. */
+  onRecordWarning?: (message: string) => void;
+}
+
+/** Reads and checks a whole shelf ({@link checkShelf}), then assembles its generation in memory. Writes nothing. */
+export async function buildShelf(shelfDir: string, options: BuildShelfOptions = {}): Promise<BuiltGeneration> {
+  const checked = await checkShelf(shelfDir);
+  for (const w of checked.recordWarnings) options.onRecordWarning?.(w);
+  for (const s of checked.skills) {
+    for (const p of s.problems) if (p.severity === "warning") options.onWarning?.({ skill: s.folder, field: p.field, message: p.message });
+  }
+  const problems = buildProblems(checked);
   if (problems.length) throw new BuildRefusedError(problems);
 
+  const { recordBytes, records } = checked;
   const digest = async (name: keyof ShelfRecordFiles) => (recordBytes[name] ? sha256Hex(recordBytes[name]) : null);
-  return assembleGeneration(skills, {
-    catalogVersion: records.catalog?.version ?? null,
-    recordDigests: {
-      validations: await digest("validations"),
-      advisories: await digest("advisories"),
-      guidance: await digest("guidance"),
-      catalog: await digest("catalog"),
+  return assembleGeneration(
+    checked.skills.map((s) => s.input!),
+    {
+      catalogVersion: records.catalog?.version ?? null,
+      recordDigests: {
+        validations: await digest("validations"),
+        advisories: await digest("advisories"),
+        guidance: await digest("guidance"),
+        catalog: await digest("catalog"),
+      },
+      advisories: recordBytes.advisories ? records.advisories.map(advisoryToDict) : null,
     },
-    advisories: recordBytes.advisories ? records.advisories.map(advisoryToDict) : null,
-  });
+  );
 }
 
 /** Folder names inside a build folder, one per object kind. */

@@ -11,6 +11,7 @@ import { isOsJunkFile, sha256Hex, treeHash } from "../../core/skill/hash.ts";
 import { compareCodePoints } from "../../core/python-compat/py-text.ts";
 import { pyRepr } from "../../core/python-compat/pyfmt.ts";
 import { parsePyYaml } from "../../core/python-compat/yaml11.ts";
+import { MAX_RECORD_ALIASES } from "../../core/trust/records.ts";
 import { CliError, UsageError } from "./cli.ts";
 
 /** The manifest of what seeds wrote (shared with AbstractSkill). */
@@ -127,8 +128,14 @@ async function bundleVersion(bundle: string): Promise<string> {
   } catch {
     throw fail();
   }
-  const { doc } = parsePyYaml(text);
-  const data = doc.errors.length ? null : (doc.toJS() as unknown);
+  // An alias bomb or a document nested past the parser's stack is as unreadable as a typo.
+  let data: unknown;
+  try {
+    const { doc } = parsePyYaml(text);
+    data = doc.errors.length ? null : (doc.toJS({ maxAliasCount: MAX_RECORD_ALIASES }) as unknown);
+  } catch {
+    throw fail();
+  }
   const version = data && typeof data === "object" && !Array.isArray(data) ? (data as Record<string, unknown>).version : undefined;
   if (typeof version !== "string" || !VERSION_RE.test(version.trim())) throw fail();
   return version.trim();

@@ -7,7 +7,7 @@ import path from "node:path";
 import { isOsJunkFile } from "../../core/skill/hash.ts";
 import { buildInventory, type Inventory } from "../../core/skill/inventory.ts";
 import type { SkillFile } from "../../core/skill/skill.ts";
-import { validateSkillMd, type SkillValidation } from "../../core/skill/validate.ts";
+import { validateSkillFolder, type SkillValidation } from "../../core/skill/validate.ts";
 import { CliError, UsageError } from "./cli.ts";
 
 /** Fails with a usage error (exit 2) when `dir` does not exist or is not a folder. */
@@ -74,25 +74,15 @@ export interface LoadedSkill {
 }
 
 /**
- * Reads, validates and inventories one skill folder. The SKILL.md bytes validated are the same
- * bytes hashed: the folder is read once.
+ * Reads, validates (SKILL.md and the file tree: core's one rule table) and inventories one skill
+ * folder. The SKILL.md bytes validated are the same bytes hashed: the folder is read once.
  */
 export async function loadSkill(dir: string): Promise<LoadedSkill> {
   const files = await readSkillDir(dir);
   const name = path.basename(path.resolve(dir));
-  const skillMd = files.find((f) => f.path === "SKILL.md");
-  if (!skillMd) {
-    return {
-      name,
-      dir,
-      files,
-      validation: {
-        ok: false,
-        problems: [{ skill: name, field: "SKILL.md", severity: "error", message: `no SKILL.md in ${dir}; a skill folder needs one at its root` }],
-      },
-    };
-  }
-  return { name, dir, files, validation: validateSkillMd(name, skillMd.bytes), inventory: await buildInventory(files) };
+  const validation = validateSkillFolder(name, files, dir);
+  const hasSkillMd = files.some((f) => f.path === "SKILL.md");
+  return { name, dir, files, validation, ...(hasSkillMd ? { inventory: await buildInventory(files) } : {}) };
 }
 
 /** True when `dir` looks like a shelf (has a skills/ folder) rather than a single skill. */

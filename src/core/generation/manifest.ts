@@ -15,9 +15,8 @@ export const SKILL_RECORD_SCHEMA = "skillshelf.skill/1";
 export const ADVISORIES_SCHEMA = "skillshelf.advisories/1";
 export const POINTER_SCHEMA = "skillshelf.pointer/1";
 
-/** The MCP skills extension (SEP-2640) limits, refused at build. */
-export const MAX_FILES_PER_SKILL = 512;
-export const MAX_BYTES_PER_SKILL = 16 * 1024 * 1024;
+/** The MCP skills extension (SEP-2640) limits, refused at build (src/core/skill/tree-rules.ts keeps them). */
+export { MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL } from "../skill/tree-rules.ts";
 
 /** Shards grow by powers of two so a small shelf is one shard and a 10,000-skill shelf ~256. */
 export const TARGET_SKILLS_PER_SHARD = 64;

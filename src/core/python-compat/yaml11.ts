@@ -218,6 +218,22 @@ export interface ParsedYaml {
   document: Document.Parsed;
 }
 
+/**
+ * Nesting of sequences and mappings deeper than this is refused. A skill record carries its
+ * frontmatter a few levels down, and the admin API refuses JSON nested deeper than 128
+ * (MAX_JSON_DEPTH in src/core/publish/contract.ts): what the build accepts must also publish.
+ */
+export const MAX_YAML_DEPTH = 64;
+
+/** What the parser says when the stack runs out; a document nested that deep is refused as such. */
+const STACK_OVERFLOW_RE = /call stack|too much recursion/i;
+
+/** True for the message of an error the parser raised because the stack ran out. */
+export function isStackOverflow(message: string): boolean {
+  return STACK_OVERFLOW_RE.test(message);
+}
+const NESTED_TOO_DEEP = `it is nested too deeply to parse; keep sequences and mappings within ${MAX_YAML_DEPTH} levels`;
+
 /** Parses one YAML document with PyYAML 1.1 typing; throws YamlError naming the line. */
 export function parseYaml11(text: string): ParsedYaml {
   const bad = NON_PRINTABLE_RE.exec(text);
@@ -226,20 +242,98 @@ export function parseYaml11(text: string): ParsedYaml {
     const code = bad[0].codePointAt(0)!.toString(16).padStart(4, "0");
     throw new YamlError(`unacceptable character #x${code} at line ${line} (YAML forbids control characters)`, line);
   }
-  const document = parseWithPyYamlTyping(text, "js", { prettyErrors: true });
+  let document: Document.Parsed;
+  try {
+    document = parseWithPyYamlTyping(text, "js", { prettyErrors: true });
+  } catch (error) {
+    if (error instanceof RangeError) throw new YamlError(NESTED_TOO_DEEP);
+    throw error;
+  }
   const first = document.errors[0];
   if (first) {
     const line = first.linePos?.[0].line;
-    const message = first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+    const raw = first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+    const message = STACK_OVERFLOW_RE.test(raw) ? NESTED_TOO_DEEP : raw;
     throw new YamlError(line ? `${message} (line ${line})` : message, line);
   }
   let value: unknown;
   try {
     value = document.toJS({ maxAliasCount: MAX_YAML_ALIASES });
   } catch (error) {
+    if (error instanceof RangeError && STACK_OVERFLOW_RE.test(error.message)) throw new YamlError(NESTED_TOO_DEEP);
     throw new YamlError(`${(error as Error).message}; refusing to expand aliases (at most ${MAX_YAML_ALIASES})`);
   }
+  const problem = yamlValueProblem(value, { jsonOnly: true });
+  if (problem) throw new YamlError(problem);
   return { value, document };
+}
+
+/** A lone UTF-16 surrogate: what a YAML escape such as "\ud800" yields, and no UTF-8 text can carry. */
+const LONE_SURROGATE_RE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** True when `text` holds a lone surrogate, so it has no UTF-8 form (TextEncoder would change it). */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE_RE.test(text);
+}
+
+/** `metadata.tags[0]`, or "the document" at the root. */
+function valuePath(path: readonly (string | number)[]): string {
+  if (path.length === 0) return "the document";
+  return path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
+}
+
+/**
+ * Why a value parsed from YAML cannot be stored as JSON and read the same everywhere, or
+ * undefined: a structure that contains itself (an anchor aliased inside itself), a lone
+ * surrogate in a key or string, nesting deeper than MAX_YAML_DEPTH, and with `jsonOnly` a value
+ * JSON has no form for (`!!binary` bytes, a `!!set`), which would also differ between runtimes.
+ * Shared structure (an anchor aliased twice) is fine and walked once.
+ * @example yamlValueProblem(parseDocument("x: &x [*x]").toJS()) // "x contains itself …"
+ */
+export function yamlValueProblem(value: unknown, options: { jsonOnly?: boolean } = {}): string | undefined {
+  const walked = new Set<object>();
+  const open = new Set<object>();
+  const path: (string | number)[] = [];
+  let problem: string | undefined;
+  const surrogate = (what: string) =>
+    `${what} holds a lone surrogate escape (such as "\\ud800"), which no UTF-8 text can carry; remove it, or escape the whole character (such as "\\U0001F600")`;
+  const visit = (v: unknown): void => {
+    if (typeof v === "string") {
+      if (hasLoneSurrogate(v)) problem = surrogate(`the string at ${valuePath(path)}`);
+      return;
+    }
+    if (v === null || typeof v !== "object" || v instanceof Date) return;
+    if (open.has(v)) {
+      problem = `${valuePath(path)} contains itself (an alias inside its own anchor), which JSON cannot hold; write the value out instead`;
+      return;
+    }
+    if (walked.has(v)) return;
+    if (path.length >= MAX_YAML_DEPTH) {
+      problem = `${valuePath(path)} is nested more than ${MAX_YAML_DEPTH} levels deep; flatten it`;
+      return;
+    }
+    const proto = Object.getPrototypeOf(v) as unknown;
+    let entries: [string | number, unknown][];
+    if (Array.isArray(v)) entries = v.map((item, i) => [i, item]);
+    else if (proto === Object.prototype || proto === null) entries = Object.entries(v);
+    else if (options.jsonOnly) {
+      problem = `${valuePath(path)} is a YAML ${v instanceof Uint8Array ? "!!binary value" : v instanceof Set ? "!!set" : v instanceof Map ? "!!omap" : "value of another type"}, which JSON cannot hold; write it as a string, a list or a mapping`;
+      return;
+    } else entries = [];
+    open.add(v);
+    for (const [key, item] of entries) {
+      if (typeof key === "string" && hasLoneSurrogate(key)) problem = surrogate(`a key in ${valuePath(path)}`);
+      if (problem) break;
+      path.push(key);
+      visit(item);
+      path.pop();
+      if (problem) break;
+    }
+    open.delete(v);
+    walked.add(v);
+  };
+  visit(value);
+  return problem;
 }
 
 /** The value node of `key` in a top-level mapping document, for type-aware messages. */

@@ -1,9 +1,10 @@
-// Validation of one SKILL.md: the Agent Skills specification's rules, the seed libraries'
-// extensions (version, selection hints, tags, declared requirements), and portability checks
-// so that a skill that passes parses identically in every client. Every problem is reported at
-// once; each names the skill, the field and the fix.
+// Validation of one skill: its SKILL.md against the Agent Skills specification's rules, the seed
+// libraries' extensions (version, selection hints, tags, declared requirements) and portability
+// checks, so that a skill that passes parses identically in every client, and its file tree
+// against tree-rules.ts. Every problem is reported at once; each names the skill, the field and the fix.
 import { isMap, isScalar, isSeq } from "yaml";
-import { MAX_NAME_CHARS, SKILL_NAME_RE, type SkillMetadata } from "./skill.ts";
+import { MAX_NAME_CHARS, SKILL_NAME_RE, type SkillFile, type SkillMetadata } from "./skill.ts";
+import { treeProblems } from "./tree-rules.ts";
 import { codePointLength, pyStrip } from "../python-compat/py-text.ts";
 import { decodeSkillMd, parseSkillMd, SkillMdError, type ParsedSkillMd } from "./skill-md.ts";
 import { mapPairs, pyReprOfNode, pyTypeOfNode, topLevelNode, type PyTypeName } from "../python-compat/yaml11.ts";
@@ -87,6 +88,27 @@ function notAStringMessage(field: string, node: unknown): string {
   }
   if (type === "NoneType") return `${field} is empty; give it a text value`;
   return `${field} must be a string, got ${TYPE_WORDS[type]}`;
+}
+
+/**
+ * Validates a whole skill folder: its SKILL.md (validateSkillMd) and its file tree (the rules of
+ * tree-rules.ts, as problems of field `files`), every problem at once. The one check `validate`,
+ * `build` and every other command run, so what one accepts the others accept.
+ * @param where how a missing SKILL.md names the folder (its path on disk, say); the folder name by default
+ * @example validateSkillFolder("code-review", files).ok
+ */
+export function validateSkillFolder(folderName: string, files: readonly SkillFile[], where: string = folderName): SkillValidation {
+  const skillMd = files.find((f) => f.path === "SKILL.md");
+  const validation: SkillValidation = skillMd
+    ? validateSkillMd(folderName, skillMd.bytes)
+    : {
+        ok: false,
+        problems: [{ skill: folderName, field: "SKILL.md", severity: "error", message: `no SKILL.md in ${where}; a skill folder needs one at its root` }],
+      };
+  for (const message of treeProblems(files.map((f) => ({ path: f.path, size: f.bytes.length })))) {
+    validation.problems.push({ skill: folderName, field: "files", severity: "error", message });
+  }
+  return { ...validation, ok: !validation.problems.some((p) => p.severity === "error") };
 }
 
 /**

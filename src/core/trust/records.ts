@@ -5,7 +5,7 @@
 import { isMap, isSeq, type Node } from "yaml";
 import { z } from "zod";
 import { pyRepr, pyStr, pyTypeName, PyFloat } from "../python-compat/pyfmt.ts";
-import { parsePyYaml } from "../python-compat/yaml11.ts";
+import { isStackOverflow, MAX_YAML_DEPTH, parsePyYaml, yamlValueProblem } from "../python-compat/yaml11.ts";
 import { pyStrip } from "../python-compat/py-text.ts";
 import { isSha256Hex, SHA256_HEX_RE } from "../skill/hash.ts";
 import { MAX_NAME_CHARS, SKILL_NAME_RE } from "../skill/skill.ts";
@@ -555,6 +555,10 @@ export const CatalogEntrySchema = z.transform(loadCatalogEntry).pipe(CatalogEntr
 
 type FileText = string | Uint8Array;
 
+/** Aliases allowed per record file: generous for shared blocks, far below an expansion bomb. */
+export const MAX_RECORD_ALIASES = 1000;
+const NESTED_TOO_DEEP = `it is nested too deeply to read; keep lists and mappings within ${MAX_YAML_DEPTH} levels`;
+
 function decode(file: string, input: FileText): { text: string } | { problem: RecordProblem } {
   if (typeof input === "string") return { text: input };
   try {
@@ -607,17 +611,38 @@ export function parseRecordList<T>(
     );
     return out;
   }
-  const { doc, lines } = parsePyYaml(decoded.text);
+  const unreadable = (message: string) => {
+    out.problems.push(fileProblem(file, "invalid_yaml", `invalid YAML in ${file}: ${message}`));
+    return out;
+  };
+  let parsedYaml: ReturnType<typeof parsePyYaml>;
+  try {
+    parsedYaml = parsePyYaml(decoded.text);
+  } catch (error) {
+    if (error instanceof RangeError) return unreadable(NESTED_TOO_DEEP);
+    throw error;
+  }
+  const { doc, lines } = parsedYaml;
   if (doc.errors.length) {
     for (const error of doc.errors) {
       const pos = lines.linePos(error.pos[0]);
-      out.problems.push(
-        fileProblem(file, "invalid_yaml", `invalid YAML in ${file} at line ${pos.line}, column ${pos.col}: ${error.message.split("\n")[0]}`, pos.line, pos.col),
-      );
+      const message = isStackOverflow(error.message) ? NESTED_TOO_DEEP : error.message.split("\n")[0];
+      out.problems.push(fileProblem(file, "invalid_yaml", `invalid YAML in ${file} at line ${pos.line}, column ${pos.col}: ${message}`, pos.line, pos.col));
     }
     return out;
   }
-  const parsedValue = doc.toJS({ maxAliasCount: 1000 }) as unknown;
+  // An alias bomb, a self-referencing anchor, a lone surrogate or absurd nesting is refused
+  // here, as a problem with the file: the entry loaders below recurse, and the build's JSON
+  // cannot carry any of them.
+  let parsedValue: unknown;
+  try {
+    parsedValue = doc.toJS({ maxAliasCount: MAX_RECORD_ALIASES });
+  } catch (error) {
+    if (error instanceof RangeError && isStackOverflow(error.message)) return unreadable(NESTED_TOO_DEEP);
+    return unreadable(`${(error as Error).message}; refusing to expand aliases (at most ${MAX_RECORD_ALIASES})`);
+  }
+  const hazard = yamlValueProblem(parsedValue);
+  if (hazard) return unreadable(hazard);
   const data = truthy(parsedValue) ? parsedValue : {}; // PyYAML: safe_load(...) or {}
   if (!isMapping(data)) {
     out.problems.push(fileProblem(file, "not_mapping", `${file} must be a mapping with a '${key}' list`));

@@ -9,7 +9,6 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../run-cli.ts";
 import { buildInventory } from "../../../src/core/skill/inventory.ts";
 import { GenerationManifestSchema, SkillRecordSchema } from "../../../src/core/generation/manifest.ts";
-import { pathProblems } from "../../../src/cli/lib/build.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "skillshelf-build-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -229,18 +228,5 @@ describe("skillshelf build", () => {
     expect(cli(["build"]).code).toBe(2);
     expect(cli(["build", path.join(root, "nope")]).code).toBe(2);
     expect(cli(["build", "shelf", "--bogus"]).code).toBe(2);
-  });
-});
-
-describe("pathProblems", () => {
-  it("flags absolute, dot-dot, empty segments and NUL, and accepts ordinary nested paths", () => {
-    expect(pathProblems(["/etc/passwd"])[0]).toMatch(/absolute/);
-    expect(pathProblems(["a/../b"])[0]).toMatch(/\.\./);
-    expect(pathProblems(["a//b"])[0]).toMatch(/empty/);
-    expect(pathProblems(["a\u0000b"])[0]).toMatch(/NUL/);
-    expect(pathProblems(["SKILL.md", "references/deep/nested/a.md", "assets/logo.png", "assets/index.json"])).toEqual([]);
-    expect(pathProblems(["SKILL.md", "index.json"])[0]).toMatch(/"index.json" at the skill root collides with the static-host layout/);
-    expect(pathProblems(["SKILL.md", "__proto__"])[0]).toMatch(/"__proto__" at the skill root cannot be stored in the .zip/);
-    expect(pathProblems(["SKILL.md", "references/__proto__", "constructor"])).toEqual([]);
   });
 });

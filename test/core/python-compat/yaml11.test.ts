@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import scalars from "../../goldens/foundation/pyyaml-scalars.json";
-import { parseYaml11, pyTypeOfNode, topLevelNode, YamlError } from "../../../src/core/python-compat/yaml11.ts";
+import { MAX_YAML_DEPTH, parseYaml11, pyTypeOfNode, topLevelNode, YamlError } from "../../../src/core/python-compat/yaml11.ts";
 
 /** Our value in the golden's spelling (floats as Python repr, timestamps as UTC ISO). */
 function spell(value: unknown, type: string): unknown {
@@ -44,6 +44,36 @@ describe("YAML safety", () => {
 
   it("refuses control characters PyYAML refuses, naming the line", () => {
     expect(() => parseYaml11("a: 1\ndescription: legit\x0c---\x0cinjected\n")).toThrow(/#x000c at line 2/);
+  });
+
+  it("refuses an anchor aliased inside itself, which no JSON can hold (issue 11)", () => {
+    expect(() => parseYaml11("x: &x [*x]\n")).toThrow(/^x\[0\] contains itself \(an alias inside its own anchor\)/);
+    expect(() => parseYaml11("m: &m\n  self: *m\n")).toThrow(/m\.self contains itself/);
+    // An anchor aliased twice elsewhere is shared structure, not a circle.
+    expect(parseYaml11("a: &a [1, 2]\nb: *a\nc: [*a, *a]\n").value).toEqual({
+      a: [1, 2],
+      b: [1, 2],
+      c: [
+        [1, 2],
+        [1, 2],
+      ],
+    });
+  });
+
+  it("refuses lone surrogate escapes in values and keys, and keeps escaped whole characters (issue 11)", () => {
+    expect(() => parseYaml11('description: "\\ud800 lone"\n')).toThrow(/the string at description holds a lone surrogate escape/);
+    expect(() => parseYaml11('m:\n  "\\udc00": 1\n')).toThrow(/a key in m holds a lone surrogate escape/);
+    expect(parseYaml11('d: "\\U0001F600 \\ud83d\\ude00"\n').value).toEqual({ d: "\u{1F600} \u{1F600}" });
+  });
+
+  it("refuses values JSON has no form for, and nesting past MAX_YAML_DEPTH, with the path named", () => {
+    expect(() => parseYaml11("d: !!binary aGVsbG8=\n")).toThrow(/^d is a YAML !!binary value, which JSON cannot hold/);
+    expect(() => parseYaml11("m: !!set {a, b}\n")).toThrow(/^m is a YAML !!set/);
+    const nested = (depth: number) => `v: ${"[".repeat(depth)}${"]".repeat(depth)}\n`;
+    expect(() => parseYaml11(nested(MAX_YAML_DEPTH - 1))).not.toThrow();
+    expect(() => parseYaml11(nested(MAX_YAML_DEPTH))).toThrow(/is nested more than 64 levels deep; flatten it/);
+    // Past the parser's own stack: a clear YamlError, never a RangeError.
+    expect(() => parseYaml11(nested(20_000))).toThrow(/nested too deeply to parse/);
   });
 
   it("keeps merge keys working as in PyYAML", () => {

@@ -169,6 +169,35 @@ describe("loading a shelf's records", () => {
   it("refuses control characters as PyYAML does", () => {
     expect(parseValidations("validations: []\n# bell \u0007\n").problems[0]).toMatchObject({ code: "invalid_yaml", line: 2 });
   });
+  it("refuses an alias bomb, a self-referencing anchor, a lone surrogate and absurd nesting as problems, never throwing (issue 11)", () => {
+    const bomb = ["a0: &a0 [x,x,x,x,x,x,x,x,x,x]"];
+    for (let i = 1; i < 10; i++)
+      bomb.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(",")}]`,
+      );
+    bomb.push("advisories: []");
+    const entry = (intent: string) => `advisories:\n- name: x\n  source: s\n  official_intent: ${intent}\n  hidden_issue: h\n  severity: low\n  reference: r\n`;
+    const cases: [string, RegExp][] = [
+      [`${bomb.join("\n")}\n`, /^invalid YAML in advisories\.yaml: Excessive alias count .*refusing to expand aliases \(at most 1000\)$/],
+      ["advisories: &a\n- *a\n", /^invalid YAML in advisories\.yaml: advisories\[0\] contains itself/],
+      [entry('"\\ud800 lone"'), /^invalid YAML in advisories\.yaml: the string at advisories\[0\]\.official_intent holds a lone surrogate/],
+      [`advisories: ${"[".repeat(100)}${"]".repeat(100)}\n`, /^invalid YAML in advisories\.yaml: advisories.* is nested more than 64 levels deep/],
+      [`advisories: ${"[".repeat(20_000)}${"]".repeat(20_000)}\n`, /invalid YAML in advisories\.yaml.*: it is nested too deeply to read/],
+    ];
+    for (const [text, message] of cases) {
+      const result = loadShelfRecords({ advisories: text });
+      expect(
+        result.problems.map((p) => [p.code, p.message]),
+        text.slice(0, 40),
+      ).toEqual([["invalid_yaml", expect.stringMatching(message)]]);
+      expect(() => assertRecordsValid(result)).toThrow(TrustRecordsError);
+    }
+    // A self-reference through a mapping entry used to overflow the stack in the entry loader.
+    const selfEntry = "advisories:\n- &e\n  name: x\n  source: s\n  official_intent: *e\n  hidden_issue: h\n  severity: low\n  reference: r\n";
+    expect(parseAdvisories(selfEntry).problems[0]!.message).toMatch(/advisories\[0\]\.official_intent contains itself/);
+  });
   it("refuses a catalog version that is not dotted-numeric", () => {
     expect(parseCatalog("version: 2026.1\nskills: []\n").problems[0]!.code).toBe("version_invalid");
     expect(parseCatalog("version: '2026.10.01'\nskills: []\n").version).toBe("2026.10.01");
