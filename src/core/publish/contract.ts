@@ -77,6 +77,11 @@ export const ADMIN_ERRORS = {
   digest_mismatch: 422,
   not_canonical: 422,
   invalid_document: 422,
+  /**
+   * A record or shard that describes a skill the build would refuse: a name that is not a skill
+   * name, a path outside the skill, twins, duplicates, totals that lie (src/core/skill/tree-rules.ts).
+   */
+  invalid_skill: 422,
   /** The body lists up to 50 `missing` R2 keys. */
   missing_references: 422,
   invalid_advisories: 422,

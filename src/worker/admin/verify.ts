@@ -14,6 +14,7 @@ import {
   type SkillEntry,
   type SkillRecord,
 } from "../../core/generation/manifest.ts";
+import { describedSkillProblems, skillListProblems } from "../../core/skill/tree-rules.ts";
 import { r2Key } from "../storage/keys.ts";
 import { AdminError } from "./errors.ts";
 
@@ -30,6 +31,12 @@ function invalid(message: string): AdminError {
   return new AdminError("invalid_document", message);
 }
 
+/** 422 invalid_skill: `what` describes a skill the build's rules (core's tree-rules.ts) refuse. */
+function refusedSkill(what: string, problems: readonly string[]): AdminError {
+  const more = problems.length > 5 ? `; and ${problems.length - 5} more` : "";
+  return new AdminError("invalid_skill", `${what} describes what skillshelf build refuses: ${problems.slice(0, 5).join("; ")}${more}; nothing was stored`);
+}
+
 function issues(error: { issues: readonly { path: PropertyKey[]; message: string }[] }): string {
   return error.issues
     .slice(0, 5)
@@ -39,19 +46,24 @@ function issues(error: { issues: readonly { path: PropertyKey[]; message: string
 
 /**
  * Parses an uploaded document against its kind's schema (422 invalid_document otherwise); a
- * shard's skills must also belong in it by name.
+ * record must describe a skill the build would write and a shard list each skill once, in order
+ * (422 invalid_skill: the build's own rules), and a shard's skills must belong in it by name.
  * @example parseDocument("record", JSON.parse(text)).record
  */
 export function parseDocument(kind: DocumentKind, json: unknown): UploadedDocument {
   if (kind === "record") {
     const parsed = SkillRecordSchema.safeParse(json);
     if (!parsed.success) throw invalid(`not a skill record: ${issues(parsed.error)}`);
+    const problems = describedSkillProblems(parsed.data);
+    if (problems.length) throw refusedSkill("the record", problems);
     return { kind, record: parsed.data };
   }
   if (kind === "shard") {
     const parsed = ShardSchema.safeParse(json);
     if (!parsed.success) throw invalid(`not a shard: ${issues(parsed.error)}`);
     const shard = parsed.data;
+    const problems = skillListProblems(shard.skills.map((entry) => entry.name));
+    if (problems.length) throw refusedSkill(`shard ${shard.index}`, problems);
     for (const entry of shard.skills) {
       if (shardOf(entry.name, shard.shard_count) !== shard.index)
         throw invalid(`skill ${entry.name} does not belong in shard ${shard.index} of ${shard.shard_count}`);
