@@ -29,7 +29,8 @@ export const run: Command = async (ctx) => {
     const u = result.uploaded;
     ctx.stdout(
       `published generation ${result.generation} (previous: ${result.previous ?? "none"})\n` +
-        `  uploaded ${u.blob} blob(s), ${u.record} record(s), ${u.shard} shard(s), ${u.generation} manifest(s): ${result.bytesUploaded} bytes in ${result.requests} request(s)\n`,
+        `  uploaded ${u.blob} blob(s), ${u.record} record(s), ${u.shard} shard(s), ${u.generation} manifest(s): ${result.bytesUploaded} bytes in ${result.requests} request(s)\n` +
+        (result.reuploaded ? `  re-uploaded ${result.reuploaded} object(s) that gc collected while this publish ran\n` : ""),
     );
   }
   return 0;

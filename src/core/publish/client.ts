@@ -3,7 +3,8 @@
 // missing objects from the bottom up, merge the build's advisories, then move the pointer with a
 // compare-and-swap on the generation we saw. The admin client has one method per route of the
 // contract (contract.ts). Web APIs only (fetch), so the CLI and the workerd tests run the same
-// code; rerunning after any failure simply continues.
+// code; rerunning after any failure simply continues, and an object gc collects mid-publish is
+// uploaded again.
 import type { z } from "zod";
 import { walkGeneration, type ObjectKind } from "../generation/graph.ts";
 import { mapLimit } from "./map-limit.ts";
@@ -12,6 +13,7 @@ import {
   ADMIN_API,
   ADMIN_API_BASE,
   MAX_PRESENCE_BATCH,
+  missingObject,
   POINTER_MOVED,
   UPLOAD_ROUTES,
   type AdminRoute,
@@ -75,6 +77,8 @@ export interface PublishResult {
   bytesUploaded: number;
   requests: number;
   advisoriesChanged: boolean;
+  /** Objects uploaded again because gc collected them after the Worker said they were stored. */
+  reuploaded: number;
 }
 
 /** A refusal or failure from the admin API, with the HTTP status and the server's message. */
@@ -82,11 +86,14 @@ export class PublishError extends Error {
   readonly status: number;
   /** The contract's error code (AdminErrorCode), or "unavailable" when retries ran out, "error" when the body had none. */
   readonly code: string;
-  constructor(status: number, code: string, message: string) {
+  /** What a `missing_references` refusal lists: the R2 keys of the objects that are not stored. */
+  readonly missing: readonly string[];
+  constructor(status: number, code: string, message: string, missing: readonly string[] = []) {
     super(message);
     this.name = "PublishError";
     this.status = status;
     this.code = code;
+    this.missing = missing;
   }
 }
 
@@ -166,10 +173,12 @@ export class AdminClient {
             if (pointer && pointer.generation === target) return { status: 200, body: { pointer } as RouteOutput<R> };
           }
           if (response.status >= 400) {
+            const missing = Array.isArray(parsed.missing) ? parsed.missing.filter((k): k is string => typeof k === "string") : [];
             throw new PublishError(
               response.status,
               String(parsed.error ?? "error"),
               `${method} ${path}: ${response.status} ${String(parsed.message ?? response.statusText)}`,
+              missing,
             );
           }
           return { status: response.status, body: parsed as RouteOutput<R> };
@@ -272,8 +281,27 @@ export async function publishGeneration(source: PublishSource, options: PublishO
     bytesUploaded: 0,
     requests: 0,
     advisoriesChanged: false,
+    reuploaded: 0,
   };
   const finish = () => ({ ...result, requests: client.requests });
+  // Uploads again what gc collected under a publish in flight: objects of this build only (an
+  // object the build does not hold is not ours to restore), children before parents.
+  const repair = async (keys: readonly string[], depth = 0): Promise<boolean> => {
+    const objects = keys.map(missingObject);
+    if (!objects.length || depth > 3 || objects.some((o) => o === null)) return false;
+    options.onLog?.(`re-uploading ${objects.length} object(s) that gc collected during this publish`);
+    for (const o of objects as { kind: ObjectKind; sha256: string }[]) {
+      let bytes: Uint8Array;
+      try {
+        bytes = await objectBytes(source, o.kind, o.sha256);
+      } catch {
+        return false;
+      }
+      await repairing(() => client.upload(o.kind, o.sha256, bytes), (more) => repair(more, depth + 1));
+      result.reuploaded++;
+    }
+    return true;
+  };
 
   progress({ phase: "checking", objectsDone: 0, objectsTotal: 0, bytesDone: 0, bytesTotal: 0 });
   result.previous = await client.current();
@@ -303,8 +331,8 @@ export async function publishGeneration(source: PublishSource, options: PublishO
   for (const kind of ["blob", "record", "shard", "generation"] as const) {
     const level = uploads.filter((u) => u.kind === kind);
     await mapLimit(level, options.concurrency ?? 8, async (u) => {
-      const bytes = kind === "generation" ? source.manifestBytes : await source.read(kind, u.sha);
-      await client.upload(kind, u.sha, bytes);
+      const bytes = await objectBytes(source, kind, u.sha);
+      await repairing(() => client.upload(kind, u.sha, bytes), repair);
       result.uploaded[kind]++;
       result.bytesUploaded += bytes.length;
       objectsDone++;
@@ -318,6 +346,31 @@ export async function publishGeneration(source: PublishSource, options: PublishO
     const list = JSON.parse(decoder.decode(await source.read("blob", source.manifest.shelf.advisories.sha256))) as { advisories: unknown[] };
     result.advisoriesChanged = (await client.mergeAdvisories(list.advisories)).changed;
   }
-  await client.movePointer({ generation: source.id, previous: result.previous });
+  await repairing(() => client.movePointer({ generation: source.id, previous: result.previous }), repair);
   return finish();
+}
+
+/** The bytes of one of the build's objects. */
+async function objectBytes(source: PublishSource, kind: ObjectKind, sha256: string): Promise<Uint8Array> {
+  if (kind !== "generation") return source.read(kind, sha256);
+  if (sha256 !== source.id) throw new Error(`generation ${sha256} is not this build's`);
+  return source.manifestBytes;
+}
+
+/** How many times one upload or pointer move is repaired and retried before its refusal stands. */
+const REPAIR_ROUNDS = 2;
+
+/**
+ * Runs an upload or pointer move; when the Worker answers `missing_references` (gc collected,
+ * mid-publish, an old object the presence query had reported stored), `repair` uploads what it
+ * names and the call is retried, at most REPAIR_ROUNDS times. Any other refusal stands.
+ */
+async function repairing<T>(call: () => Promise<T>, repair: (missing: readonly string[]) => Promise<boolean>): Promise<T> {
+  for (let round = 0; ; round++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof PublishError) || error.code !== "missing_references" || round >= REPAIR_ROUNDS || !(await repair(error.missing))) throw error;
+    }
+  }
 }

@@ -1,10 +1,11 @@
 // Garbage collection: list what is stored, walk the generation graph from what must be kept
 // (the current generation, the most recent ones in the history, and everything younger than the
-// grace period) to its live set, and delete the rest, parents first, under gc's lease and within
+// grace period, never under MIN_GC_GRACE_SECONDS so a publish in flight keeps what it uploaded)
+// to its live set, and delete the rest, parents first, under gc's lease and within
 // one invocation's operations.
 import { OBJECT_KINDS_TOP_DOWN, walkGeneration, type DocumentKind, type ObjectKind } from "../../core/generation/graph.ts";
 import type { Pointer } from "../../core/generation/manifest.ts";
-import { DEFAULT_GC_GRACE_SECONDS, DEFAULT_GC_KEEP, type GcReport } from "../../core/publish/contract.ts";
+import { DEFAULT_GC_GRACE_SECONDS, DEFAULT_GC_KEEP, MIN_GC_GRACE_SECONDS, type GcReport } from "../../core/publish/contract.ts";
 import type { Clock } from "../storage/index.ts";
 import { kvKey, r2Key, r2Prefix } from "../storage/keys.ts";
 import { AdminError } from "./errors.ts";
@@ -93,6 +94,16 @@ export function planDeletions(
   return { doomed, report };
 }
 
+/**
+ * The grace period gc applies: what was asked, but never less than MIN_GC_GRACE_SECONDS, so the
+ * objects of a publish in flight (uploaded, not yet referenced by any stored document) survive
+ * a gc that asks for no grace at all.
+ * @example effectiveGraceSeconds(0) // 3600
+ */
+export function effectiveGraceSeconds(requested: number): number {
+  return Math.max(requested, MIN_GC_GRACE_SECONDS);
+}
+
 function tooLargeForGc(): AdminError {
   return new AdminError(
     "gc_too_large",
@@ -126,8 +137,12 @@ export class GarbageCollector {
     const graceSeconds = options.graceSeconds ?? DEFAULT_GC_GRACE_SECONDS;
     if (!Number.isSafeInteger(keep) || keep < 0) throw new AdminError("invalid_request", "keep must be a whole number ≥ 0");
     if (!Number.isSafeInteger(graceSeconds) || graceSeconds < 0) throw new AdminError("invalid_request", "grace_seconds must be a whole number ≥ 0");
+    return this.#run(keep, effectiveGraceSeconds(graceSeconds), options.apply === true);
+  }
+
+  async #run(keep: number, graceSeconds: number, apply: boolean): Promise<GcReport> {
     const budget: GcBudget = { reads: 0, ops: 0 };
-    if (!options.apply) return this.#collect(keep, graceSeconds, false, budget);
+    if (!apply) return this.#collect(keep, graceSeconds, false, budget);
     budget.ops += 2; // the lease's head and put
     this.#leaseUntil = await takeGcLease(this.#storage, this.#timing.clock);
     try {

@@ -47,7 +47,7 @@ export async function movePointer(
     );
   }
   await assertNoGcRunning(storage, clock);
-  await verifyGenerationComplete(storage, generation, currentId);
+  await verifyGenerationComplete(storage, generation, current?.pointer ?? null);
   const now = new Date(clock()).toISOString();
   const seq = (current?.pointer.seq ?? 0) + 1;
   const pointer: Pointer = {
@@ -83,19 +83,36 @@ export async function rollback(storage: AdminStorage, clock: Clock, generation: 
   return movePointer(storage, clock, generation, previous, "rollback");
 }
 
+/** 410 for a generation the history remembers but gc has collected, saying how to bring it back. */
+function collected(generation: string): AdminError {
+  return new AdminError(
+    "generation_collected",
+    `generation ${generation} was collected by gc: the history remembers it, but its objects are no longer stored, so it cannot be made current again as it is. ` +
+      "To bring it back, rebuild the shelf as it was then (`skillshelf build <shelf-dir> --out <dir>`; the same shelf always gives the same generation id) " +
+      "and run `skillshelf publish --url <worker-url> --dir <dir>`, which uploads what gc removed and makes it current. Nothing changed",
+  );
+}
+
 /**
  * Checks, just before the pointer moves, that the generation is stored and that every shard it
  * does not share with the current generation still is: present implies complete below it, and
  * gc (which deletes only under its lease, never during a move) may have removed old objects a
  * publish reused. Reads two manifests and heads the changed shards: proportional to the change.
  */
-async function verifyGenerationComplete(storage: AdminStorage, generation: string, currentId: string | null): Promise<void> {
+async function verifyGenerationComplete(storage: AdminStorage, generation: string, pointer: Pointer | null): Promise<void> {
+  const currentId = pointer?.generation ?? null;
   const read = async (id: string) => {
     const stored = await storage.getJson(r2Key("generation", id), { failure: NOTHING_CHANGED });
     return stored ? GenerationManifestSchema.parse(stored.json) : null;
   };
   const [target, current] = await Promise.all([read(generation), currentId ? read(currentId) : Promise.resolve(null)]);
-  if (!target) throw new AdminError("missing_references", `generation ${generation} is not stored; upload its manifest first (or rerun publish)`);
+  if (!target) {
+    // One the history remembers was stored once and made current: gc has collected it since.
+    if (pointer?.history.some((h) => h.generation === generation)) throw collected(generation);
+    throw new AdminError("missing_references", `generation ${generation} is not stored; upload its manifest first (or rerun publish)`, {
+      missing: [r2Key("generation", generation)],
+    });
+  }
   const shared = new Set(current?.shards.map((s) => s.sha256) ?? []);
   const changed = generationReferences(target)
     .filter((ref) => ref.kind !== "shard" || !shared.has(ref.sha256))

@@ -11,6 +11,8 @@ import type { PublishSource } from "../../../src/core/publish/client.ts";
 import type { SkillFile } from "../../../src/core/skill/skill.ts";
 import { validateSkillMd } from "../../../src/core/skill/validate.ts";
 import app from "../../../src/worker/index.ts";
+import { MIN_GC_GRACE_SECONDS } from "../../../src/core/publish/contract.ts";
+import { vi } from "vitest";
 
 export const TOKEN = "sk_test_publish_token_0123456789";
 export const WORKER_URL = "https://shelf.test";
@@ -150,4 +152,48 @@ export async function bucketKeys(bucket: R2Bucket): Promise<string[]> {
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
   return keys.sort();
+}
+
+/**
+ * Runs `fn` with the clock (Date) moved past gc's minimum grace period, as if everything stored
+ * so far had been uploaded more than MIN_GC_GRACE_SECONDS ago; real time again afterwards.
+ * @example await pastMinGrace(() => call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true })))
+ */
+export async function pastMinGrace<T>(fn: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(Date.now() + (MIN_GC_GRACE_SECONDS + 60) * 1000);
+  try {
+    return await fn();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+/**
+ * The bucket with upload times taken from the test's clock (Date, which tests may fake): each
+ * object's `uploaded` in a listing is when it was put by that clock, so gc's grace period can be
+ * tested across hours. Objects put before the wrapper keep R2's own times.
+ */
+export function clockedBucket(bucket: R2Bucket): R2Bucket {
+  const putAt = new Map<string, number>();
+  return new Proxy(bucket, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop === "put") {
+        return async (...args: Parameters<R2Bucket["put"]>) => {
+          const stored = await target.put(...args);
+          if (stored) putAt.set(args[0], Date.now());
+          return stored;
+        };
+      }
+      if (prop === "list") {
+        return async (options?: R2ListOptions) => {
+          const page = await target.list(options);
+          const objects = page.objects.map((o) => ({ key: o.key, size: o.size, etag: o.etag, uploaded: new Date(putAt.get(o.key) ?? o.uploaded.getTime()) }) as R2Object);
+          return { ...page, objects };
+        };
+      }
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }

@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { canonicalJson } from "../../../src/core/generation/canonical-json.ts";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { AdminClient, PublishError, publishGeneration } from "../../../src/core/publish/client.ts";
-import { ADMIN_API, MAX_BLOB_BYTES, MAX_DOCUMENT_BYTES, MAX_JSON_BODY_BYTES } from "../../../src/core/publish/contract.ts";
+import { ADMIN_API, MAX_BLOB_BYTES, MAX_DOCUMENT_BYTES, MAX_JSON_BODY_BYTES, MIN_GC_GRACE_SECONDS, type GcReport } from "../../../src/core/publish/contract.ts";
 import { openGeneration, openGenerationById, resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { PINNED_CHECK_TTL_MS } from "../../../src/worker/storage/index.ts";
 import { r2Key, R2_GC_LEASE_KEY, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
@@ -15,7 +15,7 @@ import { AdminError } from "../../../src/worker/admin/errors.ts";
 import { GarbageCollector, GC_MAX_OPERATIONS, GC_OPERATION_MARGIN } from "../../../src/worker/admin/gc.ts";
 import { GC_LEASE_MIN_LEFT_MS, GC_LEASE_MS } from "../../../src/worker/admin/gc-lease.ts";
 import { AdminStorage } from "../../../src/worker/admin/storage.ts";
-import { adminEnv, adminRequest, bucketKeys, buildGeneration, memorySource, newCounts, skillInput, TOKEN, total, WORKER_URL, workerFetch } from "./helpers.ts";
+import { adminEnv, adminRequest, bucketKeys, buildGeneration, memorySource, newCounts, pastMinGrace, skillInput, TOKEN, total, WORKER_URL, workerFetch } from "./helpers.ts";
 
 const noSleep = async () => {};
 
@@ -617,8 +617,13 @@ describe("gc", () => {
     const graced = (await (await call(adminRequest("POST", "/gc", { keep: 0 }))).json()) as { deletable: Record<string, number> };
     expect(graced.deletable).toEqual({ generation: 0, shard: 0, record: 0, blob: 0 });
 
-    // Keeping only the current generation, v1-only objects are deletable; dry run deletes nothing.
-    const dry = (await (await call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0 }))).json()) as {
+    // grace_seconds 0 cannot undercut the minimum grace: objects uploaded within the hour stay.
+    const unGraced = (await (await call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0 }))).json()) as GcReport;
+    expect(unGraced.deletable).toEqual({ generation: 0, shard: 0, record: 0, blob: 0 });
+    expect(unGraced.grace_seconds).toBe(MIN_GC_GRACE_SECONDS);
+
+    // An hour later, keeping only the current generation, v1-only objects are deletable; dry run deletes nothing.
+    const dry = (await pastMinGrace(async () => (await call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0 }))).json())) as {
       applied: boolean;
       deletable: Record<string, number>;
     };
@@ -627,18 +632,27 @@ describe("gc", () => {
     expect(await bucketKeys(env.SHELF_BUCKET)).toEqual(before);
 
     // keep=1 keeps v1 too: nothing to delete.
-    const keepOne = (await (await call(adminRequest("POST", "/gc", { keep: 1, grace_seconds: 0 }))).json()) as { deletable: Record<string, number> };
+    const keepOne = (await pastMinGrace(async () => (await call(adminRequest("POST", "/gc", { keep: 1, grace_seconds: 0 }))).json())) as {
+      deletable: Record<string, number>;
+    };
     expect(keepOne.deletable).toEqual({ generation: 0, shard: 0, record: 0, blob: 0 });
 
-    const applied = (await (await call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }))).json()) as { deleted: Record<string, number> };
+    const applied = (await pastMinGrace(async () => (await call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }))).json())) as {
+      deleted: Record<string, number>;
+    };
     expect(applied.deleted).toEqual({ generation: 1, shard: 1, record: 1, blob: 3 });
     expect(await env.SHELF_BUCKET.head(r2Key("generation", v1.id))).toBeNull();
     // Everything v2 references is still there, including blobs v1 shared with it.
     for (const o of v2.objects) expect(await env.SHELF_BUCKET.head(r2Key(o.kind, o.sha256)), `${o.kind} ${o.sha256}`).not.toBeNull();
     resetStorageMemory();
     expect((await getText("/skills/gamma/scripts/run.py")).text).toBe("print('hello')\n");
-    // Rolling back to a collected generation is refused (its manifest is gone).
-    expect((await call(adminRequest("POST", "/rollback", { generation: v1.id, previous: v2.id }))).status).toBe(422);
+    // Rolling back to a collected generation is refused, saying gc collected it and how to republish it.
+    const rolled = await call(adminRequest("POST", "/rollback", { generation: v1.id, previous: v2.id }));
+    expect(rolled.status).toBe(410);
+    const refusal = (await rolled.json()) as { error: string; message: string };
+    expect(refusal.error).toBe("generation_collected");
+    expect(refusal.message).toMatch(new RegExp(`generation ${v1.id} was collected by gc.*skillshelf build.*skillshelf publish`));
+    expect(refusal.message).not.toMatch(/upload its manifest/);
     // gc released its lease and left the pointer alone.
     expect(await env.SHELF_BUCKET.head(R2_GC_LEASE_KEY)).toBeNull();
     const pointer = (await (await env.SHELF_BUCKET.get(R2_POINTER_KEY))!.json()) as Record<string, unknown>;
@@ -666,7 +680,7 @@ describe("gc", () => {
     expect((await call(new Request(`${pinned}/skills/beta/references/guide.md`))).status).toBe(200);
     const t0 = Date.now();
     expect(await openGenerationById(env, v1.id, { clock: () => t0 })).not.toBeNull();
-    expect((await call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }))).status).toBe(200);
+    expect((await pastMinGrace(() => call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true })))).status).toBe(200);
     expect(await env.SHELF_BUCKET.head(r2Key("generation", v1.id))).toBeNull();
     // Within PINNED_CHECK_TTL_MS the isolate may still answer from memory; after it, R2 decides.
     expect(await openGenerationById(env, v1.id, { clock: () => t0 + PINNED_CHECK_TTL_MS })).toBeNull();
@@ -712,9 +726,9 @@ describe("gc", () => {
     }
     const counts = newCounts();
     const bindings = await adminEnv(counts);
-    // grace 1 s ending at `boundary`: the records are older, the shards younger.
-    const gc = new GarbageCollector(new AdminStorage(bindings), { clock: () => boundary + 1_000, sleep: async () => {}, settleMs: 0 });
-    const report = await gc.run({ keep: 0, graceSeconds: 1, apply: true });
+    // The minimum grace ending at `boundary`: the records are older, the shards younger.
+    const gc = new GarbageCollector(new AdminStorage(bindings), { clock: () => boundary + MIN_GC_GRACE_SECONDS * 1000, sleep: async () => {}, settleMs: 0 });
+    const report = await gc.run({ keep: 0, graceSeconds: 0, apply: true });
     const ops = total(counts, "R2.") + total(counts, "KV.");
     expect(ops).toBeLessThanOrEqual(GC_MAX_OPERATIONS - GC_OPERATION_MARGIN);
     expect(ops).toBeGreaterThan(900); // it did use what was left for KV deletes
@@ -733,7 +747,7 @@ describe("gc", () => {
     const v2 = await shelfV2();
     await publish(v1);
     await publish(v2);
-    let now = Date.now() + 60_000;
+    let now = Date.now() + (MIN_GC_GRACE_SECONDS + 60) * 1000;
     // The settle wait stands in for slow listing: it leaves the lease with less than the minimum.
     const gc = new GarbageCollector(new AdminStorage(await adminEnv()), {
       clock: () => now,

@@ -9,7 +9,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { r2Key, R2_ADVISORIES_KEY, R2_GC_LEASE_KEY, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
-import { adminEnv, adminRequest, bucketKeys, buildGeneration, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "./helpers.ts";
+import { adminEnv, adminRequest, bucketKeys, buildGeneration, memorySource, pastMinGrace, skillInput, TOKEN, WORKER_URL, workerFetch } from "./helpers.ts";
 
 const DETAIL = "R2 is down: internal detail";
 
@@ -206,13 +206,13 @@ describe("R2 failing to write once every check has passed", () => {
       ...(await adminEnv()),
       SHELF_BUCKET: failing(env.SHELF_BUCKET, "rejects", (method, args) => method === "delete" && Array.isArray(args[0])),
     });
-    const res = await deletesFail(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }));
+    const res = await pastMinGrace(() => deletesFail(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true })));
     await expect503(res.clone(), "POST /gc apply (deletes)");
     expect(((await res.json()) as { message: string }).message).toMatch(/Deleted so far: 0 generation\(s\).*Rerun gc --apply/);
     expect(await storageState()).toEqual(before);
     expect(await env.SHELF_BUCKET.head(R2_GC_LEASE_KEY)).toBeNull();
     // With R2 back, the same gc collects v1's own objects.
-    const applied = (await (await workerFetch(await adminEnv())(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }))).json()) as {
+    const applied = (await pastMinGrace(async () => (await workerFetch(await adminEnv())(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }))).json())) as {
       deleted: Record<string, number>;
     };
     expect(applied.deleted.generation).toBe(1);
