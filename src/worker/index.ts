@@ -19,7 +19,12 @@ app.notFound(() => notFound().getResponse());
 
 // Answers without touching storage, so it measures the isolate, not R2 or KV.
 // Never cached (it reports this isolate now) and carries the same security headers as every read.
-app.get("/healthz", strictSecurityHeaders(), (c) => c.json({ ok: true }, 200, { "Cache-Control": NO_STORE }));
+// `npm start` sets SKILLSHELF_DEV_RUN to a per-run nonce and waits for it here, so it never takes another
+// server on its port for the Worker it started; production never sets it, and answers {"ok":true}.
+app.get("/healthz", strictSecurityHeaders(), (c) => {
+  const run = (c.env as CloudflareBindings & { SKILLSHELF_DEV_RUN?: string }).SKILLSHELF_DEV_RUN;
+  return c.json(run ? { ok: true, run } : { ok: true }, 200, { "Cache-Control": NO_STORE });
+});
 
 // The admin API (publish, history, rollback, gc, advisories), behind the publish token. Every
 // /admin path is answered here (no CORS, unlike the reads): unknown ones with the JSON 404.

@@ -1,0 +1,116 @@
+// The installable CLI (scripts/build-cli.ts): the bundle `npm run build:cli` writes runs on the machine's
+// Node 20 exactly as the TypeScript sources run on the pinned Node 24 (every command's --help, and the
+// commands that read a shelf, on the curated shelf), and `npm pack` ships only the launcher and the bundle.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildCli, CLI_BUNDLE } from "../../scripts/build-cli.ts";
+
+const SOURCE = path.resolve("src/cli/skillshelf.ts");
+const BUNDLE = path.resolve(CLI_BUNDLE);
+const LAUNCHER = path.resolve("bin/skillshelf.js");
+/** The machine's own Node, outside npm's PATH (where the pinned Node 24 comes first). */
+const SYSTEM_NODE = ["/usr/bin/node", "/usr/local/bin/node"].find((p) => existsSync(p));
+const SYSTEM_VERSION = SYSTEM_NODE ? execFileSync(SYSTEM_NODE, ["--version"], { encoding: "utf8" }).trim() : undefined;
+const out = mkdtempSync(path.join(tmpdir(), "skillshelf-bundle-"));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(node: string, script: string, args: string[]): Run {
+  const r = spawnSync(node, [script, ...args], { encoding: "utf8", timeout: 60_000, env: { ...process.env, CI: "1" } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The CLI's commands, as its own help lists them (so a new command is covered without editing this test). */
+function commands(): string[] {
+  const help = run(process.execPath, SOURCE, ["--help"]).stdout;
+  const names = [...help.matchAll(/^ {2}skillshelf ([a-z-]+)/gm)].map((m) => m[1]!);
+  expect(names.length).toBeGreaterThan(10);
+  return names;
+}
+
+beforeAll(async () => {
+  await buildCli();
+}, 120_000);
+
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+describe("npm run build:cli", () => {
+  it("writes one executable ESM file whose only imports are Node's and package.json's dependencies", async () => {
+    const { outfile, packages } = await buildCli();
+    expect(outfile).toBe(BUNDLE);
+    expect(readFileSync(BUNDLE, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
+    const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { dependencies: Record<string, string> };
+    for (const name of packages) expect(Object.keys(pkg.dependencies)).toContain(name);
+  });
+
+  it("makes a tarball of the launcher and the bundle only (npm pack --dry-run)", () => {
+    const packed = JSON.parse(
+      execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }),
+    ) as {
+      files: { path: string }[];
+    }[];
+    expect(packed[0]!.files.map((f) => f.path).sort()).toEqual(["README.md", "bin/skillshelf.js", "dist/skillshelf.mjs", "package.json"]);
+    const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { bin: Record<string, string>; engines: { node: string } };
+    expect(pkg.bin).toEqual({ skillshelf: "bin/skillshelf.js" });
+    expect(pkg.engines.node).toBe(">=20.0.0");
+  });
+});
+
+describe.skipIf(!SYSTEM_NODE)(
+  `the bundle on the system Node (${SYSTEM_NODE ? `${SYSTEM_NODE} ${SYSTEM_VERSION}` : "skipped: no Node at /usr/bin/node or /usr/local/bin/node"})`,
+  () => {
+    const system = SYSTEM_NODE!;
+
+    it("answers --help, --version and every command's --help exactly as the sources do on the pinned Node", () => {
+      for (const args of [["--help"], ["--version"], ...commands().map((name) => [name, "--help"])]) {
+        const bundled = run(system, BUNDLE, args);
+        expect(bundled.code, `${args.join(" ")}: ${bundled.stderr}`).not.toBe(70);
+        expect(bundled.stderr).not.toMatch(/internal error|ERR_|is not a function|is not defined/);
+        expect(bundled, args.join(" ")).toEqual(run(process.execPath, SOURCE, args));
+      }
+    }, 240_000);
+
+    it("validates, hashes, inspects, outlines and catalogs the curated shelf as the sources do", () => {
+      const cases = [
+        ["validate", "shelf"],
+        ["validate", "shelf", "--json"],
+        ["hash", "shelf/skills/code-review"],
+        ["inspect", "shelf/skills/code-review", "--json"],
+        ["outline", "shelf/skills/code-review"],
+        ["outline", "shelf/skills/code-review", "--json"],
+        ["catalog", "shelf"],
+        ["catalog", "shelf", "--format", "markdown"],
+      ];
+      for (const args of cases) {
+        const bundled = run(system, BUNDLE, args);
+        expect(bundled.code, `${args.join(" ")}: ${bundled.stderr}`).toBe(0);
+        expect(bundled, args.join(" ")).toEqual(run(process.execPath, SOURCE, args));
+      }
+    }, 240_000);
+
+    it("builds the curated shelf into the same generation, byte for byte", () => {
+      const bundled = run(system, BUNDLE, ["build", "shelf", "--out", path.join(out, "bundled"), "--json"]);
+      const source = run(process.execPath, SOURCE, ["build", "shelf", "--out", path.join(out, "source"), "--json"]);
+      expect(bundled.code, bundled.stderr).toBe(0);
+      const generation = (r: Run) => (JSON.parse(r.stdout) as { generation: string }).generation;
+      expect(generation(bundled)).toMatch(/^[0-9a-f]{64}$/);
+      expect(generation(bundled)).toBe(generation(source));
+      const manifest = (dir: string) => readFileSync(path.join(out, dir, "manifest.json"));
+      expect(manifest("bundled").equals(manifest("source"))).toBe(true);
+    }, 120_000);
+
+    it("runs through the package's bin (bin/skillshelf.js) on the system Node, and on the pinned Node from the sources", () => {
+      const expected = run(process.execPath, SOURCE, ["hash", "shelf/skills/code-review"]);
+      expect(expected.stdout).toMatch(/^[0-9a-f]{64}\n$/);
+      expect(run(system, LAUNCHER, ["hash", "shelf/skills/code-review"])).toEqual(expected);
+      expect(run(process.execPath, LAUNCHER, ["hash", "shelf/skills/code-review"])).toEqual(expected);
+    }, 60_000);
+  },
+);
