@@ -1,7 +1,9 @@
 // Turns one manifest file entry into an HTTP response: 304 from the digest alone (no storage
-// read), 206/416 for ranges, HEAD without a body read, and a streamed GET. Storage is reached
-// only through the `open` callback, so this module is testable without R2. Caching, CORS and
-// security headers are the route group's policy (middleware), not the representation's.
+// read), 206/416 for ranges, HEAD from a head of the object, and a GET whose bytes are checked
+// against the digest it advertises. Storage is reached only through the file's `open` and
+// `head`, so this module is testable without R2. Caching, CORS and security headers are the
+// route group's policy (middleware), not the representation's.
+import { BodyMismatchError, checkedBody, VERIFIED_RANGE_MAX_BYTES } from "./checked-body.ts";
 import { etagFor, ifNoneMatchMatches } from "./conditional.ts";
 import { reprDigest } from "./digest.ts";
 import { rangeNotSatisfiable, storageUnavailable } from "./errors.ts";
@@ -17,11 +19,19 @@ export interface ServedFile {
   mediaType?: string;
 }
 
-/** A byte range to read, or undefined for the whole object. */
-export type ByteRange = { offset: number; length: number } | undefined;
+/** A byte range to read. */
+export type ByteRange = { offset: number; length: number };
 
-/** Opens the stored bytes; resolves null when the object is missing (a storage inconsistency). */
-export type OpenBlob = (range: ByteRange) => Promise<ReadableStream<Uint8Array> | null>;
+/**
+ * Where a served file's bytes are. Either call may throw (a storage failure) or resolve null
+ * (the object is missing: a storage inconsistency); both answer 503.
+ */
+export interface StoredBytes {
+  /** Streams the whole object, or a range of it. */
+  open(range?: ByteRange): Promise<ReadableStream<Uint8Array> | null>;
+  /** What storage says of the object without reading it: its size, and its SHA-256 when recorded. */
+  head(): Promise<{ size: number; sha256: string | null } | null>;
+}
 
 /** How a file is presented. */
 export interface FileResponseOptions {
@@ -43,15 +53,14 @@ function baseHeaders(file: ServedFile, opts: FileResponseOptions): Headers {
 
 /**
  * Answers a GET or HEAD for one stored file. Throws an HTTPException for 416 and for storage
- * failures (503, never a partial 200).
- * @example return serveFile(c.req.raw, file, (range) => file.open(range))
+ * failures (503, never a partial 200). A HEAD heads the object, so it answers 503 exactly when
+ * the object is missing or of another size or digest. A GET never completes a body that does
+ * not hash to the advertised digest: full bodies, and ranges of objects up to
+ * VERIFIED_RANGE_MAX_BYTES, are read whole and checked (see checked-body.ts); ranges of larger
+ * objects rely on the SHA-256 R2 checked when the blob was uploaded.
+ * @example return serveFile(c.req.raw, file)
  */
-export async function serveFile(
-  request: Request,
-  file: ServedFile,
-  open: OpenBlob,
-  opts: FileResponseOptions = {},
-): Promise<Response> {
+export async function serveFile(request: Request, file: ServedFile & StoredBytes, opts: FileResponseOptions = {}): Promise<Response> {
   const headers = baseHeaders(file, opts);
   if (ifNoneMatchMatches(request.headers.get("If-None-Match"), headers.get("ETag")!)) {
     headers.delete("Content-Type");
@@ -65,18 +74,34 @@ export async function serveFile(
   const decision = decideRange(rangeHeader, file.size);
   if (decision.kind === "unsatisfiable") throw rangeNotSatisfiable(decision.contentRange);
 
-  const range: ByteRange = decision.kind === "partial" ? { offset: decision.offset, length: decision.length } : undefined;
+  const window: ByteRange = decision.kind === "partial" ? { offset: decision.offset, length: decision.length } : { offset: 0, length: file.size };
   const status = decision.kind === "partial" ? 206 : 200;
-  const length = decision.kind === "partial" ? decision.length : file.size;
   if (decision.kind === "partial") headers.set("Content-Range", decision.contentRange);
-  headers.set("Content-Length", String(length));
-
-  if (request.method === "HEAD") return new Response(null, { status, headers });
+  headers.set("Content-Length", String(window.length));
 
   // The headers are decided; whatever keeps the bytes from opening now is a storage failure.
+  if (request.method === "HEAD") {
+    await confirmStored(file);
+    return new Response(null, { status, headers });
+  }
+  const checked = decision.kind === "full" || file.size <= VERIFIED_RANGE_MAX_BYTES;
+  const source = await openStored(file, checked ? undefined : window);
+  if (!checked) return new Response(source, { status, headers });
+  let body: Uint8Array | ReadableStream<Uint8Array>;
+  try {
+    body = await checkedBody(source, file, window);
+  } catch (err) {
+    console.error(err instanceof BodyMismatchError ? "blob bytes do not match the manifest" : "blob read failed", file.sha256, err);
+    throw storageUnavailable();
+  }
+  return new Response(body instanceof Uint8Array ? body : fixedLength(body, window.length), { status, headers });
+}
+
+/** Opens the bytes; a failure or a missing object is a 503. */
+async function openStored(file: ServedFile & StoredBytes, range: ByteRange | undefined): Promise<ReadableStream<Uint8Array>> {
   let body: ReadableStream<Uint8Array> | null;
   try {
-    body = await open(range);
+    body = await file.open(range);
   } catch (err) {
     console.error("blob read failed", file.sha256, err);
     throw storageUnavailable();
@@ -85,7 +110,30 @@ export async function serveFile(
     console.error("blob missing from storage", file.sha256);
     throw storageUnavailable();
   }
-  return new Response(body, { status, headers });
+  return body;
+}
+
+/** For a HEAD: the object is stored, with the manifest's size and (when R2 recorded one) digest; 503 otherwise. */
+async function confirmStored(file: ServedFile & StoredBytes): Promise<void> {
+  let head: { size: number; sha256: string | null } | null;
+  try {
+    head = await file.head();
+  } catch (err) {
+    console.error("blob head failed", file.sha256, err);
+    throw storageUnavailable();
+  }
+  if (head === null || head.size !== file.size || (head.sha256 !== null && head.sha256 !== file.sha256)) {
+    console.error(head === null ? "blob missing from storage" : "stored blob does not match the manifest", file.sha256, head);
+    throw storageUnavailable();
+  }
+}
+
+/** A checked stream with its length declared, so the response keeps its Content-Length. */
+function fixedLength(body: ReadableStream<Uint8Array>, length: number): ReadableStream<Uint8Array> {
+  const fixed = new FixedLengthStream(length);
+  // A failed check errors `body`, which aborts the pipe and so errors the response body.
+  body.pipeTo(fixed.writable).catch(() => {});
+  return fixed.readable;
 }
 
 /**

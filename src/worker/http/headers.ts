@@ -19,6 +19,11 @@ const PATH_CACHE_CONTROL = "public, max-age=60, must-revalidate, no-transform";
 /** Private shelves: browsers may keep a copy, shared caches must not. */
 const PRIVATE_PATH_CACHE_CONTROL = "private, max-age=60, must-revalidate, no-transform";
 const PRIVATE_IMMUTABLE_CACHE_CONTROL = "private, max-age=31536000, immutable, no-transform";
+/**
+ * Names the generation a read answer was served from (its id), so a client or the soak can check
+ * the answer against that generation's manifest (docs/http.md, "Headers").
+ */
+export const GENERATION_HEADER = "Skillshelf-Generation";
 /** Errors are never cached, so a transient 404 or 503 cannot outlive its cause. */
 export const NO_STORE = "no-store";
 

@@ -4,6 +4,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { ReadAccessEnv, ReadAccessVariables } from "../auth/read-access.ts";
 import { ifNoneMatchMatches } from "../http/conditional.ts";
+import { GENERATION_HEADER } from "../http/headers.ts";
 import { serveFile, serveJson } from "../http/file-response.ts";
 import { ShelfService, type ShelfFile } from "../shelf/service.ts";
 import type { StorageBindings } from "../storage/index.ts";
@@ -23,14 +24,18 @@ export type ReadContext = Context<ReadEnv>;
 
 /**
  * Middleware: the request's shelf service, pinned to /g/<generation>/ when the route is. It
- * opens nothing yet: the first lookup does, after read access has let the caller in.
+ * opens nothing yet: the first lookup does, after read access has let the caller in. Every
+ * answer given once the generation was opened (errors included) names it in
+ * GENERATION_HEADER, so a client can check the answer against that generation's manifest.
  * @example surface.use("/skills/*", openShelf())
  */
 export function openShelf(): MiddlewareHandler<ReadEnv> {
   return async function requestShelf(c, next) {
     const pinned = c.req.param("generation" as never) as string | undefined;
-    c.set("shelf", new ShelfService(c.env, pinned === undefined ? {} : { generation: pinned }));
-    return next();
+    const shelf = new ShelfService(c.env, pinned === undefined ? {} : { generation: pinned });
+    c.set("shelf", shelf);
+    await next();
+    if (shelf.servedFrom !== undefined) c.res.headers.set(GENERATION_HEADER, shelf.servedFrom);
   };
 }
 
@@ -49,5 +54,5 @@ export async function generated(c: ReadContext, etag: string, build: () => Promi
  * @example return storedFile(c, await c.var.shelf.file(name, path))
  */
 export function storedFile(c: ReadContext, file: ShelfFile, contentType?: string): Promise<Response> {
-  return serveFile(c.req.raw, file, (range) => file.open(range), contentType ? { contentType } : {});
+  return serveFile(c.req.raw, file, contentType ? { contentType } : {});
 }

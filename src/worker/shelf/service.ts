@@ -8,7 +8,7 @@ import type { SkillEntry, SkillRecord } from "../../core/generation/manifest.ts"
 import { isSha256Hex } from "../../core/skill/hash.ts";
 import type { AdvisoryEntry } from "../../core/trust/records.ts";
 import { MissingObjectError } from "../storage/errors.ts";
-import { openGeneration, openGenerationById, type Clock, type Generation, type StorageBindings } from "../storage/index.ts";
+import { openGeneration, openGenerationById, type BlobHead, type Clock, type Generation, type StorageBindings } from "../storage/index.ts";
 import { r2Key } from "../storage/keys.ts";
 import { NotOnShelfError, SkillBlockedError } from "./errors.ts";
 import { isPlausibleFilePath, isPlausibleSkillName } from "./names.ts";
@@ -46,6 +46,8 @@ export interface ShelfFile {
   mediaType?: string;
   /** Streams the bytes (or a range), never buffered. Throws StorageUnavailableError when they are not stored. */
   open(range?: ByteRange): Promise<ReadableStream<Uint8Array>>;
+  /** What R2 says of the bytes without reading them (size, and the SHA-256 it checked at upload); null when they are not stored. */
+  head(): Promise<BlobHead | null>;
 }
 
 /** The archive formats every skill is published in. */
@@ -86,6 +88,7 @@ export class ShelfService {
   readonly #pinned: string | undefined;
   readonly #clock: Clock | undefined;
   #generation: Promise<Generation> | undefined;
+  #servedFrom: string | undefined;
   readonly #skills = new Map<string, Promise<ServedSkill>>();
 
   constructor(env: StorageBindings, options: ShelfServiceOptions = {}) {
@@ -105,8 +108,19 @@ export class ShelfService {
    * @throws NotOnShelfError when nothing is published or the pinned id is unknown
    */
   generation(): Promise<Generation> {
-    this.#generation ??= this.#open();
+    this.#generation ??= this.#open().then((generation) => {
+      this.#servedFrom = generation.id;
+      return generation;
+    });
     return this.#generation;
+  }
+
+  /**
+   * The id of the generation this request's answers come from, once it has been opened;
+   * undefined before that, and when it could not be opened (nothing published, unknown id).
+   */
+  get servedFrom(): string | undefined {
+    return this.#servedFrom;
   }
 
   async #open(): Promise<Generation> {
@@ -225,6 +239,9 @@ export class ShelfService {
         const body = await (await generation).openBlob(sha256, range);
         if (body === null) throw new MissingObjectError(r2Key("blob", sha256));
         return body;
+      },
+      async head() {
+        return (await generation).headBlob(sha256);
       },
     };
   }

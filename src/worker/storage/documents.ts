@@ -1,8 +1,10 @@
 // The cache tiers every immutable document is read through: the isolate's memory, then KV (a
-// cache, within a per-request byte budget), then R2 (the source of truth). Never writes KV: the
-// admin API fills KV when it stores an object, so the request path only reads.
+// cache, within a per-request byte budget), then R2 (the source of truth). A copy from KV or R2
+// is used only once its bytes hash to its key; memory holds only checked parses. Never writes
+// KV: the admin API fills KV when it stores an object, so the request path only reads.
 import type { z } from "zod";
 import { ShardSchema, type ShardRef, type SkillEntry } from "../../core/generation/manifest.ts";
+import { sha256Hex } from "../../core/skill/hash.ts";
 import { utf8Length } from "../../core/skill/skill-md.ts";
 import type { StorageBindings } from "./bindings.ts";
 import { MissingObjectError, StorageUnavailableError } from "./errors.ts";
@@ -81,7 +83,7 @@ export class RequestReads {
  */
 export async function once<T>(scope: RequestReads, key: string, load: () => Promise<T>): Promise<T> {
   const pending = scope.inflight.get(key) as Promise<T> | undefined;
-  if (pending) return pending;
+  if (pending !== undefined) return pending;
   const promise = load().finally(() => scope.inflight.delete(key));
   scope.inflight.set(key, promise);
   return promise;
@@ -111,6 +113,37 @@ export async function r2Text(env: StorageBindings, key: string): Promise<string 
   }
 }
 
+/**
+ * True when `text` (a KV copy, stored as the document's UTF-8 text) hashes to `sha256`, the key
+ * it is stored under. Anyone who can write the KV namespace can put any value under any key, so
+ * a copy is a candidate until this holds; a mismatch is logged and the caller reads R2.
+ */
+async function kvCopyHoldsAddress(text: string, sha256: string, key: string): Promise<boolean> {
+  if ((await sha256Hex(text)) === sha256) return true;
+  console.warn("KV copy does not hash to its key; reading R2 instead", key);
+  return false;
+}
+
+/**
+ * Reads a content-addressed document from R2 as text, after checking its bytes hash to
+ * `sha256`: bytes that do not (a damaged object, or one written by hand under the wrong key)
+ * throw StorageUnavailableError, so nothing is served from them. MissingObjectError when absent.
+ */
+async function r2Document(env: StorageBindings, kind: DocumentKind, sha256: string): Promise<string> {
+  const key = r2Key(kind, sha256);
+  let bytes: Uint8Array;
+  try {
+    const object = await env.SHELF_BUCKET.get(key);
+    if (object === null) throw new MissingObjectError(key);
+    bytes = new Uint8Array(await object.arrayBuffer());
+  } catch (err) {
+    if (err instanceof MissingObjectError) throw err;
+    throw new StorageUnavailableError(`R2 read of ${key} failed`, { cause: err });
+  }
+  if ((await sha256Hex(bytes)) !== sha256) throw new StorageUnavailableError(`${key} does not hash to its key`);
+  return new TextDecoder().decode(bytes);
+}
+
 /** Parses stored JSON against its schema; anything else is a storage inconsistency. */
 export function parseWith<S extends z.ZodType>(schema: S, text: string, where: string): z.infer<S> {
   let json: unknown;
@@ -125,8 +158,9 @@ export function parseWith<S extends z.ZodType>(schema: S, text: string, where: s
 }
 
 /**
- * Reads one immutable JSON document: memory, then KV (within budget), then R2. Throws
- * MissingObjectError when R2 does not hold it either.
+ * Reads one immutable JSON document: memory, then KV (within budget), then R2, using a copy only
+ * once it hashes to its key. Throws MissingObjectError when R2 does not hold it either, and
+ * StorageUnavailableError when R2's copy does not hash to its key.
  */
 export async function readDocument<T>(
   env: StorageBindings,
@@ -141,18 +175,18 @@ export async function readDocument<T>(
   if (cached !== undefined) return cached;
   return once(budget, cacheKey, async () => {
     if (size === undefined || budget.fits(size)) {
-      const cachedText = await kvText(env, kvKey(kind, sha256), KV_IMMUTABLE_CACHE_TTL_S, budget);
-      if (cachedText !== null) {
+      const key = kvKey(kind, sha256);
+      const cachedText = await kvText(env, key, KV_IMMUTABLE_CACHE_TTL_S, budget);
+      if (cachedText !== null && (await kvCopyHoldsAddress(cachedText, sha256, key))) {
         const copy: string = cachedText;
-        const value = parseKvCopy(() => parse(copy, kvKey(kind, sha256)));
+        const value = parseKvCopy(() => parse(copy, key));
         if (value !== undefined) {
           documents.set(cacheKey, value, memorySize(copy));
           return value;
         }
       }
     }
-    const text = await r2Text(env, r2Key(kind, sha256));
-    if (text === null) throw new MissingObjectError(r2Key(kind, sha256));
+    const text = await r2Document(env, kind, sha256);
     const value = parse(text, r2Key(kind, sha256));
     documents.set(cacheKey, value, memorySize(text));
     return value;
@@ -184,7 +218,7 @@ export function parseShard(text: string, where: string): ParsedShard {
   return { skills: shard.skills, entries: new Map(shard.skills.map((s) => [s.name, s])) };
 }
 
-/** Reads many shards for a listing: memory, then KV bulk gets within budget, then R2. */
+/** Reads many shards for a listing: memory, then KV bulk gets within budget, then R2 (each copy checked against its key). */
 export async function readShards(env: StorageBindings, refs: readonly ShardRef[], budget: RequestReads): Promise<ParsedShard[]> {
   const result = new Map<string, ParsedShard>();
   const missing: ShardRef[] = [];
@@ -204,15 +238,20 @@ export async function readShards(env: StorageBindings, refs: readonly ShardRef[]
     const chunk = fromKv.slice(i, i + KV_BULK_GET_MAX);
     let texts: Map<string, string | null> | undefined;
     try {
-      texts = await env.SHELF_KV.get(chunk.map((r) => kvKey("shard", r.sha256)), { type: "text", cacheTtl: KV_IMMUTABLE_CACHE_TTL_S });
+      texts = await env.SHELF_KV.get(
+        chunk.map((r) => kvKey("shard", r.sha256)),
+        { type: "text", cacheTtl: KV_IMMUTABLE_CACHE_TTL_S },
+      );
     } catch (err) {
       console.warn("KV bulk read failed; falling back to R2", err);
     }
     for (const ref of chunk) {
-      const text = texts?.get(kvKey("shard", ref.sha256)) ?? null;
+      const key = kvKey("shard", ref.sha256);
+      const text = texts?.get(key) ?? null;
       if (text === null) continue;
       budget.bytes += utf8Length(text);
-      const shard = parseKvCopy(() => parseShard(text, kvKey("shard", ref.sha256)));
+      if (!(await kvCopyHoldsAddress(text, ref.sha256, key))) continue; // read from R2 below
+      const shard = parseKvCopy(() => parseShard(text, key));
       if (shard === undefined) continue; // read from R2 below
       documents.set(`shard:${ref.sha256}`, shard, memorySize(text));
       result.set(ref.sha256, shard);
@@ -222,10 +261,8 @@ export async function readShards(env: StorageBindings, refs: readonly ShardRef[]
   for (let i = 0; i < rest.length; i += R2_READ_CONCURRENCY) {
     await Promise.all(
       rest.slice(i, i + R2_READ_CONCURRENCY).map(async (ref) => {
-        const where = r2Key("shard", ref.sha256);
-        const text = await r2Text(env, where);
-        if (text === null) throw new MissingObjectError(where);
-        const shard = parseShard(text, where);
+        const text = await r2Document(env, "shard", ref.sha256);
+        const shard = parseShard(text, r2Key("shard", ref.sha256));
         documents.set(`shard:${ref.sha256}`, shard, memorySize(text));
         result.set(ref.sha256, shard);
       }),
@@ -236,7 +273,8 @@ export async function readShards(env: StorageBindings, refs: readonly ShardRef[]
 
 /**
  * Streams a content-addressed blob from R2 (never buffered), optionally a range; null when it
- * is missing. R2 errors become StorageUnavailableError.
+ * is missing. R2 errors become StorageUnavailableError. The bytes are not checked here: the
+ * response checks them against the digest it advertises (src/worker/http/checked-body.ts).
  * @example const body = await readBlob(env, sha, { offset: 0, length: 10 })
  */
 export async function readBlob(env: StorageBindings, sha256: string, range?: { offset: number; length: number }): Promise<ReadableStream<Uint8Array> | null> {
@@ -248,4 +286,27 @@ export async function readBlob(env: StorageBindings, sha256: string, range?: { o
     throw new StorageUnavailableError(`R2 read of ${key} failed`, { cause: err });
   }
   return object === null ? null : object.body;
+}
+
+/** What R2 says of a stored blob without reading it: its size and, when R2 recorded one at upload, its SHA-256. */
+export interface BlobHead {
+  size: number;
+  sha256: string | null;
+}
+
+/**
+ * Heads a blob (one R2 head, no body read); null when it is missing. R2 errors become
+ * StorageUnavailableError.
+ * @example const head = await headBlob(env, sha) // => {size: 120, sha256: "9f86…"}
+ */
+export async function headBlob(env: StorageBindings, sha256: string): Promise<BlobHead | null> {
+  const key = r2Key("blob", sha256);
+  let object: R2Object | null;
+  try {
+    object = await env.SHELF_BUCKET.head(key);
+  } catch (err) {
+    throw new StorageUnavailableError(`R2 head of ${key} failed`, { cause: err });
+  }
+  if (object === null) return null;
+  return { size: object.size, sha256: object.checksums?.toJSON().sha256 ?? null };
 }

@@ -13,7 +13,18 @@ import {
 import { isSha256Hex } from "../../core/skill/hash.ts";
 import type { AdvisoryEntry } from "../../core/trust/records.ts";
 import type { Clock, StorageBindings } from "./bindings.ts";
-import { forgetDocument, parseShard, parseWith, readBlob, readDocument, readShards, RequestReads, resetDocuments } from "./documents.ts";
+import {
+  type BlobHead,
+  forgetDocument,
+  headBlob,
+  parseShard,
+  parseWith,
+  readBlob,
+  readDocument,
+  readShards,
+  RequestReads,
+  resetDocuments,
+} from "./documents.ts";
 import { MissingObjectError, StorageUnavailableError } from "./errors.ts";
 import { r2Key } from "./keys.ts";
 import { loadAdvisories, loadPointer, resetLive, type AdvisoriesInForce } from "./live.ts";
@@ -96,17 +107,20 @@ export class Generation {
 
   /** The full record of a skill (frontmatter, files, outline, trust). */
   async readRecord(entry: Pick<SkillEntry, "record">): Promise<SkillRecord> {
-    return readDocument(this.#env, "record", entry.record.sha256, entry.record.size, this.#budget, (text, where) =>
-      parseWith(SkillRecordSchema, text, where),
-    );
+    return readDocument(this.#env, "record", entry.record.sha256, entry.record.size, this.#budget, (text, where) => parseWith(SkillRecordSchema, text, where));
   }
 
   /**
-   * Opens a blob's bytes (optionally a range) as a stream; null when it is missing. Matches
-   * src/worker/http/file-response.ts's OpenBlob.
+   * Opens a blob's bytes (optionally a range) as a stream; null when it is missing. Unchecked:
+   * src/worker/http/file-response.ts checks them against the digest it advertises.
    */
   async openBlob(sha256: string, range?: { offset: number; length: number }): Promise<ReadableStream<Uint8Array> | null> {
     return readBlob(this.#env, sha256, range);
+  }
+
+  /** Heads a blob (size, and the SHA-256 R2 checked at upload) without reading it; null when it is missing. */
+  async headBlob(sha256: string): Promise<BlobHead | null> {
+    return headBlob(this.#env, sha256);
   }
 }
 

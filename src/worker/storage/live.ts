@@ -1,17 +1,17 @@
 // The two live (mutable) documents: the pointer to the current generation and the advisories in
-// force. Each isolate keeps them in memory for LIVE_MEMORY_TTL_MS, then reads KV (which may lag a
-// publish) and, every LIVE_R2_REVALIDATE_MS or when cold, R2; it never moves back to a lower seq.
+// force. R2 alone decides them: an isolate serves what R2 said at its last read, keeps it in
+// memory for LIVE_MEMORY_TTL_MS, then asks KV only whether something changed (a higher seq),
+// confirms any change against R2, and re-reads R2 at least every LIVE_R2_REVALIDATE_MS.
 import { AdvisoriesRecordSchema, PointerSchema } from "../../core/generation/manifest.ts";
-import { isSha256Hex } from "../../core/skill/hash.ts";
 import { AdvisoryEntrySchema, type AdvisoryEntry } from "../../core/trust/records.ts";
 import type { Clock, StorageBindings } from "./bindings.ts";
 import { kvText, once, parseWith, r2Text, type RequestReads } from "./documents.ts";
 import { StorageUnavailableError } from "./errors.ts";
 import { KV_ADVISORIES_KEY, KV_POINTER_KEY, R2_ADVISORIES_KEY, R2_POINTER_KEY } from "./keys.ts";
 
-/** How long an isolate trusts its copy of the pointer and advisories before re-reading KV. */
+/** How long an isolate trusts its copy of the pointer and advisories before asking KV for a change. */
 export const LIVE_MEMORY_TTL_MS = 30_000;
-/** How often an isolate re-reads the pointer and advisories from R2, bypassing KV's lag. */
+/** How often an isolate re-reads the pointer and advisories from R2, whatever KV says. */
 export const LIVE_R2_REVALIDATE_MS = 300_000;
 /** KV edge-cache TTL for the live keys (KV's minimum). */
 const KV_LIVE_CACHE_TTL_S = 30;
@@ -29,15 +29,37 @@ export interface AdvisoriesInForce {
   seq: number;
 }
 
-interface LiveValue<T> {
-  value: T;
+/** What KV says of a live document: only its seq counts (and its text, to recognise a repeat). */
+interface KvAnnouncement {
   seq: number;
+  text: string;
+}
+
+/** A live document's two sources: KV, which can only announce a change, and R2, which decides. */
+interface LiveSources<T> {
+  /** KV's copy; null on a miss, a failure or a copy without a seq. */
+  kv(): Promise<KvAnnouncement | null>;
+  /** R2's document; null when R2 holds none. Throws StorageUnavailableError when R2 fails. */
+  r2(): Promise<{ value: T; seq: number } | null>;
+}
+
+interface LiveValue<T> {
+  /** What R2 said at the read this value came from; null when R2 held no such document. */
+  value: T | null;
+  seq: number;
+  /** When memory was last refreshed: an R2 read, or a KV read that announced no change. */
   checkedAt: number;
+  /** When R2 was last read. */
   r2CheckedAt: number;
+  /** Start order of the R2 read the value came from: of two overlapping reads, the later-started wins. */
+  r2Read: number;
+  /** A KV text that announced a change R2 did not show: not confirmed again while KV repeats it. */
+  refuted: string | null;
 }
 
 // Module state is per isolate.
-const live: { pointer?: LiveValue<PointerSummary | null>; advisories?: LiveValue<AdvisoriesInForce | null> } = {};
+const live: { pointer?: LiveValue<PointerSummary>; advisories?: LiveValue<AdvisoriesInForce> } = {};
+let r2ReadsStarted = 0;
 
 /** Forgets the pointer and advisories (part of resetStorageMemory). */
 export function resetLive(): void {
@@ -45,85 +67,89 @@ export function resetLive(): void {
   delete live.advisories;
 }
 
-/** Reads a live key (pointer or advisories): memory, then KV, then R2, keeping the highest seq. */
-async function readLive<T>(
-  name: "pointer" | "advisories",
-  clock: Clock,
-  scope: RequestReads,
-  load: (from: "kv" | "r2") => Promise<{ value: T; seq: number } | null>,
-): Promise<T | null> {
+/**
+ * Reads a live document (pointer or advisories). Memory answers for LIVE_MEMORY_TTL_MS; then KV
+ * is asked whether the seq moved past the one R2 gave; if it did (or KV has nothing usable, or
+ * LIVE_R2_REVALIDATE_MS passed since the last R2 read, or the isolate is cold), R2 is read and
+ * what it says is kept, whatever seq KV or memory held. So a KV value is never served: a forged
+ * or damaged one costs at most one R2 read, and a lagging one delays nothing past the R2 bound.
+ */
+async function readLive<T>(name: "pointer" | "advisories", clock: Clock, scope: RequestReads, sources: LiveSources<T>): Promise<T | null> {
   const now = clock();
-  const state = live[name] as LiveValue<T | null> | undefined;
+  const state = live[name] as LiveValue<T> | undefined;
   if (state && now - state.checkedAt < LIVE_MEMORY_TTL_MS) return state.value;
   return once(scope, `live:${name}`, async () => {
-    // A cold isolate and a periodic revalidation read R2, which is strongly consistent; in
-    // between, KV answers (it may lag a publish by its propagation delay).
-    const fromR2 = !state || now - state.r2CheckedAt >= LIVE_R2_REVALIDATE_MS;
-    let fetched = fromR2 ? null : await load("kv");
-    let r2CheckedAt = state?.r2CheckedAt ?? now;
-    if (fetched === null) {
-      fetched = await load("r2");
-      r2CheckedAt = now;
+    let announced: KvAnnouncement | null = null;
+    if (state && now - state.r2CheckedAt < LIVE_R2_REVALIDATE_MS) {
+      const kv = await sources.kv();
+      // Compare with the live value as it is now: another request may have read R2 meanwhile.
+      const latest = (live[name] as LiveValue<T> | undefined) ?? state;
+      if (kv !== null && (kv.seq <= latest.seq || kv.text === latest.refuted)) {
+        // No change (or KV lags, or repeats what R2 already refuted): R2's value stands.
+        store(name, { ...latest, checkedAt: Math.max(now, latest.checkedAt) });
+        return latest.value;
+      }
+      announced = kv;
     }
-    // Compare with the live value as it is now, not as it was when this load started: another
-    // request may have stored a newer seq while this one waited on a lagging KV edge.
-    const latest = live[name] as LiveValue<T | null> | undefined;
-    const r2At = Math.max(r2CheckedAt, latest?.r2CheckedAt ?? 0);
-    if (fetched === null) {
-      // Never go back to "nothing" once something was seen; remember "nothing yet" for the TTL
-      // too, so an unpublished shelf (or one without advisories) costs no read per request.
-      const kept = latest ?? { value: null, seq: 0, checkedAt: now, r2CheckedAt };
-      (live as Record<string, LiveValue<T | null>>)[name] = { ...kept, checkedAt: Math.max(now, kept.checkedAt), r2CheckedAt: r2At };
-      return kept.value;
+    const order = ++r2ReadsStarted;
+    const fromR2 = await sources.r2();
+    const latest = live[name] as LiveValue<T> | undefined;
+    // An R2 read that started after this one already answered: it is at least as new.
+    if (latest && latest.r2Read > order) return latest.value;
+    const seq = fromR2?.seq ?? 0;
+    let refuted = latest?.refuted ?? null;
+    if (announced !== null && announced.seq > seq) {
+      // KV is written after R2, so a KV seq R2 does not reach is no lag: the copy is forged or damaged.
+      console.warn(`KV ${name} announces seq ${announced.seq} but R2 holds seq ${seq}; serving R2's`);
+      refuted = announced.text;
     }
-    const keep = latest && latest.seq > fetched.seq ? latest : { value: fetched.value, seq: fetched.seq };
-    (live as Record<string, LiveValue<T | null>>)[name] = { value: keep.value, seq: keep.seq, checkedAt: Math.max(now, latest?.checkedAt ?? 0), r2CheckedAt: r2At };
-    return keep.value;
+    store(name, { value: fromR2?.value ?? null, seq, checkedAt: now, r2CheckedAt: now, r2Read: order, refuted });
+    return fromR2?.value ?? null;
   });
 }
 
-/** The current pointer; null when nothing has been published. */
+function store<T>(name: "pointer" | "advisories", value: LiveValue<T>): void {
+  (live as Record<string, LiveValue<T>>)[name] = value;
+}
+
+/** The seq a KV copy of a live document announces; null when it has none (read R2 instead). */
+async function kvAnnouncement(env: StorageBindings, key: string, budget: RequestReads): Promise<KvAnnouncement | null> {
+  const text = await kvText(env, key, KV_LIVE_CACHE_TTL_S, budget);
+  if (text === null) return null;
+  const seq = (safeJson(text) as { seq?: unknown } | undefined)?.seq;
+  return typeof seq === "number" && Number.isSafeInteger(seq) && seq >= 0 ? { seq, text } : null;
+}
+
+/** The current pointer, as R2 last said; null when nothing has been published. */
 export async function loadPointer(env: StorageBindings, clock: Clock, budget: RequestReads): Promise<PointerSummary | null> {
-  return readLive<PointerSummary>("pointer", clock, budget, async (from) => {
-    const text = from === "kv" ? await kvText(env, KV_POINTER_KEY, KV_LIVE_CACHE_TTL_S, budget) : await r2Text(env, R2_POINTER_KEY);
-    if (text === null) return null;
-    if (from === "kv") {
-      try {
-        const v = JSON.parse(text) as PointerSummary;
-        // A malformed copy (a bad manual `kv put`, a truncated value) falls back to R2 below.
-        if (typeof v.generation === "string" && isSha256Hex(v.generation) && Number.isSafeInteger(v.seq) && typeof v.published_at === "string") {
-          return { value: { generation: v.generation, seq: v.seq, published_at: v.published_at }, seq: v.seq };
-        }
-      } catch {
-        // fall through to R2
-      }
-      return null;
-    }
-    const pointer = parseWith(PointerSchema, text, R2_POINTER_KEY);
-    return { value: { generation: pointer.generation, seq: pointer.seq, published_at: pointer.published_at }, seq: pointer.seq };
+  return readLive<PointerSummary>("pointer", clock, budget, {
+    kv: () => kvAnnouncement(env, KV_POINTER_KEY, budget),
+    r2: async () => {
+      const text = await r2Text(env, R2_POINTER_KEY);
+      if (text === null) return null;
+      const pointer = parseWith(PointerSchema, text, R2_POINTER_KEY);
+      return { value: { generation: pointer.generation, seq: pointer.seq, published_at: pointer.published_at }, seq: pointer.seq };
+    },
   });
 }
 
-/** The advisories in force now; none (seq 0) when none were ever published. */
+/** The advisories in force now, as R2 last said; none (seq 0) when none were ever published. */
 export async function loadAdvisories(env: StorageBindings, clock: Clock, budget: RequestReads): Promise<AdvisoriesInForce> {
-  const value = await readLive<AdvisoriesInForce>("advisories", clock, budget, async (from) => {
-    const text = from === "kv" ? await kvText(env, KV_ADVISORIES_KEY, KV_LIVE_CACHE_TTL_S, budget) : await r2Text(env, R2_ADVISORIES_KEY);
-    if (text === null) return null;
-    const parsed = AdvisoriesRecordSchema.safeParse(safeJson(text));
-    if (!parsed.success) {
-      if (from === "kv") return null;
-      throw new StorageUnavailableError(`${R2_ADVISORIES_KEY} does not match its schema`);
-    }
-    const advisories: AdvisoryEntry[] = [];
-    for (const raw of parsed.data.advisories) {
-      const entry = AdvisoryEntrySchema.safeParse(raw);
-      if (!entry.success) {
-        if (from === "kv") return null;
-        throw new StorageUnavailableError(`${R2_ADVISORIES_KEY} holds a malformed advisory`);
+  const value = await readLive<AdvisoriesInForce>("advisories", clock, budget, {
+    kv: () => kvAnnouncement(env, KV_ADVISORIES_KEY, budget),
+    r2: async () => {
+      const text = await r2Text(env, R2_ADVISORIES_KEY);
+      if (text === null) return null;
+      const parsed = AdvisoriesRecordSchema.safeParse(safeJson(text));
+      if (!parsed.success) throw new StorageUnavailableError(`${R2_ADVISORIES_KEY} does not match its schema`);
+      const advisories: AdvisoryEntry[] = [];
+      for (const raw of parsed.data.advisories) {
+        const entry = AdvisoryEntrySchema.safeParse(raw);
+        if (!entry.success) throw new StorageUnavailableError(`${R2_ADVISORIES_KEY} holds a malformed advisory`);
+        advisories.push(entry.data);
       }
-      advisories.push(entry.data);
-    }
-    return { value: { advisories, seq: parsed.data.seq }, seq: parsed.data.seq };
+      return { value: { advisories, seq: parsed.data.seq }, seq: parsed.data.seq };
+    },
   });
   return value ?? { advisories: [], seq: 0 };
 }

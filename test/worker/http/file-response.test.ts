@@ -1,68 +1,123 @@
-// Unit tests of src/worker/http/file-response.ts: 304, 206, 416, HEAD and storage failures, without R2.
-import { describe, expect, it } from "vitest";
+// Unit tests of src/worker/http/file-response.ts: 304, 206, 416, HEAD and storage failures, and
+// bodies checked against the digest they advertise, without R2.
 import { HTTPException } from "hono/http-exception";
-import { serveFile } from "../../../src/worker/http/file-response.ts";
+import { describe, expect, it } from "vitest";
+import { sha256Hex } from "../../../src/core/skill/hash.ts";
+import { VERIFIED_RANGE_MAX_BYTES } from "../../../src/worker/http/checked-body.ts";
+import { type ByteRange, serveFile, type StoredBytes } from "../../../src/worker/http/file-response.ts";
+
+/** A stored object: `stored` are the bytes storage holds (the manifest names `bytes`). */
+async function storedFile(bytes: Uint8Array, stored: Uint8Array | null = bytes, calls: Array<unknown> = []) {
+  const sha256 = await sha256Hex(bytes);
+  const storage: StoredBytes = {
+    async open(range?: ByteRange) {
+      calls.push({ open: range });
+      if (stored === null) return null;
+      const slice = range ? stored.slice(range.offset, range.offset + range.length) : stored;
+      return new Response(slice).body;
+    },
+    async head() {
+      calls.push("head");
+      return stored === null ? null : { size: stored.byteLength, sha256: await sha256Hex(stored) };
+    },
+  };
+  return { path: "references/n.md", sha256, size: bytes.byteLength, ...storage };
+}
+
+async function storageError(promise: Promise<Response>): Promise<Response> {
+  const err = await promise.catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(HTTPException);
+  return (err as HTTPException).getResponse();
+}
+
+const TEN = new TextEncoder().encode("0123456789");
 
 describe("serveFile", () => {
-  const bytes = new TextEncoder().encode("0123456789");
-  const file = { path: "references/n.md", sha256: "a".repeat(64), size: 10 };
-  const opts = {};
-  function opener(calls: Array<unknown>) {
-    return async (range: { offset: number; length: number } | undefined) => {
-      calls.push(range);
-      const slice = range ? bytes.slice(range.offset, range.offset + range.length) : bytes;
-      return new Response(slice).body;
-    };
-  }
-
   it("answers a matching conditional GET with 304 without opening storage", async () => {
     const calls: unknown[] = [];
-    const res = await serveFile(new Request("https://s/x", { headers: { "If-None-Match": `W/"${"a".repeat(64)}"` } }), file, opener(calls), opts);
+    const file = await storedFile(TEN, TEN, calls);
+    const res = await serveFile(new Request("https://s/x", { headers: { "If-None-Match": `W/"${file.sha256}"` } }), file);
     expect(res.status).toBe(304);
-    expect(res.headers.get("ETag")).toBe(`"${"a".repeat(64)}"`);
+    expect(res.headers.get("ETag")).toBe(`"${file.sha256}"`);
     expect(calls).toEqual([]);
   });
 
-  it("serves a range as 206 with Content-Range and the full-representation digest", async () => {
+  it("serves a range as 206 with Content-Range and the full-representation digest, cut from a checked read of the whole object", async () => {
     const calls: unknown[] = [];
-    const res = await serveFile(new Request("https://s/x", { headers: { Range: "bytes=2-4" } }), file, opener(calls), opts);
+    const res = await serveFile(new Request("https://s/x", { headers: { Range: "bytes=2-4" } }), await storedFile(TEN, TEN, calls));
     expect(res.status).toBe(206);
     expect(res.headers.get("Content-Range")).toBe("bytes 2-4/10");
     expect(res.headers.get("Content-Length")).toBe("3");
     expect(await res.text()).toBe("234");
-    expect(calls).toEqual([{ offset: 2, length: 3 }]);
+    expect(calls).toEqual([{ open: undefined }]);
   });
 
   it("ignores Range when If-Range names another version", async () => {
-    const res = await serveFile(new Request("https://s/x", { headers: { Range: "bytes=2-4", "If-Range": '"old"' } }), file, opener([]), opts);
+    const res = await serveFile(new Request("https://s/x", { headers: { Range: "bytes=2-4", "If-Range": '"old"' } }), await storedFile(TEN));
     expect(res.status).toBe(200);
     expect(await res.text()).toBe("0123456789");
   });
 
   it("throws a 416 carrying Content-Range for an unsatisfiable range", async () => {
-    const err = await serveFile(new Request("https://s/x", { headers: { Range: "bytes=50-" } }), file, opener([]), opts).catch((e) => e);
-    expect(err).toBeInstanceOf(HTTPException);
-    const res = (err as HTTPException).getResponse();
+    const res = await storageError(serveFile(new Request("https://s/x", { headers: { Range: "bytes=50-" } }), await storedFile(TEN)));
     expect(res.status).toBe(416);
     expect(res.headers.get("Content-Range")).toBe("bytes */10");
   });
 
-  it("answers HEAD without opening storage", async () => {
+  it("answers HEAD from a head of the object, without reading its bytes", async () => {
     const calls: unknown[] = [];
-    const res = await serveFile(new Request("https://s/x", { method: "HEAD" }), file, opener(calls), opts);
+    const res = await serveFile(new Request("https://s/x", { method: "HEAD" }), await storedFile(TEN, TEN, calls));
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Length")).toBe("10");
-    expect(calls).toEqual([]);
+    expect(calls).toEqual(["head"]);
+  });
+
+  it.each([
+    ["missing", null],
+    ["of another size", new TextEncoder().encode("012345678")],
+    ["of another digest", new TextEncoder().encode("0123456780")],
+  ])("answers HEAD with 503 when the object is %s, as GET does", async (_label, stored) => {
+    const file = await storedFile(TEN, stored);
+    for (const method of ["HEAD", "GET"]) {
+      const res = await storageError(serveFile(new Request("https://s/x", { method }), file));
+      expect(res.status, method).toBe(503);
+    }
   });
 
   it.each([
     ["a missing blob", async () => null],
-    ["a failing read", async () => { throw new Error("R2 exploded"); }],
+    [
+      "a failing read",
+      async () => {
+        throw new Error("R2 exploded");
+      },
+    ],
   ])("turns %s into 503 with Retry-After ≤ 30", async (_label, open) => {
-    const err = await serveFile(new Request("https://s/x"), file, open, opts).catch((e) => e);
-    const res = (err as HTTPException).getResponse();
+    const file = { ...(await storedFile(TEN)), open };
+    const res = await storageError(serveFile(new Request("https://s/x"), file));
     expect(res.status).toBe(503);
     expect(Number(res.headers.get("Retry-After"))).toBeLessThanOrEqual(30);
     expect(await res.text()).not.toContain("exploded");
+  });
+
+  it.each([
+    ["other bytes of the same length", new TextEncoder().encode("0123456780")],
+    ["truncated bytes", new TextEncoder().encode("01234")],
+    ["extra bytes", new TextEncoder().encode("0123456789!")],
+  ])("answers 503, never a 200 or 206, when storage returns %s", async (_label, stored) => {
+    const file = await storedFile(TEN, stored);
+    for (const headers of [{}, { Range: "bytes=0-3" }] as Record<string, string>[]) {
+      const res = await storageError(serveFile(new Request("https://s/x", { headers }), file));
+      expect(res.status).toBe(503);
+    }
+  });
+
+  it("reads a range of an object over VERIFIED_RANGE_MAX_BYTES as a range (R2 checked it at upload)", async () => {
+    const big = new Uint8Array(VERIFIED_RANGE_MAX_BYTES + 1).fill(7);
+    const calls: unknown[] = [];
+    const res = await serveFile(new Request("https://s/x", { headers: { Range: "bytes=10-19" } }), await storedFile(big, big, calls));
+    expect(res.status).toBe(206);
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(new Uint8Array(10).fill(7));
+    expect(calls).toEqual([{ open: { offset: 10, length: 10 } }]);
   });
 });

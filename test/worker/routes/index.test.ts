@@ -352,7 +352,7 @@ describe("traversal and malformed paths", () => {
     "/skills/",
     "/.well-known/agent-skills/pointer.json",
     "/g/not-a-generation/skills/index.json",
-    "/blobs/" + "a".repeat(64),
+    `/blobs/${"a".repeat(64)}`,
   ])("%s → 404", async (path) => {
     expect((await get(path)).status, path).toBe(404);
   });
@@ -490,9 +490,10 @@ describe("binding-call budget", () => {
     expect(cond.status).toBe(304);
     expect(counts).toEqual({});
 
+    // A HEAD heads the blob (no body read), so it answers 503 exactly when a GET would.
     const head = await get("/skills/nested/references/guide.md", { method: "HEAD" }, bindings);
     expect(head.status).toBe(200);
-    expect(counts).toEqual({});
+    expect(counts).toEqual({ "r2.head": 1 });
   });
 
   it("a warm file GET at its immutable /g/<generation> URL also reads one R2 object", async () => {

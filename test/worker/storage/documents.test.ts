@@ -1,14 +1,15 @@
 // The cache tiers of src/worker/storage/documents.ts: memory, then KV, then R2; KV failures,
-// misses and malformed copies fall back to R2; the KV byte budget and the memory accounting;
-// in-flight loads shared within a request only.
+// misses, malformed copies and copies that do not hash to their key fall back to R2; R2 bytes
+// that do not hash to their key are a storage failure; the KV byte budget and the memory
+// accounting; in-flight loads shared within a request only.
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
 import { MEMORY_COST_PER_TEXT_CHAR, storageMemoryBytes } from "../../../src/worker/storage/documents.ts";
-import { openGeneration, resetStorageMemory } from "../../../src/worker/storage/index.ts";
+import { openGeneration, resetStorageMemory, StorageUnavailableError } from "../../../src/worker/storage/index.ts";
 import { LIVE_MEMORY_TTL_MS } from "../../../src/worker/storage/live.ts";
-import { KV_POINTER_KEY, kvKey } from "../../../src/worker/storage/keys.ts";
+import { KV_POINTER_KEY, kvKey, r2Key } from "../../../src/worker/storage/keys.ts";
 import { adminEnv, buildGeneration, memorySource, newCounts, skillInput, TOKEN, total, WORKER_URL, workerFetch } from "../admin/helpers.ts";
 import { failingKv, publishShelf } from "./helpers.ts";
 
@@ -139,5 +140,56 @@ describe("memory, then KV, then R2", () => {
     expect(counts.calls["R2.get"] ?? 0).toBe(0);
     expect(counts.calls["KV.get"]).toBe(2);
     expect(await env.SHELF_KV.get(kvKey("record", entry.record.sha256))).not.toBeNull();
+  });
+});
+
+describe("content addresses", () => {
+  it("uses a KV copy only when it hashes to its key: an older manifest stored under the current id is not served", async () => {
+    const v1 = await publishShelf(["alpha"]);
+    const v2 = await publishShelf(["alpha", "beta"]);
+    // A valid manifest, but v1's, under v2's key (a bad `kv put`, or someone with KV write access).
+    await env.SHELF_KV.put(kvKey("generation", v2.id), new TextDecoder().decode(v1.manifestBytes));
+    resetStorageMemory();
+    const gen = (await openGeneration(env))!;
+    expect(gen.id).toBe(v2.id);
+    expect(gen.manifest).toEqual(v2.manifest);
+    expect((await gen.listSkills()).map((s) => s.name)).toEqual(["alpha", "beta"]);
+  });
+
+  it("uses a KV copy only when it hashes to its key: records rotated among their keys are not served", async () => {
+    const built = await publishShelf(["alpha", "beta", "gamma"]);
+    const records = built.objects.filter((o) => o.kind === "record");
+    const texts = records.map((r) => new TextDecoder().decode(r.bytes));
+    // Each record key now holds the next skill's record: every copy valid JSON of the right schema.
+    for (const [i, record] of records.entries()) await env.SHELF_KV.put(kvKey("record", record.sha256), texts[(i + 1) % texts.length]!);
+    resetStorageMemory();
+    const gen = (await openGeneration(env))!;
+    for (const name of ["alpha", "beta", "gamma"]) {
+      const entry = (await gen.findSkill(name))!;
+      expect((await gen.readRecord(entry)).name).toBe(name);
+    }
+  });
+
+  it("checks each KV copy once per isolate: a warm read costs no hashing and no storage", async () => {
+    await publishShelf(["alpha"]);
+    resetStorageMemory();
+    const now = 60_000_000;
+    const gen = (await openGeneration(env, { clock: () => now }))!;
+    await gen.readRecord((await gen.findSkill("alpha"))!);
+    const counts = newCounts();
+    const warm = (await openGeneration(await adminEnv(counts), { clock: () => now }))!;
+    expect((await warm.readRecord((await warm.findSkill("alpha"))!)).name).toBe("alpha");
+    expect(counts.calls).toEqual({});
+  });
+
+  it("answers StorageUnavailableError, never the document, when R2's copy does not hash to its key", async () => {
+    const built = await publishShelf(["alpha", "beta"]);
+    const alpha = built.objects.find((o) => o.kind === "record" && new TextDecoder().decode(o.bytes).includes('"name":"alpha"'))!;
+    const beta = built.objects.find((o) => o.kind === "record" && o.sha256 !== alpha.sha256)!;
+    await env.SHELF_KV.delete(kvKey("record", alpha.sha256));
+    await env.SHELF_BUCKET.put(r2Key("record", alpha.sha256), beta.bytes);
+    resetStorageMemory();
+    const gen = (await openGeneration(env))!;
+    await expect(gen.readRecord((await gen.findSkill("alpha"))!)).rejects.toBeInstanceOf(StorageUnavailableError);
   });
 });

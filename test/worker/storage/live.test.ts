@@ -1,11 +1,14 @@
 // The live documents of src/worker/storage/live.ts: the pointer (and advisories) kept in memory
-// for LIVE_MEMORY_TTL_MS, a lagging KV never moving an isolate back, and R2 re-read at least
-// every LIVE_R2_REVALIDATE_MS, which is what bounds how long after a publish every edge serves it.
+// for LIVE_MEMORY_TTL_MS, KV only announcing a change that R2 then confirms (a lagging KV never
+// moves an isolate back, a forged one never moves it at all), and R2 re-read at least every
+// LIVE_R2_REVALIDATE_MS and winning whatever seq KV or memory held: that bounds how long after a
+// publish every edge serves it.
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { openGeneration, resetStorageMemory } from "../../../src/worker/storage/index.ts";
-import { KV_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
+import { ADVISORIES_SCHEMA, POINTER_SCHEMA } from "../../../src/core/generation/manifest.ts";
+import { KV_ADVISORIES_KEY, KV_POINTER_KEY, R2_ADVISORIES_KEY, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
 import { LIVE_MEMORY_TTL_MS, LIVE_R2_REVALIDATE_MS } from "../../../src/worker/storage/live.ts";
 import { adminEnv, newCounts, total } from "../admin/helpers.ts";
 import { failingEnv, publishShelf } from "./helpers.ts";
@@ -78,5 +81,91 @@ describe("the pointer", () => {
     const after = await openGeneration(failingEnv(), { clock: () => later + 1_000 });
     expect(after!.id).toBe(newest.id);
     expect(after!.seq).toBe(3);
+  });
+});
+
+describe("R2 decides, whatever seq KV or memory holds", () => {
+  const FORGED_SEQ = 999;
+
+  it("never serves a KV pointer R2 does not confirm, and follows a real publish after a forged one", async () => {
+    let now = 20_000_000;
+    const clock = () => now;
+    const v1 = await publishShelf(["alpha"]);
+    const v2 = await publishShelf(["alpha", "beta"]);
+    expect((await openGeneration(env, { clock }))!.id).toBe(v2.id); // cold: from R2, seq 2
+
+    // Someone with KV write access points the shelf back at v1 with a seq no publish reached.
+    await env.SHELF_KV.put(KV_POINTER_KEY, JSON.stringify({ generation: v1.id, seq: FORGED_SEQ, published_at: "forged" }));
+    for (let i = 0; i < 3; i++) {
+      now += LIVE_MEMORY_TTL_MS;
+      const opened = (await openGeneration(env, { clock }))!;
+      expect([opened.id, opened.seq]).toEqual([v2.id, 2]);
+    }
+    // A real publish overwrites the KV copy (seq 3): the isolate follows it at its next KV read.
+    const v3 = await publishShelf(["alpha", "beta", "gamma"]);
+    now += LIVE_MEMORY_TTL_MS;
+    const opened = (await openGeneration(env, { clock }))!;
+    expect([opened.id, opened.seq]).toEqual([v3.id, 3]);
+  });
+
+  it("confirms a repeated forged KV value against R2 once, not at every memory refresh", async () => {
+    let now = 30_000_000;
+    const clock = () => now;
+    await publishShelf(["alpha"]);
+    await openGeneration(env, { clock });
+    await env.SHELF_KV.put(KV_POINTER_KEY, JSON.stringify({ generation: "f".repeat(64), seq: FORGED_SEQ, published_at: "forged" }));
+    const counts = newCounts();
+    const counted = await adminEnv(counts);
+    now += LIVE_MEMORY_TTL_MS;
+    await openGeneration(counted, { clock });
+    expect(counts.calls["R2.get"]).toBe(1 + 1); // the pointer (KV announced seq 999) and the advisories (no KV copy)
+    now += LIVE_MEMORY_TTL_MS;
+    await openGeneration(counted, { clock });
+    expect(counts.calls["R2.get"]).toBe(2 + 1); // only the advisories again: the same forged text is not re-confirmed
+  });
+
+  it("keeps a skill blocked when a forged KV advisories record with a higher seq lifts the block", async () => {
+    let now = 40_000_000;
+    const clock = () => now;
+    await publishShelf(["alpha"]);
+    const advisory = {
+      name: "alpha",
+      source: "first-party",
+      official_intent: "does one thing",
+      hidden_issue: "exfiltrates secrets",
+      severity: "critical",
+      reference: "https://example.test/adv",
+      tree_hash: null,
+      advisory_id: "ADV-LIVE-1",
+      discovered_at: "2026-11-01",
+      status: "active",
+      withdrawn_reason: null,
+      withdrawn_at: null,
+    };
+    await env.SHELF_BUCKET.put(R2_ADVISORIES_KEY, JSON.stringify({ schema: ADVISORIES_SCHEMA, advisories: [advisory], seq: 4, updated_at: "2026-11-30T10:00:00.000Z" }));
+    expect((await openGeneration(env, { clock }))!.advisories.map((a) => a.advisory_id)).toEqual(["ADV-LIVE-1"]);
+    await env.SHELF_KV.put(KV_ADVISORIES_KEY, JSON.stringify({ schema: ADVISORIES_SCHEMA, advisories: [], seq: FORGED_SEQ, updated_at: "2026-11-30T10:00:00.000Z" }));
+    for (const step of [LIVE_MEMORY_TTL_MS, LIVE_MEMORY_TTL_MS, LIVE_R2_REVALIDATE_MS]) {
+      now += step;
+      const opened = (await openGeneration(env, { clock }))!;
+      expect(opened.advisories.map((a) => a.advisory_id)).toEqual(["ADV-LIVE-1"]);
+      expect(opened.advisoriesSeq).toBe(4);
+    }
+  });
+
+  it("serves what R2 says at its next read even when memory held a higher seq", async () => {
+    let now = 50_000_000;
+    const clock = () => now;
+    const v1 = await publishShelf(["alpha"]);
+    const v2 = await publishShelf(["alpha", "beta"]);
+    expect((await openGeneration(env, { clock }))!.seq).toBe(2);
+    // The operator restores an older pointer object in R2 by hand (seq 1): R2 is the authority.
+    const at = "2026-11-30T10:00:00.000Z";
+    await env.SHELF_BUCKET.put(R2_POINTER_KEY, JSON.stringify({ schema: POINTER_SCHEMA, generation: v1.id, seq: 1, published_at: at, history: [{ seq: 1, generation: v1.id, action: "publish", at }] }));
+    now += LIVE_MEMORY_TTL_MS; // KV (seq 2) announces nothing new: memory stands
+    expect((await openGeneration(env, { clock }))!.id).toBe(v2.id);
+    now += LIVE_R2_REVALIDATE_MS; // the periodic R2 read: R2's seq 1 wins over memory's seq 2
+    const opened = (await openGeneration(env, { clock }))!;
+    expect([opened.id, opened.seq]).toEqual([v1.id, 1]);
   });
 });
