@@ -133,6 +133,8 @@ function parseWithPyYamlTyping(text: string, style: YamlValueStyle, options: { l
     customTags: style === "js" ? JS_TAGS : PYTHON_TAGS,
     merge: true,
     uniqueKeys: true,
+    // Warnings (a collection used as a key, say) are not printed: validation reports what matters.
+    logLevel: "error",
     ...options,
   });
 }
