@@ -2,7 +2,7 @@
 // (help, options npm swallowed, unknown options) are usage errors, a busy port fails at once without
 // publishing anywhere, and a team environment runs privately with a printed read token. Every process a
 // test starts is stopped, and each run is bounded in time.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -182,6 +182,34 @@ describe("npm start on a busy port", () => {
     expect(seen).toEqual([]); // not even a health check, let alone a publish
     expect(Date.now() - started).toBeLessThan(20_000);
   }, 60_000);
+});
+
+describe("npm start when wrangler stops on its own", () => {
+  it("stops serving loudly: the end of wrangler's output and exit 1, and nothing of it left running", async () => {
+    const root = projectRoot();
+    const port = await freeLoopbackPort();
+    const { child, done, output } = startScript(root, ["--port", String(port)]);
+    const deadline = Date.now() + 150_000;
+    while (!output().stdout.includes("Press Ctrl+C") && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    expect(output().stdout, output().stderr).toContain(`skillshelf is serving ./shelf (2 skills) at http://127.0.0.1:${port}. Try:`);
+    // The wrangler this npm start launched (its bin, under the test's own root), killed from outside.
+    const wrangler = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
+      .split("\n")
+      .find((line) => line.includes(`${root}/node_modules/wrangler/bin/wrangler.js dev`));
+    expect(wrangler).toBeDefined();
+    process.kill(Number(wrangler!.trim().split(" ")[0]), "SIGKILL");
+    const end = await done;
+    expect(end.code).toBe(1);
+    expect(end.stderr).toMatch(/^npm start: wrangler dev stopped on its own \(exit null\); the shelf is no longer served:/m);
+    expectNoStackTrace(end);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        () => "answered",
+        () => "refused",
+      ),
+    ).toBe("refused");
+  }, 240_000);
 });
 
 describe("npm start -- --env acme", () => {
