@@ -238,6 +238,17 @@ describe("concurrency and idempotence", () => {
     const noVersion = path.join(tmp, "no-version");
     await materialize(noVersion, { "skills/a/SKILL.md": "x", "catalog.yaml": "skills: []\n" });
     await expect(seedShelf(noVersion, path.join(tmp, "y"))).rejects.toThrow(/must declare a dotted-numeric string 'version'/);
+    // An alias bomb where the version should be is as unreadable, never an internal error (issue 11).
+    const bomb = ["a0: &a0 [x,x,x,x,x,x,x,x,x,x]"];
+    for (let i = 1; i < 10; i++)
+      bomb.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(",")}]`,
+      );
+    const bombed = path.join(tmp, "alias-bomb");
+    await materialize(bombed, { "skills/a/SKILL.md": "x", "catalog.yaml": `${bomb.join("\n")}\nversion: '1'\n` });
+    await expect(seedShelf(bombed, path.join(tmp, "z"))).rejects.toThrow(CliError);
   });
 });
 
