@@ -159,9 +159,13 @@ export async function bucketKeys(bucket: R2Bucket): Promise<string[]> {
  * so far had been uploaded more than MIN_GC_GRACE_SECONDS ago; real time again afterwards.
  * @example await pastMinGrace(() => call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true })))
  */
-export async function pastMinGrace<T>(fn: () => Promise<T>): Promise<T> {
+export async function pastMinGrace<T>(fn: () => Promise<T>): Promise<T>;
+/** The same, `laterMs` further on. */
+export async function pastMinGrace<T>(laterMs: number, fn: () => Promise<T>): Promise<T>;
+export async function pastMinGrace<T>(...args: [() => Promise<T>] | [number, () => Promise<T>]): Promise<T> {
+  const [laterMs, fn] = args.length === 1 ? [0, args[0]] : args;
   vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(Date.now() + (MIN_GC_GRACE_SECONDS + 60) * 1000);
+  vi.setSystemTime(Date.now() + (MIN_GC_GRACE_SECONDS + 60) * 1000 + laterMs);
   try {
     return await fn();
   } finally {
