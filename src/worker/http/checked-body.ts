@@ -10,6 +10,12 @@ export const CHECKED_BEFORE_ANSWER_BYTES = 64 * 1024;
  */
 export const VERIFIED_RANGE_MAX_BYTES = 1024 * 1024;
 
+/**
+ * Bytes asked of a byte stream per read: each chunk costs a hash write, a slice and a hand-off
+ * whatever its size, and R2 may deliver small chunks, so big objects are read in pieces this large.
+ */
+const READ_PIECE_BYTES = 64 * 1024;
+
 /** What the bytes must be: the manifest's digest and size. */
 export interface ExpectedBytes {
   sha256: string;
@@ -44,10 +50,11 @@ class DigestCheck {
   }
 
   /** Counts and hashes one chunk. Throws BodyMismatchError as soon as the object is too long. */
-  async update(chunk: Uint8Array): Promise<void> {
+  update(chunk: Uint8Array): void {
     this.read += chunk.byteLength;
     if (this.read > this.#expected.size) throw new BodyMismatchError(`blob ${this.#expected.sha256} is longer than its ${this.#expected.size} bytes`);
-    await this.#writer.write(chunk);
+    // Not awaited: the digest consumes the chunk as it is written, and finish() awaits them all.
+    this.#writer.write(chunk).catch(() => {});
   }
 
   /** Throws BodyMismatchError unless exactly the expected bytes went through. */
@@ -61,6 +68,44 @@ class DigestCheck {
   abort(reason: unknown): void {
     this.#writer.abort(reason).catch(() => {});
   }
+}
+
+/** Reads a stream in pieces of READ_PIECE_BYTES where it is a byte stream (R2 bodies are), else chunk by chunk. */
+interface PieceReader {
+  /** The next chunk (at most `limit` bytes from a byte stream); null at the end. */
+  read(limit: number): Promise<Uint8Array | null>;
+  cancel(reason: unknown): void;
+}
+
+function pieceReader(source: ReadableStream<Uint8Array>): PieceReader {
+  let byob: ReadableStreamBYOBReader | undefined;
+  try {
+    byob = source.getReader({ mode: "byob" });
+  } catch {
+    // Not a byte stream (only tests build those): read its chunks as they come.
+  }
+  if (byob === undefined) {
+    const reader = source.getReader();
+    return {
+      read: async () => {
+        const next = await reader.read();
+        return next.done ? null : next.value;
+      },
+      cancel: (reason) => reader.cancel(reason).catch(() => {}),
+    };
+  }
+  const pieces = byob;
+  let ended = false;
+  return {
+    async read(limit) {
+      if (ended) return null;
+      // readAtLeast (workerd) waits until the buffer is full, or the stream ends.
+      const next = await pieces.readAtLeast(limit, new Uint8Array(limit));
+      if (next.done) ended = true;
+      return next.value !== undefined && next.value.byteLength > 0 ? next.value : ended ? null : new Uint8Array(0);
+    },
+    cancel: (reason) => pieces.cancel(reason).catch(() => {}),
+  };
 }
 
 function toHex(bytes: Uint8Array): string {
@@ -91,29 +136,31 @@ export async function checkedBody(
   expected: ExpectedBytes,
   window: BodyWindow,
 ): Promise<Uint8Array | ReadableStream<Uint8Array>> {
-  const reader = source.getReader();
+  const reader = pieceReader(source);
   const check = new DigestCheck(expected);
   // Window pieces read but not yet emitted; the last one waits for the digest.
   const pending: Uint8Array[] = [];
-  const take = async (chunk: Uint8Array) => {
+  // No bigger than what is left of the object, plus one byte to notice extra bytes.
+  const nextPiece = () => reader.read(Math.min(READ_PIECE_BYTES, expected.size - check.read + 1));
+  const take = (chunk: Uint8Array) => {
     const position = check.read;
-    await check.update(chunk);
+    check.update(chunk);
     const piece = windowSlice(chunk, position, window);
     if (piece !== null) pending.push(piece);
   };
   const fail = (err: unknown) => {
     check.abort(err);
-    reader.cancel(err).catch(() => {});
+    reader.cancel(err);
   };
 
   try {
     while (check.read < CHECKED_BEFORE_ANSWER_BYTES) {
-      const next = await reader.read();
-      if (next.done) {
+      const next = await nextPiece();
+      if (next === null) {
         await check.finish();
         return concat(pending, window.length);
       }
-      await take(next.value);
+      take(next);
     }
   } catch (err) {
     fail(err);
@@ -125,16 +172,17 @@ export async function checkedBody(
       async pull(controller) {
         try {
           while (pending.length < 2) {
-            const next = await reader.read();
-            if (next.done) {
+            const next = await nextPiece();
+            if (next === null) {
               await check.finish();
               for (const piece of pending.splice(0)) controller.enqueue(piece);
               controller.close();
               return;
             }
-            await take(next.value);
+            take(next);
           }
-          controller.enqueue(pending.shift()!);
+          // Everything but the last piece may go.
+          for (const piece of pending.splice(0, pending.length - 1)) controller.enqueue(piece);
         } catch (err) {
           console.error("blob bytes do not match the manifest; response aborted", expected.sha256, err);
           fail(err);
