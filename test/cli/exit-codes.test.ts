@@ -22,13 +22,15 @@ function adminRefusals(): { file: string; code: AdminErrorCode; pointerRace: boo
       .replace(/^\s*\/\/.*$/gm, "");
     const constructed = source.match(/new AdminError\(/g)?.length ?? 0;
     const matches = [
-      ...source.matchAll(/new AdminError\(\s*("[a-z_]+"|POINTER_MOVED|refusal\.code)\s*,\s*(?:`[^`]*`|"[^"]*"|[\w.]+)(\s*,\s*\{\s*current\b)?/g),
+      ...source.matchAll(/new AdminError\(\s*("[a-z_]+"|POINTER_MOVED|refusal\.code|read\.code)\s*,\s*(?:`[^`]*`|"[^"]*"|[\w.]+)(\s*,\s*\{\s*current\b)?/g),
     ];
     // A code spelt any other way would escape this check.
     expect(matches.length, `${file}: every AdminError is built with a literal code`).toBe(constructed);
     for (const m of matches) {
-      // A refusal of the request's shape is typed "bad_request" | "invalid_advisories" (contract.ts).
-      const code = (m[1] === "POINTER_MOVED" ? POINTER_MOVED : m[1] === "refusal.code" ? "bad_request" : m[1]!.slice(1, -1)) as AdminErrorCode;
+      // A refusal of the request's shape is typed "bad_request" | "invalid_request" | "invalid_advisories"
+      // (contract.ts), one of unreadable JSON text "malformed_json" | "invalid_text" | "too_deep" (json-text.ts): never a 409.
+      const typed: Record<string, AdminErrorCode> = { POINTER_MOVED, "refusal.code": "bad_request", "read.code": "malformed_json" };
+      const code = (typed[m[1]!] ?? m[1]!.slice(1, -1)) as AdminErrorCode;
       expect(Object.keys(ADMIN_ERRORS), `${file}: ${code}`).toContain(code);
       found.push({ file, code, pointerRace: m[2] !== undefined });
     }
