@@ -12,7 +12,8 @@ export function declaredLength(headers: Headers): number | null {
   return header !== null && !headers.has("Transfer-Encoding") && /^\d+$/.test(header) ? Number(header) : null;
 }
 
-function incomplete(what: string): AdminError {
+/** The 400 for a body whose client disconnected mid-way (named by `what`). */
+export function incompleteBody(what: string): AdminError {
   return new AdminError("incomplete_body", `the ${what} ended before all of it arrived (the connection dropped); nothing was stored`);
 }
 
@@ -70,7 +71,7 @@ export async function readBodyCapped(body: ReadableStream<Uint8Array> | null, ma
     try {
       chunk = await reader.read();
     } catch {
-      throw incomplete(what);
+      throw incompleteBody(what);
     }
     if (chunk.done) break;
     size += chunk.value.byteLength;
@@ -100,7 +101,7 @@ export function trackedBody(body: ReadableStream<Uint8Array>, length: number): {
   const fixed = new FixedLengthStream(length);
   const writer = fixed.writable.getWriter();
   const reader = body.getReader();
-  reader.closed.catch(() => {});
+  reader.closed.catch(() => {}); // a broken body rejects this too, and nothing else awaits it
   // Pumped by hand rather than piped: a failed client read closes the stream short of its
   // length (R2 then refuses the put), so the client's error never travels on as a rejection.
   const pump = async () => {
@@ -132,6 +133,3 @@ export function trackedBody(body: ReadableStream<Uint8Array>, length: number): {
   pump().catch(() => {});
   return { stream: fixed.readable, clientFailed: () => failed };
 }
-
-/** The 400 for a body whose client disconnected mid-way. */
-export { incomplete as incompleteBody };
