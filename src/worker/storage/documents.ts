@@ -245,12 +245,20 @@ export async function readShards(env: StorageBindings, refs: readonly ShardRef[]
     } catch (err) {
       console.warn("KV bulk read failed; falling back to R2", err);
     }
-    for (const ref of chunk) {
+    // The copies are hashed concurrently; a copy that does not hash to its key is read from R2 below.
+    const held = await Promise.all(
+      chunk.map(async (ref) => {
+        const key = kvKey("shard", ref.sha256);
+        const text = texts?.get(key) ?? null;
+        if (text === null) return false;
+        budget.bytes += utf8Length(text);
+        return kvCopyHoldsAddress(text, ref.sha256, key);
+      }),
+    );
+    for (const [j, ref] of chunk.entries()) {
+      if (!held[j]) continue;
       const key = kvKey("shard", ref.sha256);
-      const text = texts?.get(key) ?? null;
-      if (text === null) continue;
-      budget.bytes += utf8Length(text);
-      if (!(await kvCopyHoldsAddress(text, ref.sha256, key))) continue; // read from R2 below
+      const text = texts!.get(key)!;
       const shard = parseKvCopy(() => parseShard(text, key));
       if (shard === undefined) continue; // read from R2 below
       documents.set(`shard:${ref.sha256}`, shard, memorySize(text));
