@@ -84,9 +84,9 @@ describe("hostile SKILL.md: a clear error and exit 1 in every command", () => {
     });
   }
 
-  it("the real bin: validate, build and inspect exit 1 without a stack trace", () => {
+  it("the real bin: build, which crashed on both, exits 1 without a stack trace", () => {
     for (const dir of [selfAlias, loneSurrogate]) {
-      for (const args of [everyCommand(dir)[0]!, everyCommand(dir)[2]!, everyCommand(dir)[3]!]) {
+      for (const args of [everyCommand(dir)[2]!]) {
         const r = runCli(args);
         expect(r.code, `${args.join(" ")}\n${r.stderr}`).toBe(1);
         expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
