@@ -1,10 +1,12 @@
 // `npm run test:interop`: the real clients against a running shelf, on loopback.
 //  1. agentskills-http + agentskills-testing's ProviderConformanceSuite (plain, both manifests,
 //     file manifest, content limit, revalidation) against <shelf>/skills, contract shelf.
-//  1b. the curated shelf (./shelf, as `npm start` serves it) through agentskills-http with both
-//     manifests: register_all fails naming exactly the three documented incompatible skills
-//     (docs/compatibility.md, "Known conflict"), every other skill registers on its own, and
-//     every file reads back byte-identical.
+//  1b. the curated shelf (./shelf, as `npm start` serves it) loads in every client we run
+//     (docs/compatibility.md, "What each client reads"): agentskills-http's register_all registers
+//     all of it, every skill passes agentskills-core's snapshot and signing checks and reads back
+//     byte-identical, and the `skills` CLI installs all of it.
+//  1c. the forms the curated shelf avoids (fixtures/other-forms-shelf): agentskills-core refuses
+//     exactly the ones fixtures/other-forms.json says, which are the ones validate warns about.
 //  2. the `skills` CLI installing the client shelf through the v0.2 index, through the legacy
 //     v0.1 index (SHELF_DISCOVERY=v0.1), and through a private shelf's capability URL.
 // Everything started here is stopped whatever happens; the whole run is bounded.
@@ -21,6 +23,8 @@ const FIXTURES = path.join(import.meta.dirname, "fixtures");
 const CONTRACT_SHELF = path.join(FIXTURES, "contract-shelf");
 const CLIENT_SHELF = path.join(FIXTURES, "client-shelf");
 const CURATED_SHELF = path.join(ROOT, "shelf");
+const OTHER_FORMS_SHELF = path.join(FIXTURES, "other-forms-shelf");
+const OTHER_FORMS = path.join(FIXTURES, "other-forms.json");
 const PYTHON = path.join(ROOT, ".venv-refs", "bin", "python");
 const RUN_TIMEOUT_MS = 8 * 60_000;
 const PYTEST_TIMEOUT_MS = 4 * 60_000;
@@ -75,12 +79,25 @@ async function main(): Promise<void> {
       );
     });
 
-    // --- the curated shelf through agentskills-http (the documented conflict, guarded) -------
+    // --- the curated shelf in every client we can run ----------------------------------------
     await withShelf(CURATED_SHELF, path.join(work, "curated-state"), {}, async (shelf) => {
       const { code, output } = await pytest(shelf.url, "test_curated_shelf.py", { SKILLSHELF_CURATED_SHELF: CURATED_SHELF });
       const summary = output.trim().split("\n").at(-1) ?? "";
       report(
-        `agentskills-http on the curated shelf: exactly the 3 known skills refused, the rest register and read back byte-identical (${summary})`,
+        `agentskills-http on the curated shelf: register_all registers all of it, snapshot and signing checks pass, files read back byte-identical (${summary})`,
+        code === 0 ? [] : [`pytest exited ${code}`],
+        code === 0 ? "" : output,
+      );
+      const installed = await installAndCompare(shelf.url, CURATED_SHELF);
+      report("skills add installs the whole curated shelf, byte-identical", installed.problems, installed.problems.length ? installed.output : "");
+    });
+
+    // --- the other forms: refused by exactly the clients validate names ----------------------
+    await withShelf(OTHER_FORMS_SHELF, path.join(work, "other-forms-state"), {}, async (shelf) => {
+      const { code, output } = await pytest(shelf.url, "test_other_forms.py", { SKILLSHELF_OTHER_FORMS: OTHER_FORMS });
+      const summary = output.trim().split("\n").at(-1) ?? "";
+      report(
+        `agentskills-core on the other forms: refused by exactly the checks other-forms.json (and validate's warnings) name (${summary})`,
         code === 0 ? [] : [`pytest exited ${code}`],
         code === 0 ? "" : output,
       );

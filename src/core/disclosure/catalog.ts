@@ -12,7 +12,10 @@ export interface CatalogSkill {
   version?: string;
   when_to_use?: readonly string[];
   when_not_to_use?: readonly string[];
-  /** `metadata.tags`; matched case-insensitively (casefold, whitespace stripped). */
+  /**
+   * `metadata.tags`; matched case-insensitively (casefold, whitespace stripped). validate reads
+   * them from a comma-separated string too, which the library's own filter ignores.
+   */
   tags?: readonly string[];
 }
 

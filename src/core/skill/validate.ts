@@ -165,7 +165,7 @@ export function validateSkillMd(folderName: string, bytes: Uint8Array): SkillVal
   const node = (key: string) => topLevelNode(doc, key);
   const has = (key: string) => Object.hasOwn(fm, key);
 
-  if (parsed.body.length === 0) add("body", "SKILL.md has no instructions after the frontmatter; write the body");
+  if (parsed.body.length === 0) add("body", EMPTY_BODY_MESSAGE, "warning");
 
   // Required text fields.
   let name = "";
@@ -209,7 +209,7 @@ export function validateSkillMd(folderName: string, bytes: Uint8Array): SkillVal
       if (len > MAX_COMPATIBILITY_CHARS) add("compatibility", `compatibility is ${len} characters, over the limit of ${MAX_COMPATIBILITY_CHARS}`);
       else if (pyStrip(compatibility).length === 0)
         add("compatibility", "compatibility is empty; remove it or describe the environment the skill needs", "warning");
-      add("compatibility", AGENTSKILLS_CORE_CONFLICT("compatibility", "a mapping"), "warning");
+      add("compatibility", REGISTRY_CONFLICT("compatibility", "a mapping"), "warning");
     }
   }
 
@@ -218,14 +218,10 @@ export function validateSkillMd(folderName: string, bytes: Uint8Array): SkillVal
     const v = fm["allowed-tools"];
     if (typeof v === "string") {
       allowedTools = v.split(/\s+/).filter((t) => t.length > 0);
-      add("allowed-tools", AGENTSKILLS_CORE_CONFLICT("allowed-tools", "a list"), "warning");
+      add("allowed-tools", REGISTRY_CONFLICT("allowed-tools", "a list"), "warning");
     } else if (Array.isArray(v) && v.every((t) => typeof t === "string")) {
       allowedTools = (v as string[]).map((t) => t.trim()).filter((t) => t.length > 0);
-      add(
-        "allowed-tools",
-        "allowed-tools is a YAML list; the specification defines a space-separated string (accepted, but some clients reject lists)",
-        "warning",
-      );
+      add("allowed-tools", ALLOWED_TOOLS_LIST_MESSAGE, "warning");
     } else add("allowed-tools", "allowed-tools must be a space-separated string of tool names, e.g. allowed-tools: Read Grep Bash(git:*)");
   }
 
@@ -244,6 +240,7 @@ export function validateSkillMd(folderName: string, bytes: Uint8Array): SkillVal
           add("metadata", `metadata key ${isScalar(key) ? String(key.source) : "?"} must be a string; quote it`);
         }
       }
+      checkMetadataValues(mNode, add);
       tags = readTags(metadata, add);
       requiresMcp = readRequirements("requires_mcp", metadata, add);
       requiresTools = readRequirements("requires_tools", metadata, add);
@@ -284,14 +281,26 @@ export function validateSkillMd(folderName: string, bytes: Uint8Array): SkillVal
   return done({ metadata: metadataOut, parsed });
 }
 
-/**
- * agentskills-core 0.7 types `compatibility` as a mapping and `allowed-tools` as a list, against
- * the specification (a string for both), and refuses to register such a skill — and, because
- * registration is atomic, every skill its provider loads with it. No value satisfies both, so the
- * spec wins and the conflict is a warning the author can act on.
- */
-const AGENTSKILLS_CORE_CONFLICT = (field: string, expected: string) =>
-  `${field} is a string, as the Agent Skills specification defines, but agentskills-core 0.7 (agentskills-http) expects ${expected} and refuses to register the skill, and with it every skill its provider loads; leave ${field} out if such clients must load this shelf`;
+// What each client refuses, named in the warnings so an author can choose (docs/compatibility.md,
+// "What each client reads"). agentskills-core 0.7 disagrees with itself: its registry
+// (validate_skill, so agentskills-http's register_all) wants `compatibility` a mapping and
+// `allowed-tools` a list, while its snapshot and signing checks (build_skill_manifest) want
+// strings, as the specification does. No value satisfies both, so the portable form is to leave
+// the field out and say it in the body. Registration is atomic: one refused skill refuses its whole provider.
+
+/** A string `compatibility` / `allowed-tools`: the specification's form, refused by agentskills-core's registry. */
+const REGISTRY_CONFLICT = (field: string, expected: string) =>
+  `${field} is a string, as the Agent Skills specification defines and every other client reads it (skills-ref, AbstractSkill, the MCP TypeScript SDK, agentskills-core's own snapshot and signing checks), but agentskills-core 0.7's registry (agentskills-http's register_all) refuses it, expecting ${expected}, and with it every skill its provider loads; no value satisfies both, so leave ${field} out and say it in the body if every client must load this shelf`;
+
+const ALLOWED_TOOLS_LIST_MESSAGE =
+  "allowed-tools is a YAML list: agentskills-core 0.7's registry (agentskills-http) requires a list and AbstractSkill reads either form, but the specification defines a space-separated string, and agentskills-core 0.7's snapshot and signing checks (build_skill_manifest) refuse it; leave allowed-tools out and say it in the body if every client must load this shelf";
+
+const EMPTY_BODY_MESSAGE =
+  "SKILL.md has no instructions after the frontmatter; the specification, skills-ref and AbstractSkill accept that, but agentskills-core 0.7's registry (agentskills-http's register_all) refuses it (\"body is empty\"), and with it every skill its provider loads; write the body";
+
+/** The specification's `metadata` maps strings to strings, and two clients enforce it. */
+const METADATA_NOT_A_STRING = (key: string, what: string) =>
+  `metadata.${key} is ${what}, but the specification's metadata maps strings to strings: the MCP TypeScript SDK 2.4's skills extension drops the skill from skills/list, and agentskills-core 0.7's snapshot and signing checks (build_skill_manifest) refuse it`;
 
 type AddProblem = (field: string, message: string, severity?: Severity) => void;
 
@@ -318,21 +327,72 @@ function checkFirstDelimiterSplit(text: string, parsed: ParsedSkillMd, add: AddP
   }
 }
 
+/**
+ * Warns about each `metadata` value that is not a string (what two clients refuse), with the fix
+ * for the keys we read; the values are still read below, so other shelves keep working here.
+ */
+function checkMetadataValues(mNode: unknown, add: AddProblem): void {
+  for (const { key, value } of mapPairs(mNode)) {
+    if (!isScalar(key) || typeof key.value !== "string") continue; // reported as a key problem
+    const type = pyTypeOfNode(value);
+    if (type === "str") continue;
+    const name = key.value;
+    const what = TYPE_WORDS[type];
+    if (name === "tags") {
+      add(
+        "metadata.tags",
+        `${METADATA_NOT_A_STRING(name, what)}; write the tags as one comma-separated string, tags: "review, security", which skillshelf's tag filter reads (agentskills-core's own tag filter reads only a list)`,
+        "warning",
+      );
+    } else if (name === "requires_mcp" || name === "requires_tools") {
+      add(
+        `metadata.${name}`,
+        `${METADATA_NOT_A_STRING(name, what)}; a string is one requirement to every client that reads it (AbstractSkill, skillshelf): keep one as a string and name the others in the body`,
+        "warning",
+      );
+    } else {
+      add(`metadata.${name}`, `${METADATA_NOT_A_STRING(name, what)}; write the value as a string (quote it)`, "warning");
+    }
+  }
+}
+
+/** Tags: a comma-separated string (the portable form) or a list of strings. */
 function readTags(metadata: Record<string, unknown>, add: AddProblem): string[] {
   if (!Object.hasOwn(metadata, "tags")) return [];
   const v = metadata.tags;
+  if (typeof v === "string") return splitTags(v);
   if (!Array.isArray(v) || !v.every((t) => typeof t === "string")) {
-    add("metadata.tags", "metadata.tags must be a list of strings, e.g. tags: [review, security]");
+    add("metadata.tags", 'metadata.tags must be a comma-separated string of tags, e.g. tags: "review, security"');
     return [];
   }
   return v as string[];
+}
+
+/**
+ * The tags of a comma-separated `metadata.tags` string, blanks dropped.
+ * @example splitTags("review, security,") // ["review", "security"]
+ */
+export function splitTags(text: string): string[] {
+  return text
+    .split(",")
+    .map((t) => pyStrip(t))
+    .filter((t) => t.length > 0);
 }
 
 /** requires_mcp / requires_tools: a bare string is one item; malformed values are dropped. */
 function readRequirements(key: "requires_mcp" | "requires_tools", metadata: Record<string, unknown>, add: AddProblem): string[] {
   if (!Object.hasOwn(metadata, key)) return [];
   const v = metadata[key];
-  if (typeof v === "string") return v.trim() ? [v.trim()] : [];
+  if (typeof v === "string") {
+    if (/[,\s]/.test(v.trim())) {
+      add(
+        `metadata.${key}`,
+        `metadata.${key} ${JSON.stringify(v.trim())} is read as ONE requirement by AbstractSkill and skillshelf (a string is one item, never split); keep one name here and name the others in the body`,
+        "warning",
+      );
+    }
+    return v.trim() ? [v.trim()] : [];
+  }
   if (Array.isArray(v)) {
     const kept = v.filter((x): x is string => typeof x === "string" && x.trim().length > 0).map((x) => x.trim());
     if (kept.length !== v.length) {

@@ -43,7 +43,7 @@ describe("skillshelf validate", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^beta: error: name: .*lowercase/m);
     expect(r.stdout).toMatch(/^beta: error: description: .*"yes" became a boolean/m);
-    expect(r.stdout).toMatch(/^beta: error: body: /m);
+    expect(r.stdout).toMatch(/^beta: warning: body: .*agentskills-core 0\.7's registry/m); // an empty body only warns (issue 12)
     expect(r.stdout).toMatch(/^gamma: error: SKILL\.md: SKILL\.md must start with a line '---'/m);
     expect(r.stdout).toMatch(/3 skill\(s\) checked: 1 valid, 2 invalid/);
     expectNoStack(r.stderr);

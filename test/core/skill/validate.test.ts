@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import versions from "../../goldens/foundation/versions.json";
-import { validateSkillMd, type Problem } from "../../../src/core/skill/validate.ts";
+import { splitTags, validateSkillMd, type Problem } from "../../../src/core/skill/validate.ts";
+import { renderCatalog } from "../../../src/core/disclosure/catalog.ts";
 import { parseYaml11, topLevelNode } from "../../../src/core/python-compat/yaml11.ts";
 import { versionProblem } from "../../../src/core/skill/validate.ts";
 
@@ -26,9 +27,9 @@ describe("a valid skill", () => {
         "when_to_use: [reviewing demos]",
         "when_not_to_use: [writing demos]",
         "metadata:",
-        "  tags: [review, demo]",
+        '  tags: "review, demo"',
         "  requires_mcp: github",
-        "  requires_tools: [git, jq]",
+        "  requires_tools: git",
       ].join("\n"),
     );
     expect(v.problems.map((p) => `${p.severity}:${p.field}`)).toEqual(["warning:compatibility", "warning:allowed-tools"]);
@@ -44,7 +45,7 @@ describe("a valid skill", () => {
       when_not_to_use: ["writing demos"],
       tags: ["review", "demo"],
       requires_mcp: ["github"],
-      requires_tools: ["git", "jq"],
+      requires_tools: ["git"],
     });
   });
 });
@@ -56,7 +57,9 @@ describe("every problem is reported at once, naming skill and field", () => {
     const fields = errors(v.problems)
       .map((p) => p.field)
       .sort();
-    expect(fields).toEqual(["body", "description", "license", "metadata", "name", "name", "version"]);
+    // An empty body is only a warning (issue 12): the specification accepts it.
+    expect(fields).toEqual(["description", "license", "metadata", "name", "name", "version"]);
+    expect(warnings(v.problems).map((p) => p.field)).toContain("body");
     expect(v.problems.every((p) => p.skill === "demo")).toBe(true);
   });
 });
@@ -121,26 +124,69 @@ describe("optional fields", () => {
   it("license must be a string", () => {
     expect(errors(check("name: demo\ndescription: d\nlicense: 2").problems)[0]).toMatchObject({ field: "license" });
   });
-  it("allowed-tools accepts a list with a warning and rejects a mapping", () => {
+  it("allowed-tools accepts a list with a warning naming which clients read which form, and rejects a mapping", () => {
     const list = check("name: demo\ndescription: d\nallowed-tools: [Read, Bash(git status)]");
     expect(list.ok).toBe(true);
     expect(list.metadata!.allowed_tools).toEqual(["Read", "Bash(git status)"]);
-    expect(warnings(list.problems)[0]!.field).toBe("allowed-tools");
+    expect(list.problems).toEqual([{ skill: "demo", field: "allowed-tools", severity: "warning", message: expect.any(String) }]);
+    const message = list.problems[0]!.message;
+    expect(message).toMatch(/agentskills-core 0\.7's registry \(agentskills-http\) requires a list and AbstractSkill reads either form/);
+    expect(message).toMatch(
+      /specification defines a space-separated string, and agentskills-core 0\.7's snapshot and signing checks \(build_skill_manifest\) refuse it/,
+    );
+    // A block-style list is the same list.
+    expect(check("name: demo\ndescription: d\nallowed-tools:\n  - Read\n  - Grep").ok).toBe(true);
     expect(errors(check("name: demo\ndescription: d\nallowed-tools: {a: 1}").problems)[0]!.field).toBe("allowed-tools");
   });
   it("metadata must be a string-keyed mapping", () => {
     expect(errors(check("name: demo\ndescription: d\nmetadata: text").problems)[0]!.message).toMatch(/mapping/);
     expect(errors(check("name: demo\ndescription: d\nmetadata:\n  1: x").problems)[0]!.message).toMatch(/key 1 must be a string/);
   });
-  it("metadata.tags must be a list of strings", () => {
-    expect(errors(check("name: demo\ndescription: d\nmetadata:\n  tags: review").problems)[0]!.field).toBe("metadata.tags");
+  it("metadata.tags: a comma-separated string is the portable form; a list is read with a warning; anything else is an error", () => {
+    const text = check('name: demo\ndescription: d\nmetadata:\n  tags: "Review, security ,, on call"');
+    expect(text.problems).toEqual([]);
+    expect(text.metadata!.tags).toEqual(["Review", "security", "on call"]);
+    expect(check("name: demo\ndescription: d\nmetadata:\n  tags: review").metadata!.tags).toEqual(["review"]);
+    const list = check("name: demo\ndescription: d\nmetadata:\n  tags: [review, security]");
+    expect(list.ok).toBe(true);
+    expect(list.metadata!.tags).toEqual(["review", "security"]);
+    expect(list.problems.map((p) => `${p.severity}:${p.field}`)).toEqual(["warning:metadata.tags"]);
+    expect(list.problems[0]!.message).toMatch(/MCP TypeScript SDK 2\.4's skills extension drops the skill from skills\/list/);
+    expect(list.problems[0]!.message).toMatch(/agentskills-core 0\.7's snapshot and signing checks \(build_skill_manifest\) refuse it/);
+    expect(list.problems[0]!.message).toMatch(/tags: "review, security"/);
+    const map = check("name: demo\ndescription: d\nmetadata:\n  tags: {a: 1}");
+    expect(errors(map.problems).map((p) => p.field)).toEqual(["metadata.tags"]);
   });
-  it("requirements: a bare string is one item; malformed values are dropped with a warning", () => {
+  it("splitTags: commas separate, Python whitespace is stripped, blanks are dropped", () => {
+    expect(splitTags(" a ,b,,\u3000c\u3000, ")).toEqual(["a", "b", "c"]);
+    expect(splitTags("")).toEqual([]);
+  });
+  it("the catalog's tag filter reads comma-separated tags through the normalized metadata", () => {
+    const tagged = check('name: demo\ndescription: d\nmetadata:\n  tags: "Docs, review"').metadata!;
+    const other = check('name: other\ndescription: o\nmetadata:\n  tags: "ops"', "other").metadata!;
+    const catalog = renderCatalog([tagged, other], { tags: ["docs"], format: "markdown" });
+    expect(catalog).toContain("demo");
+    expect(catalog).not.toContain("other");
+  });
+  it("every metadata value that is not a string is a warning naming the clients that refuse it", () => {
+    const v = check("name: demo\ndescription: d\nmetadata:\n  author: me\n  count: 3\n  nested: {a: b}\n  flag: yes");
+    expect(v.ok).toBe(true);
+    expect(v.problems.map((p) => `${p.severity}:${p.field}`)).toEqual(["warning:metadata.count", "warning:metadata.nested", "warning:metadata.flag"]);
+    expect(v.problems[0]!.message).toMatch(
+      /^metadata\.count is an integer, but the specification's metadata maps strings to strings: the MCP TypeScript SDK 2\.4/,
+    );
+    expect(v.problems[2]!.message).toMatch(/metadata\.flag is a boolean/);
+  });
+  it("requirements: a bare string is one item; a list is read with a warning; malformed values are dropped with a warning", () => {
     const v = check("name: demo\ndescription: d\nmetadata:\n  requires_mcp: github\n  requires_tools: [git, 3, '']");
     expect(v.ok).toBe(true);
     expect(v.metadata!.requires_mcp).toEqual(["github"]);
     expect(v.metadata!.requires_tools).toEqual(["git"]);
-    expect(warnings(v.problems).map((p) => p.field)).toEqual(["metadata.requires_tools"]);
+    expect(warnings(v.problems).map((p) => p.field)).toEqual(["metadata.requires_tools", "metadata.requires_tools"]);
+    expect(warnings(v.problems)[0]!.message).toMatch(/a string is one requirement to every client that reads it \(AbstractSkill, skillshelf\)/);
+    const one = check('name: demo\ndescription: d\nmetadata:\n  requires_tools: "git, sh"');
+    expect(one.metadata!.requires_tools).toEqual(["git, sh"]);
+    expect(warnings(one.problems)[0]!.message).toMatch(/"git, sh" is read as ONE requirement by AbstractSkill and skillshelf/);
     const bad = check("name: demo\ndescription: d\nmetadata:\n  requires_mcp: {a: 1}");
     expect(bad.metadata!.requires_mcp).toEqual([]);
     expect(warnings(bad.problems)[0]!.field).toBe("metadata.requires_mcp");
@@ -206,8 +252,17 @@ describe("portability: a skill that passes parses identically in every client", 
 });
 
 describe("body", () => {
-  it("must not be empty", () => {
-    expect(errors(check("name: demo\ndescription: d", "demo", "  \n\n").problems)[0]).toMatchObject({ field: "body" });
+  it("may be empty (the specification, skills-ref and AbstractSkill accept it), with a warning naming agentskills-core's registry", () => {
+    const v = check("name: demo\ndescription: d", "demo", "  \n\n");
+    expect(v.ok).toBe(true);
+    expect(v.problems).toEqual([
+      {
+        skill: "demo",
+        field: "body",
+        severity: "warning",
+        message: expect.stringMatching(/agentskills-core 0\.7's registry .* refuses it \("body is empty"\)/),
+      },
+    ]);
   });
 });
 
@@ -216,6 +271,7 @@ describe("agentskills-core 0.7 type conflicts are warnings", () => {
     const v = check("name: demo\ndescription: d\ncompatibility: Needs git\nallowed-tools: Read");
     expect(v.ok).toBe(true);
     expect(warnings(v.problems).map((p) => p.field)).toEqual(["compatibility", "allowed-tools"]);
-    expect(warnings(v.problems)[0]!.message).toMatch(/agentskills-core 0\.7 .* expects a mapping and refuses to register the skill/);
+    expect(warnings(v.problems)[0]!.message).toMatch(/agentskills-core 0\.7's registry \(agentskills-http's register_all\) refuses it, expecting a mapping/);
+    expect(warnings(v.problems)[1]!.message).toMatch(/agentskills-core 0\.7's registry \(agentskills-http's register_all\) refuses it, expecting a list/);
   });
 });
