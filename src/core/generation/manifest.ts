@@ -235,7 +235,7 @@ export type AdvisoryList = z.infer<typeof AdvisoryListSchema>;
 
 /** The advisories in force: the only mutable record besides the pointer. */
 export const AdvisoriesRecordSchema = AdvisoryListSchema.extend({
-  /** Bumped by every change; readers keep the highest they have seen. */
+  /** Bumped by every change; a KV copy with a higher seq makes a reader confirm against R2, whose record wins. */
   seq: z.number().int().nonnegative(),
   updated_at: z.string(),
 });
