@@ -4,7 +4,10 @@
 import { CliError, type Command } from "./lib/cli.ts";
 
 interface CommandEntry {
+  /** The command's usage line (its options) and what it does, two spaces apart. */
   summary: string;
+  /** One command line that works, for `skillshelf <command> --help`. */
+  example: string;
   load: () => Promise<{ run: Command }>;
 }
 
@@ -12,53 +15,87 @@ interface CommandEntry {
 const COMMANDS: Record<string, CommandEntry> = {
   advise: {
     summary: "advise --url <worker-url> [<advisories.yaml | shelf-dir>] [--token-env NAME]  publish advisories on their own (in force at once)",
+    example: "skillshelf advise --url http://localhost:8787 shelf",
     load: () => import("./commands/advise.ts"),
   },
   attest: {
     summary:
       "attest <shelf-dir> (<name>... | --all) [--by <reviewer>] [--level first_party] [--method <method>] [--source <label>] [--at YYYY-MM-DD] [--notes <text>] [--check] [--prune]  bind skills' tree hashes to validation records",
+    example: "skillshelf attest shelf my-skill --by alice",
     load: () => import("./commands/attest.ts"),
   },
   build: {
     summary: "build <shelf-dir> [--out <dir>] [--json]  build the shelf into a content-addressed generation",
+    example: "skillshelf build shelf --out dist/shelf",
     load: () => import("./commands/build.ts"),
   },
   catalog: {
     summary:
       "catalog <shelf-dir> [--format xml|markdown] [--tags a,b] [--include a,b] [--exclude a,b] [--max-chars N] [--total N] [--no-selection-hints]  the catalog an agent's prompt carries",
+    example: "skillshelf catalog shelf --format markdown --tags review",
     load: () => import("./commands/catalog.ts"),
   },
   gc: {
     summary: "gc --url <worker-url> [--keep N] [--grace-hours H] [--apply] [--token-env NAME] [--json]  list or delete objects no kept generation references",
+    example: "skillshelf gc --url http://localhost:8787 --keep 5",
     load: () => import("./commands/gc.ts"),
   },
-  hash: { summary: "hash <skill-dir>  print the skill's tree hash", load: () => import("./commands/hash.ts") },
+  hash: {
+    summary: "hash <skill-dir>  print the skill's tree hash",
+    example: "skillshelf hash shelf/release-checklist",
+    load: () => import("./commands/hash.ts"),
+  },
   history: {
     summary: "history --url <worker-url> [--token-env NAME] [--json]  the published generations, newest first",
+    example: "skillshelf history --url http://localhost:8787",
     load: () => import("./commands/history.ts"),
   },
-  inspect: { summary: "inspect <skill-dir> --json  inventory, hashes and frontmatter", load: () => import("./commands/inspect.ts") },
-  outline: { summary: "outline <skill-dir> [--json]  a skill's sections, keys and token estimates", load: () => import("./commands/outline.ts") },
+  inspect: {
+    summary: "inspect <skill-dir> --json  inventory, hashes and frontmatter",
+    example: "skillshelf inspect shelf/release-checklist",
+    load: () => import("./commands/inspect.ts"),
+  },
+  outline: {
+    summary: "outline <skill-dir> [--json]  a skill's sections, keys and token estimates",
+    example: "skillshelf outline shelf/release-checklist",
+    load: () => import("./commands/outline.ts"),
+  },
   publish: {
     summary: "publish --url <worker-url> [--dir <build>] [--token-env NAME] [--json]  upload what changed and make the build current",
+    example: "skillshelf publish --url http://localhost:8787 --dir dist/shelf",
     load: () => import("./commands/publish.ts"),
   },
   rollback: {
     summary: "rollback --url <worker-url> <generation> [--token-env NAME]  make an earlier generation current again",
+    example: "skillshelf rollback --url http://localhost:8787 --previous",
     load: () => import("./commands/rollback.ts"),
   },
   seed: {
     summary: "seed --from <bundle-shelf> --to <team-shelf> [--exclude a,b ...] [--json]  copy a curated shelf in, never clobbering edits",
+    example: "skillshelf seed --from shelf --to team-shelf --exclude security-review",
     load: () => import("./commands/seed.ts"),
   },
   select: {
     summary:
       "select <shelf-dir> --names a,b [--enable name|name@hash[,…] ...] [--root <dir> ...] [--json]  the trust-gated selection and its <available_skills> block",
+    example: "skillshelf select shelf --names release-checklist --enable release-checklist",
     load: () => import("./commands/select.ts"),
   },
-  section: { summary: "section <skill-dir> <key>  one section of a skill's body", load: () => import("./commands/section.ts") },
-  trust: { summary: "trust <shelf-dir> [--json]  each skill's trust verdict and reasons", load: () => import("./commands/trust.ts") },
-  validate: { summary: "validate <skill-or-shelf-dir> [--json]  check every skill, list every problem", load: () => import("./commands/validate.ts") },
+  section: {
+    summary: "section <skill-dir> <key>  one section of a skill's body",
+    example: "skillshelf section shelf/release-checklist <key>",
+    load: () => import("./commands/section.ts"),
+  },
+  trust: {
+    summary: "trust <shelf-dir> [--json]  each skill's trust verdict and reasons",
+    example: "skillshelf trust shelf",
+    load: () => import("./commands/trust.ts"),
+  },
+  validate: {
+    summary: "validate <skill-or-shelf-dir> [--json]  check every skill, list every problem",
+    example: "skillshelf validate shelf",
+    load: () => import("./commands/validate.ts"),
+  },
 };
 
 function help(): string {
@@ -66,16 +103,48 @@ function help(): string {
   return `usage: skillshelf <command> [args]\n\ncommands:\n${lines.join("\n")}\n`;
 }
 
+/** One command's help: its usage line with every option, what it does, and an example. */
+function commandHelp(entry: CommandEntry): string {
+  const gap = entry.summary.indexOf("  ");
+  const [usage, what] = [entry.summary.slice(0, gap), entry.summary.slice(gap + 2)];
+  return `usage: skillshelf ${usage}\n\n${what}\n\nexample:\n  ${entry.example}\n`;
+}
+
+/** The version in the package.json next to the CLI's source (or its bundle). */
+async function version(): Promise<string> {
+  const { readFile } = await import("node:fs/promises");
+  for (const up of ["../../package.json", "../package.json"]) {
+    try {
+      const json = JSON.parse(await readFile(new URL(up, import.meta.url), "utf8")) as { name?: string; version?: string };
+      if (json.name === "skillshelf" && json.version) return json.version;
+    } catch {
+      // Not here: the bundled CLI sits one folder closer to package.json.
+    }
+  }
+  return "unknown";
+}
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
-    process.stdout.write(help());
+    const topic = name === "help" && args[0] !== undefined && Object.hasOwn(COMMANDS, args[0]) ? COMMANDS[args[0]] : undefined;
+    process.stdout.write(topic ? commandHelp(topic) : help());
     return name === undefined ? 2 : 0;
+  }
+  if (name === "--version" || name === "-V" || name === "version") {
+    process.stdout.write(`skillshelf ${await version()}\n`);
+    return 0;
   }
   const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!entry) {
     process.stderr.write(`skillshelf: unknown command "${name}"\n\n${help()}`);
     return 2;
+  }
+  // --help anywhere before a `--` asks for help, whatever else the line holds.
+  const end = args.indexOf("--");
+  if ((end === -1 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h")) {
+    process.stdout.write(commandHelp(entry));
+    return 0;
   }
   const { run } = await entry.load();
   return run({

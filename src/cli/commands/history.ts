@@ -1,11 +1,12 @@
 // skillshelf history --url <worker-url> [--token-env NAME] [--json]: the pointer's moves, newest first.
-import { parseCommandArgs, type Command } from "../lib/cli.ts";
+import { parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
 import { adminCall, adminClient, tokenFrom, workerUrl } from "../lib/publish.ts";
 
 const USAGE = "skillshelf history --url <worker-url> [--token-env NAME] [--json]";
 
 export const run: Command = async (ctx) => {
-  const { values } = parseCommandArgs(ctx.args, { url: { type: "string" }, "token-env": { type: "string" }, json: { type: "boolean" } }, USAGE);
+  const { values, positionals } = parseCommandArgs(ctx.args, { url: { type: "string" }, "token-env": { type: "string" }, json: { type: "boolean" } }, USAGE);
+  if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}\nusage: ${USAGE}`);
   const client = adminClient(ctx, workerUrl(values.url, USAGE), tokenFrom(ctx, values["token-env"]));
   const json = await adminCall(() => client.history());
   if (values.json) {

@@ -1,0 +1,52 @@
+// The CLI's manners, through the real bin: every command answers --help (usage, what it does, an
+// example; exit 0), --version prints the package's version, and a stray argument is a usage error.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { cli } from "./run-cli.ts";
+
+const COMMANDS = [
+  "advise",
+  "attest",
+  "build",
+  "catalog",
+  "gc",
+  "hash",
+  "history",
+  "inspect",
+  "outline",
+  "publish",
+  "rollback",
+  "section",
+  "seed",
+  "select",
+  "trust",
+  "validate",
+];
+
+describe("--help and --version", () => {
+  it.each(COMMANDS)("%s --help prints its usage, options and an example, exit 0", (name) => {
+    const r = cli(name, "--help");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^usage: skillshelf ${name}\\b`));
+    expect(r.stdout).toMatch(new RegExp(`\\nexample:\\n {2}skillshelf ${name} `));
+  });
+  it("--help wins over other arguments, even a misplaced one", () => {
+    const r = cli("publish", "--no-such-flag", "-h");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^usage: skillshelf publish --url/);
+  });
+  it("help <command> is the command's help", () => {
+    expect(cli("help", "rollback").stdout).toBe(cli("rollback", "--help").stdout);
+  });
+  it("--version prints the package version", () => {
+    const { version } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
+    const r = cli("--version");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`skillshelf ${version}\n`);
+  });
+  it("history with a stray argument is a usage error, before any request", () => {
+    const r = cli("history", "--url", "http://127.0.0.1:9", "extra");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unexpected argument extra\nusage: skillshelf history/);
+  });
+});
