@@ -186,7 +186,8 @@ async function main(): Promise<number> {
       models.set(model.id, model);
       variantDirs.push(dir);
     }
-    const [g1, g2, g3] = variantDirs.map((dir) => [...models.values()].find((m) => m.dir === dir)!);
+    const variant = (i: number) => [...models.values()].find((m) => m.dir === variantDirs[i])!;
+    const [g1, g2, g3] = [variant(0), variant(1), variant(2)];
     const url = shelf.url;
     const token = (await readFile(path.join(ROOT, LOCAL_TOKEN_FILE), "utf8")).trim();
     const admin = new AdminClient({ url, token, onLog: log });
