@@ -81,7 +81,11 @@ async function loadGeneration(dir: string, label: string): Promise<GenerationMod
 /** Every probe for one generation: path URLs (when `current`) or pinned ones. */
 function probesFor(model: GenerationModel, pinned: boolean): Probe[] {
   const base = pinned ? `/g/${model.id}` : "";
-  const p = (probe: Omit<Probe, "path" | "pinned"> & { path: string }): Probe => ({ ...probe, path: `${base}${probe.path}`, pinned: pinned ? model.id : undefined });
+  const p = (probe: Omit<Probe, "path" | "pinned"> & { path: string }): Probe => ({
+    ...probe,
+    path: `${base}${probe.path}`,
+    pinned: pinned ? model.id : undefined,
+  });
   const out: Probe[] = [
     p({ method: "GET", path: "/skills/index.json", kind: "index" }),
     p({ method: "GET", path: "/.well-known/agent-skills/index.json", kind: "index" }),
@@ -94,7 +98,8 @@ function probesFor(model: GenerationModel, pinned: boolean): Probe[] {
       const enc = file.split("/").map(encodeURIComponent).join("/");
       out.push(p({ method: "GET", path: `/skills/${skill}/${enc}`, kind: "file", skill, file }));
       out.push(p({ method: "GET", path: `/.well-known/skills/${skill}/${enc}`, kind: "file", skill, file }));
-      if (entry.size > 16) out.push(p({ method: "GET", path: `/skills/${skill}/${enc}`, kind: "file", skill, file, range: [5, Math.min(entry.size, 4000) - 1] }));
+      if (entry.size > 16)
+        out.push(p({ method: "GET", path: `/skills/${skill}/${enc}`, kind: "file", skill, file, range: [5, Math.min(entry.size, 4000) - 1] }));
     }
     out.push(p({ method: "GET", path: `/.well-known/agent-skills/${skill}/SKILL.md`, kind: "file", skill, file: "SKILL.md" }));
     out.push(p({ method: "HEAD", path: `/skills/${skill}/SKILL.md`, kind: "file", skill, file: "SKILL.md" }));
@@ -198,7 +203,8 @@ async function main(): Promise<number> {
     const refreshProbes = () => {
       const current = [...published].map((id) => models.get(id)!);
       const union = new Map<string, Probe>();
-      for (const model of current) for (const probe of probesFor(model, false)) union.set(`${probe.method} ${probe.path} ${probe.range ?? ""} ${probe.conditional ?? ""}`, probe);
+      for (const model of current)
+        for (const probe of probesFor(model, false)) union.set(`${probe.method} ${probe.path} ${probe.range ?? ""} ${probe.conditional ?? ""}`, probe);
       probes = [...union.values(), ...current.flatMap((m) => probesFor(m, true))];
     };
     refreshProbes();
@@ -214,7 +220,8 @@ async function main(): Promise<number> {
     const fail = (what: string, probe: Probe, status: number, generation: string | null) => {
       tally.errorCount++;
       if (what.startsWith("wrong bytes")) tally.wrongBytes++;
-      if (tally.errors.length < 50) tally.errors.push({ what, probe: `${probe.method} ${probe.path}${probe.range ? ` bytes=${probe.range.join("-")}` : ""}`, status, generation });
+      if (tally.errors.length < 50)
+        tally.errors.push({ what, probe: `${probe.method} ${probe.path}${probe.range ? ` bytes=${probe.range.join("-")}` : ""}`, status, generation });
     };
 
     /** Checks one answer against the generation it names; every deviation is counted. */
@@ -223,7 +230,8 @@ async function main(): Promise<number> {
       const generation = res.headers.get(GENERATION_HEADER);
       const model = generation ? models.get(generation) : undefined;
       if (status >= 500) return fail(`status ${status}: ${new TextDecoder().decode(body).slice(0, 120)}`, probe, status, generation);
-      if (probe.pinned && generation && generation !== probe.pinned) return fail(`a pinned URL answered from generation ${generation}`, probe, status, generation);
+      if (probe.pinned && generation && generation !== probe.pinned)
+        return fail(`a pinned URL answered from generation ${generation}`, probe, status, generation);
       if (status === 410) {
         if (probe.skill === blocked.skill && sentAt >= blocked.since) return void tally.predicted410++;
         return fail("410 for a skill never blocked", probe, status, generation);
@@ -247,7 +255,8 @@ async function main(): Promise<number> {
         }
         const etag = res.headers.get("etag") ?? "";
         // A shelf-wide index's ETag names its generation; a skill's names its record.
-        if (probe.skill === undefined && !etag.includes(model.id)) return fail(`an index whose ETag ${etag} does not name its generation`, probe, status, generation);
+        if (probe.skill === undefined && !etag.includes(model.id))
+          return fail(`an index whose ETag ${etag} does not name its generation`, probe, status, generation);
         const key = `${probe.path} ${etag}`;
         const seen = indexBodies.get(key);
         if (seen === undefined) indexBodies.set(key, text);
@@ -276,7 +285,8 @@ async function main(): Promise<number> {
         if (sha256(body) !== sha256(want)) return fail("wrong bytes: a range that is not its generation's", probe, status, generation);
         return;
       }
-      if (body.byteLength !== expected.size || sha256(body) !== expected.sha256) return fail("wrong bytes: a body that does not hash to its generation's digest", probe, status, generation);
+      if (body.byteLength !== expected.size || sha256(body) !== expected.sha256)
+        return fail("wrong bytes: a body that does not hash to its generation's digest", probe, status, generation);
     };
 
     const deadline = Date.now() + seconds * 1000;
@@ -397,7 +407,12 @@ async function main(): Promise<number> {
       first_errors: tally.errors,
     };
     const round = (ms: number) => Math.round(ms * 10) / 10;
-    report.latency_ms = { p50: round(report.latency_ms.p50), p90: round(report.latency_ms.p90), p99: round(report.latency_ms.p99), max: round(report.latency_ms.max) };
+    report.latency_ms = {
+      p50: round(report.latency_ms.p50),
+      p90: round(report.latency_ms.p90),
+      p99: round(report.latency_ms.p99),
+      max: round(report.latency_ms.max),
+    };
     if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else {
       process.stdout.write(

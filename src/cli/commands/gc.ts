@@ -37,7 +37,9 @@ export const run: Command = async (ctx) => {
     return 0;
   }
   if (graceHours !== undefined && graceHours * 3600 < json.grace_seconds) {
-    ctx.stderr(`note: gc keeps everything uploaded within the last ${json.grace_seconds / 3600} h whatever --grace-hours says, so a publish in flight keeps what it uploaded\n`);
+    ctx.stderr(
+      `note: gc keeps everything uploaded within the last ${json.grace_seconds / 3600} h whatever --grace-hours says, so a publish in flight keeps what it uploaded\n`,
+    );
   }
   const d = json.deletable;
   ctx.stdout(`kept generations (${json.kept_generations.length}): ${json.kept_generations.join(", ") || "none"}\n`);

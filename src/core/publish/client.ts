@@ -297,7 +297,10 @@ export async function publishGeneration(source: PublishSource, options: PublishO
       } catch {
         return false;
       }
-      await repairing(() => client.upload(o.kind, o.sha256, bytes), (more) => repair(more, depth + 1));
+      await repairing(
+        () => client.upload(o.kind, o.sha256, bytes),
+        (more) => repair(more, depth + 1),
+      );
       result.reuploaded++;
     }
     return true;

@@ -4,9 +4,7 @@
 import { MAX_JSON_DEPTH } from "./contract.ts";
 
 /** JSON read from bytes, or why it cannot be (a code of the contract with its one-line message). */
-export type JsonText =
-  | { ok: true; value: unknown; text: string }
-  | { ok: false; code: "malformed_json" | "invalid_text" | "too_deep"; message: string };
+export type JsonText = { ok: true; value: unknown; text: string } | { ok: false; code: "malformed_json" | "invalid_text" | "too_deep"; message: string };
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -25,7 +23,8 @@ export function jsonDepth(text: string, limit: number): number {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (inString) {
-      if (ch === 0x5c) i++; // a backslash escapes the next character
+      if (ch === 0x5c)
+        i++; // a backslash escapes the next character
       else if (ch === 0x22) inString = false;
     } else if (ch === 0x22) {
       inString = true;
@@ -72,7 +71,11 @@ export function readJsonText(bytes: Uint8Array, what: string, maxDepth = MAX_JSO
     return { ok: false, code: "malformed_json", message: `the ${what} is not JSON; nothing was stored` };
   }
   if (hasLoneSurrogate(value)) {
-    return { ok: false, code: "invalid_text", message: `the ${what} holds a lone surrogate escape (such as \\ud800), which is not Unicode text; nothing was stored` };
+    return {
+      ok: false,
+      code: "invalid_text",
+      message: `the ${what} holds a lone surrogate escape (such as \\ud800), which is not Unicode text; nothing was stored`,
+    };
   }
   return { ok: true, value, text };
 }

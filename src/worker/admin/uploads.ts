@@ -91,7 +91,8 @@ export async function putDocument(
   const json = read.value;
   const actual = await sha256Hex(bytes);
   if (actual !== sha256) throw new AdminError("digest_mismatch", `the ${kind}'s SHA-256 is ${actual}, not ${sha256}; nothing was stored`);
-  if (!sameBytes(canonicalJson(json), bytes)) throw new AdminError("not_canonical", `the ${kind} is not canonical JSON (RFC 8785); build it with skillshelf build`);
+  if (!sameBytes(canonicalJson(json), bytes))
+    throw new AdminError("not_canonical", `the ${kind} is not canonical JSON (RFC 8785); build it with skillshelf build`);
   const key = r2Key(kind, sha256);
   if (await storage.head(key)) return { stored: false };
   await assertNoGcRunning(storage, clock);

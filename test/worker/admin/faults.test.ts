@@ -32,7 +32,10 @@ async function shelves(): Promise<Shelves> {
   const guide = new Map<string, string>();
   const build = async (edition: string, extra: Record<string, string> = {}) => {
     const text = `# Guide\n\nThe ${edition} edition.\n`;
-    const built = await buildGeneration([await skillInput("alpha", extra), await skillInput("beta", { "references/guide.md": text, "scripts/run.py": `print("${edition}")\n` })]);
+    const built = await buildGeneration([
+      await skillInput("alpha", extra),
+      await skillInput("beta", { "references/guide.md": text, "scripts/run.py": `print("${edition}")\n` }),
+    ]);
     guide.set(built.id, text);
     return built;
   };
@@ -55,7 +58,8 @@ async function presentImpliesComplete(): Promise<void> {
     }
   };
   const read = async (kind: ObjectKind, sha: string) => (await env.SHELF_BUCKET.get(r2Key(kind, sha)))!.json();
-  for (const sha of await listed("generation")) await check(`generation ${sha}`, generationReferences(GenerationManifestSchema.parse(await read("generation", sha))));
+  for (const sha of await listed("generation"))
+    await check(`generation ${sha}`, generationReferences(GenerationManifestSchema.parse(await read("generation", sha))));
   for (const sha of await listed("shard")) await check(`shard ${sha}`, shardReferences(ShardSchema.parse(await read("shard", sha))));
   for (const sha of await listed("record")) await check(`record ${sha}`, recordReferences(SkillRecordSchema.parse(await read("record", sha))));
 }
@@ -77,7 +81,7 @@ async function servedGeneration(s: Shelves, allowed: readonly string[]): Promise
 /** An R2 rule that applies `fault` to the `n`-th write (put or delete) and to nothing else. */
 function nthWrite(n: number, fault: R2Fault): (call: BindingCall) => R2Fault | undefined {
   let writes = 0;
-  return ({ method }) => (method === "put" || method === "delete") && ++writes === n ? fault : undefined;
+  return ({ method }) => ((method === "put" || method === "delete") && ++writes === n ? fault : undefined);
 }
 
 /** A deterministic 0–3 ms delay on every call (xorshift), so calls overlap in a new order each time. */
@@ -107,7 +111,10 @@ async function statusOf(call: Promise<unknown>): Promise<number> {
  * (when another) the last write of each kind of key (blobs, records, shards, manifests, the
  * pointer, the lease, …), numbered as nthWrite counts them.
  */
-async function writesToFault(setup: () => Promise<void>, op: (bindings: object) => Promise<unknown>): Promise<{ first: number[]; last: number[]; puts: Set<number> }> {
+async function writesToFault(
+  setup: () => Promise<void>,
+  op: (bindings: object) => Promise<unknown>,
+): Promise<{ first: number[]; last: number[]; puts: Set<number> }> {
   await reset();
   resetStorageMemory();
   await setup();
@@ -147,7 +154,15 @@ const SCENARIOS: Scenario[] = [
     name: "publish v2 over v1",
     setup: (s) => publishClean(s.v1),
     op: async (s, bindings) =>
-      statusOf(publishGeneration(memorySource(s.v2), { url: WORKER_URL, token: TOKEN, fetch: workerFetch({ ...(await adminEnv()), ...bindings }), sleep: noSleep, attempts: 2 })),
+      statusOf(
+        publishGeneration(memorySource(s.v2), {
+          url: WORKER_URL,
+          token: TOKEN,
+          fetch: workerFetch({ ...(await adminEnv()), ...bindings }),
+          sleep: noSleep,
+          attempts: 2,
+        }),
+      ),
     before: (s) => s.v1.id,
     after: (s) => s.v2.id,
   },
@@ -158,7 +173,13 @@ const SCENARIOS: Scenario[] = [
       await publishClean(s.v2);
     },
     op: async (s, bindings) => {
-      const client = new AdminClient({ url: WORKER_URL, token: TOKEN, fetch: workerFetch({ ...(await adminEnv()), ...bindings }), sleep: noSleep, attempts: 2 });
+      const client = new AdminClient({
+        url: WORKER_URL,
+        token: TOKEN,
+        fetch: workerFetch({ ...(await adminEnv()), ...bindings }),
+        sleep: noSleep,
+        attempts: 2,
+      });
       return statusOf(client.current().then((previous) => client.rollback({ generation: s.v1.id, previous })));
     },
     before: (s) => s.v2.id,
@@ -173,7 +194,9 @@ const SCENARIOS: Scenario[] = [
     },
     op: async (_s, bindings, rerun) => {
       // A gc whose lease release failed leaves the lease to expire by itself (docs/storage.md).
-      const res = await pastMinGrace(rerun ? GC_LEASE_MS : 0, async () => workerFetch({ ...(await adminEnv()), ...bindings })(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true })));
+      const res = await pastMinGrace(rerun ? GC_LEASE_MS : 0, async () =>
+        workerFetch({ ...(await adminEnv()), ...bindings })(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true })),
+      );
       await res.body?.cancel();
       return res.status;
     },
@@ -220,7 +243,10 @@ describe.each(SCENARIOS)("$name under faults", (scenario) => {
     const faults: [string, object][] = [
       ["KV rejects", { SHELF_KV: faultyKv(env.SHELF_KV, () => ({ kind: "reject" })) }],
       ["KV loses writes", { SHELF_KV: faultyKv(env.SHELF_KV, ({ method }) => (method === "put" ? { kind: "lose" } : undefined)) }],
-      ["every call late", { SHELF_BUCKET: faultyBucket(env.SHELF_BUCKET, jitter<R2Fault>(0x9e3779b9)), SHELF_KV: faultyKv(env.SHELF_KV, jitter<KvFault>(0x85ebca6b)) }],
+      [
+        "every call late",
+        { SHELF_BUCKET: faultyBucket(env.SHELF_BUCKET, jitter<R2Fault>(0x9e3779b9)), SHELF_KV: faultyKv(env.SHELF_KV, jitter<KvFault>(0x85ebca6b)) },
+      ],
     ];
     for (const [, bindings] of faults) await underFault(scenario, bindings);
   });
@@ -233,7 +259,10 @@ describe("a publish and a gc at once, every call answering late", () => {
       resetStorageMemory();
       await publishClean(s.v0);
       await publishClean(s.v1);
-      const bindings = { SHELF_BUCKET: faultyBucket(env.SHELF_BUCKET, jitter<R2Fault>(seed * 0x2545f491)), SHELF_KV: faultyKv(env.SHELF_KV, jitter<KvFault>(seed)) };
+      const bindings = {
+        SHELF_BUCKET: faultyBucket(env.SHELF_BUCKET, jitter<R2Fault>(seed * 0x2545f491)),
+        SHELF_KV: faultyKv(env.SHELF_KV, jitter<KvFault>(seed)),
+      };
       const call = workerFetch({ ...(await adminEnv()), ...bindings });
       await Promise.allSettled([
         publishGeneration(memorySource(s.v2), { url: WORKER_URL, token: TOKEN, fetch: call, sleep: noSleep, attempts: 2 }),

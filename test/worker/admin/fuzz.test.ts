@@ -161,7 +161,10 @@ describe("admin documents, fuzzed", () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom("blobs", "records", "shards", "generations"),
-        fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.string({ unit: "binary", maxLength: 100 }).map((s) => encoder.encode(s))),
+        fc.oneof(
+          fc.uint8Array({ maxLength: 300 }),
+          fc.string({ unit: "binary", maxLength: 100 }).map((s) => encoder.encode(s)),
+        ),
         fc.boolean(),
         async (route, bytes, ownKey) => {
           const sha = ownKey ? await sha256Hex(bytes) : "0".repeat(64);
@@ -180,7 +183,10 @@ describe("admin JSON requests, fuzzed", () => {
       {
         generation: hostileValue,
         previous: hostileValue,
-        advisories: fc.oneof(hostileValue, fc.array(fc.dictionary(fc.constantFrom("name", "source", "severity", "reference", "advisory_id", "tree_hash", "status"), hostileValue))),
+        advisories: fc.oneof(
+          hostileValue,
+          fc.array(fc.dictionary(fc.constantFrom("name", "source", "severity", "reference", "advisory_id", "tree_hash", "status"), hostileValue)),
+        ),
         keep: hostileValue,
         grace_seconds: hostileValue,
         apply: hostileValue,

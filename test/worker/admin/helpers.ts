@@ -193,7 +193,9 @@ export function clockedBucket(bucket: R2Bucket): R2Bucket {
       if (prop === "list") {
         return async (options?: R2ListOptions) => {
           const page = await target.list(options);
-          const objects = page.objects.map((o) => ({ key: o.key, size: o.size, etag: o.etag, uploaded: new Date(putAt.get(o.key) ?? o.uploaded.getTime()) }) as R2Object);
+          const objects = page.objects.map(
+            (o) => ({ key: o.key, size: o.size, etag: o.etag, uploaded: new Date(putAt.get(o.key) ?? o.uploaded.getTime()) }) as R2Object,
+          );
           return { ...page, objects };
         };
       }

@@ -15,7 +15,20 @@ import { AdminError } from "../../../src/worker/admin/errors.ts";
 import { GarbageCollector, GC_MAX_OPERATIONS, GC_OPERATION_MARGIN } from "../../../src/worker/admin/gc.ts";
 import { GC_LEASE_MIN_LEFT_MS, GC_LEASE_MS } from "../../../src/worker/admin/gc-lease.ts";
 import { AdminStorage } from "../../../src/worker/admin/storage.ts";
-import { adminEnv, adminRequest, bucketKeys, buildGeneration, memorySource, newCounts, pastMinGrace, skillInput, TOKEN, total, WORKER_URL, workerFetch } from "./helpers.ts";
+import {
+  adminEnv,
+  adminRequest,
+  bucketKeys,
+  buildGeneration,
+  memorySource,
+  newCounts,
+  pastMinGrace,
+  skillInput,
+  TOKEN,
+  total,
+  WORKER_URL,
+  workerFetch,
+} from "./helpers.ts";
 
 const noSleep = async () => {};
 

@@ -212,7 +212,9 @@ describe("R2 failing to write once every check has passed", () => {
     expect(await storageState()).toEqual(before);
     expect(await env.SHELF_BUCKET.head(R2_GC_LEASE_KEY)).toBeNull();
     // With R2 back, the same gc collects v1's own objects.
-    const applied = (await pastMinGrace(async () => (await workerFetch(await adminEnv())(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }))).json())) as {
+    const applied = (await pastMinGrace(async () =>
+      (await workerFetch(await adminEnv())(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }))).json(),
+    )) as {
       deleted: Record<string, number>;
     };
     expect(applied.deleted.generation).toBe(1);

@@ -120,7 +120,8 @@ function probes(): Probe[] {
     ["/skills/large/references/medium.bin", `bytes=${CHECKED_BEFORE_ANSWER_BYTES + 10}-${CHECKED_BEFORE_ANSWER_BYTES + 5009}`, { streamed: true }],
     ["/skills/large/references/big.bin", "bytes=100-4195", { uncheckedRange: true }],
   ];
-  for (const [path, range, flags] of ranged) out.push({ label: `GET ${path} Range: ${range}`, path, init: { headers: { Range: range } }, blob: true, ...flags });
+  for (const [path, range, flags] of ranged)
+    out.push({ label: `GET ${path} Range: ${range}`, path, init: { headers: { Range: range } }, blob: true, ...flags });
   return out;
 }
 
@@ -139,7 +140,8 @@ async function ask(probe: Probe, bindings: object, cold = true): Promise<Answer>
 
 async function describeAnswer(res: Response): Promise<Answer> {
   const headers: Record<string, string | null> = {};
-  for (const name of ["etag", "repr-digest", "content-length", "content-range", "content-type", GENERATION_HEADER.toLowerCase()]) headers[name] = res.headers.get(name);
+  for (const name of ["etag", "repr-digest", "content-length", "content-range", "content-type", GENERATION_HEADER.toLowerCase()])
+    headers[name] = res.headers.get(name);
   let body: string;
   try {
     body = await sha256Hex(new Uint8Array(await res.arrayBuffer()));
@@ -192,7 +194,10 @@ async function sweep(bindings: object, expectation: (probe: Probe) => Expectatio
 }
 
 /** The test env with `r2` and `kv` rules wrapped around its bindings. */
-async function faulty(r2?: (call: { method: string; key: string }) => R2Fault | undefined, kv?: (call: { method: string; key: string }) => KvFault | undefined): Promise<object> {
+async function faulty(
+  r2?: (call: { method: string; key: string }) => R2Fault | undefined,
+  kv?: (call: { method: string; key: string }) => KvFault | undefined,
+): Promise<object> {
   const base = await adminEnv();
   return { ...base, ...(r2 ? { SHELF_BUCKET: faultyBucket(env.SHELF_BUCKET, r2) } : {}), ...(kv ? { SHELF_KV: faultyKv(env.SHELF_KV, kv) } : {}) };
 }
@@ -322,7 +327,10 @@ describe("the read routes under storage faults", () => {
     it("holding a document of another kind under a key (a record where a shard belongs): the exact answers", async () => {
       const record = v2.objects.find((o) => o.kind === "record")!;
       const text = new TextDecoder().decode(record.bytes);
-      await sweep(await faulty(undefined, ({ key }) => (key.startsWith("shard:") || key.startsWith("gen:") ? { kind: "value", alter: () => text } : undefined)), allExact);
+      await sweep(
+        await faulty(undefined, ({ key }) => (key.startsWith("shard:") || key.startsWith("gen:") ? { kind: "value", alter: () => text } : undefined)),
+        allExact,
+      );
     });
   });
 
@@ -357,7 +365,10 @@ describe("the read routes under storage faults", () => {
       expect((await get("/skills/bad-skill/SKILL.md")).status).toBe(410);
 
       await env.SHELF_KV.put(KV_POINTER_KEY, JSON.stringify({ generation: v1.id, seq: 999, published_at: "2026-12-01T00:00:00.000Z" }));
-      await env.SHELF_KV.put(KV_ADVISORIES_KEY, JSON.stringify({ schema: "skillshelf.advisories/1", advisories: [], seq: 999, updated_at: "2026-12-01T00:00:00.000Z" }));
+      await env.SHELF_KV.put(
+        KV_ADVISORIES_KEY,
+        JSON.stringify({ schema: "skillshelf.advisories/1", advisories: [], seq: 999, updated_at: "2026-12-01T00:00:00.000Z" }),
+      );
       for (const step of [LIVE_MEMORY_TTL_MS, LIVE_MEMORY_TTL_MS, LIVE_R2_REVALIDATE_MS, LIVE_MEMORY_TTL_MS]) {
         now += step;
         vi.setSystemTime(now);
@@ -386,6 +397,10 @@ describe("KV losing every write the admin API makes", () => {
     await publishFixture(losing);
     expect((await env.SHELF_KV.list()).keys).toEqual([]);
     // The same generations as above, so the same answers; /v1/shelf shows this publish's time.
-    await sweep(await adminEnv(), () => "exact", (probe) => !probe.path.endsWith("/v1/shelf"));
+    await sweep(
+      await adminEnv(),
+      () => "exact",
+      (probe) => !probe.path.endsWith("/v1/shelf"),
+    );
   }, 120_000);
 });

@@ -142,9 +142,15 @@ describe("R2 decides, whatever seq KV or memory holds", () => {
       withdrawn_reason: null,
       withdrawn_at: null,
     };
-    await env.SHELF_BUCKET.put(R2_ADVISORIES_KEY, JSON.stringify({ schema: ADVISORIES_SCHEMA, advisories: [advisory], seq: 4, updated_at: "2026-11-30T10:00:00.000Z" }));
+    await env.SHELF_BUCKET.put(
+      R2_ADVISORIES_KEY,
+      JSON.stringify({ schema: ADVISORIES_SCHEMA, advisories: [advisory], seq: 4, updated_at: "2026-11-30T10:00:00.000Z" }),
+    );
     expect((await openGeneration(env, { clock }))!.advisories.map((a) => a.advisory_id)).toEqual(["ADV-LIVE-1"]);
-    await env.SHELF_KV.put(KV_ADVISORIES_KEY, JSON.stringify({ schema: ADVISORIES_SCHEMA, advisories: [], seq: FORGED_SEQ, updated_at: "2026-11-30T10:00:00.000Z" }));
+    await env.SHELF_KV.put(
+      KV_ADVISORIES_KEY,
+      JSON.stringify({ schema: ADVISORIES_SCHEMA, advisories: [], seq: FORGED_SEQ, updated_at: "2026-11-30T10:00:00.000Z" }),
+    );
     for (const step of [LIVE_MEMORY_TTL_MS, LIVE_MEMORY_TTL_MS, LIVE_R2_REVALIDATE_MS]) {
       now += step;
       const opened = (await openGeneration(env, { clock }))!;
@@ -161,7 +167,10 @@ describe("R2 decides, whatever seq KV or memory holds", () => {
     expect((await openGeneration(env, { clock }))!.seq).toBe(2);
     // The operator restores an older pointer object in R2 by hand (seq 1): R2 is the authority.
     const at = "2026-11-30T10:00:00.000Z";
-    await env.SHELF_BUCKET.put(R2_POINTER_KEY, JSON.stringify({ schema: POINTER_SCHEMA, generation: v1.id, seq: 1, published_at: at, history: [{ seq: 1, generation: v1.id, action: "publish", at }] }));
+    await env.SHELF_BUCKET.put(
+      R2_POINTER_KEY,
+      JSON.stringify({ schema: POINTER_SCHEMA, generation: v1.id, seq: 1, published_at: at, history: [{ seq: 1, generation: v1.id, action: "publish", at }] }),
+    );
     now += LIVE_MEMORY_TTL_MS; // KV (seq 2) announces nothing new: memory stands
     expect((await openGeneration(env, { clock }))!.id).toBe(v2.id);
     now += LIVE_R2_REVALIDATE_MS; // the periodic R2 read: R2's seq 1 wins over memory's seq 2
