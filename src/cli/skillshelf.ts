@@ -66,7 +66,8 @@ const COMMANDS: Record<string, CommandEntry> = {
     load: () => import("./commands/publish.ts"),
   },
   rollback: {
-    summary: "rollback --url <worker-url> <generation> [--token-env NAME]  make an earlier generation current again",
+    summary:
+      "rollback --url <worker-url> (<generation> | --previous | --seq N) [--token-env NAME]  make an earlier generation current again (an id, a unique prefix of 8+ hex digits, the previous one, or a history seq)",
     example: "skillshelf rollback --url http://localhost:8787 --previous",
     load: () => import("./commands/rollback.ts"),
   },
