@@ -51,7 +51,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     load: () => import("./commands/history.ts"),
   },
   inspect: {
-    summary: "inspect <skill-dir> --json  inventory, hashes and frontmatter",
+    summary: "inspect <skill-dir> [--json]  inventory, hashes and frontmatter (a summary for people, the whole report with --json)",
     example: "skillshelf inspect shelf/release-checklist",
     load: () => import("./commands/inspect.ts"),
   },

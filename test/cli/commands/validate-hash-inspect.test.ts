@@ -143,7 +143,16 @@ describe("skillshelf inspect", () => {
     ]);
     expect(report.total_bytes).toBe(report.files.reduce((s: number, f: { size: number }) => s + f.size, 0));
   });
-  it("requires --json", () => {
-    expect(cli("inspect", root).code).toBe(2);
+  it("without --json prints a summary for people: name, version, files with sizes, hashes, frontmatter", () => {
+    const dir = tree("inspect/delta", { "SKILL.md": good("delta"), "references/guide.md": "# Guide\n" });
+    const r = cli("inspect", dir);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(cli("inspect", dir, "--json").stdout);
+    expect(r.stdout).toMatch(/^delta\n {2}Does delta things\.\n/);
+    expect(r.stdout).toContain(`files (2, ${report.total_bytes} bytes):`);
+    for (const f of report.files) expect(r.stdout).toMatch(new RegExp(`^ +${f.size} {2}${f.path}$`, "m"));
+    expect(r.stdout).toContain(`content hash (SKILL.md): ${report.content_hash}`);
+    expect(r.stdout).toContain(`tree hash (all files):   ${report.tree_hash}`);
+    expect(r.stdout).toContain("frontmatter:\n  name: delta\n  description: Does delta things.\n");
   });
 });
