@@ -50,3 +50,18 @@ describe("--help and --version", () => {
     expect(r.stderr).toMatch(/unexpected argument extra\nusage: skillshelf history/);
   });
 });
+
+describe("output for people says what the core's #FALLBACK marker means", () => {
+  const args = ["select", "shelf", "--names", "release-checklist,no-such-skill", "--enable", "release-checklist@zzz"];
+  it("select's notes say 'fell back to the safe choice', never #FALLBACK", () => {
+    const r = cli(...args);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain("#FALLBACK");
+    expect(r.stdout).toContain("note: fell back to the safe choice: malformed enabled pin 'release-checklist@zzz' ignored (no grant)");
+    expect(r.stdout).toContain("note: fell back to the safe choice: skill 'no-such-skill' named for this context is not loadable");
+  });
+  it("--json keeps the marker tools match on", () => {
+    const r = cli(...args, "--json");
+    expect((JSON.parse(r.stdout) as { warnings: string[] }).warnings.some((w) => w.startsWith("#FALLBACK: malformed enabled pin"))).toBe(true);
+  });
+});

@@ -3,7 +3,7 @@
 import path from "node:path";
 import { checkSkillName } from "../../core/trust/records.ts";
 import { selectSkills } from "../../core/trust/select.ts";
-import { commaList, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
+import { commaList, forPeople, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
 import { readShelfRecords } from "../lib/shelf-records.ts";
 import { requireDir } from "../lib/skill-dir.ts";
 import { filesystemSkillSource } from "../lib/skill-source.ts";
@@ -60,17 +60,17 @@ export const run: Command = async (ctx) => {
     "held (requires review; enable with --enable name or name@hash)",
     selection.held.map((h) => `${h.name}@${selection.resolved_tree_hashes[h.name]}`),
   );
-  for (const h of selection.held) for (const r of h.verdict.reasons) ctx.stdout(`    ${h.name}: ${r}\n`);
+  for (const h of selection.held) for (const r of h.verdict.reasons) ctx.stdout(`    ${h.name}: ${forPeople(r)}\n`);
   line(
     "blocked (never activates)",
     selection.blocked.map((b) => b.name),
   );
-  for (const b of selection.blocked) for (const r of b.verdict.reasons) ctx.stdout(`    ${b.name}: ${r}\n`);
+  for (const b of selection.blocked) for (const r of b.verdict.reasons) ctx.stdout(`    ${b.name}: ${forPeople(r)}\n`);
   line("missing", selection.missing);
   for (const [name, req] of Object.entries(selection.requires)) {
     ctx.stdout(`requires ${name}: ${[...req.mcp_servers.map((s) => `mcp:${s}`), ...req.tools.map((t) => `tool:${t}`)].join(", ")}\n`);
   }
-  for (const w of selection.warnings) ctx.stdout(`note: ${w}\n`);
+  for (const w of selection.warnings) ctx.stdout(`note: ${forPeople(w)}\n`);
   ctx.stdout(`\n${selection.activation_block}\n`);
   return 0;
 };

@@ -2,7 +2,7 @@
 // evaluated exactly as selection does (provenance derived from the records, worst verdict).
 import path from "node:path";
 import { judgeSkill } from "../../core/trust/select.ts";
-import { parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
+import { forPeople, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
 import { readShelfRecords } from "../lib/shelf-records.ts";
 import { listShelfSkillDirs, loadSkill, requireDir } from "../lib/skill-dir.ts";
 
@@ -34,13 +34,13 @@ export const run: Command = async (ctx) => {
     for (const w of warnings) ctx.stderr(`warning: ${w}\n`);
     for (const s of skills) {
       if (!s.verdict) {
-        ctx.stdout(`${s.name}  invalid  ${s.invalid}\n`);
+        ctx.stdout(`${s.name}  invalid  ${forPeople(s.invalid ?? "")}\n`);
         continue;
       }
       const state = s.verdict.blocked ? "BLOCKED" : s.verdict.attachable ? "attachable" : "requires review";
       ctx.stdout(`${s.name}  ${s.verdict.level}  ${state}  tree ${s.tree_hash}\n`);
-      for (const r of s.verdict.reasons) ctx.stdout(`    ${r}\n`);
-      for (const n of s.notes) ctx.stdout(`    note: ${n}\n`);
+      for (const r of s.verdict.reasons) ctx.stdout(`    ${forPeople(r)}\n`);
+      for (const n of s.notes) ctx.stdout(`    note: ${forPeople(n)}\n`);
     }
   }
   // Invalid skills are a shelf problem; verdicts (even blocked) are information, not failure.

@@ -49,3 +49,12 @@ export function commaList(value: string | undefined): string[] | undefined {
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
 }
+
+/**
+ * A core note worded for people. The core marks every degraded path with `#FALLBACK:` (kept in
+ * --json output, where tools match on it); on a terminal it says what it means instead.
+ * @example forPeople("#FALLBACK: duplicate skill name(s) ignored") // => "fell back to the safe choice: duplicate skill name(s) ignored"
+ */
+export function forPeople(note: string): string {
+  return note.replace(/^#FALLBACK: /, "fell back to the safe choice: ");
+}
