@@ -1,8 +1,9 @@
 // The CLI's manners, through the real bin: every command answers --help (usage, what it does, an
 // example; exit 0), --version prints the package's version, and a stray argument is a usage error.
 import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
-import { cli } from "./run-cli.ts";
+import { cli, runCli } from "./run-cli.ts";
 
 const COMMANDS = [
   "advise",
@@ -63,5 +64,27 @@ describe("output for people says what the core's #FALLBACK marker means", () => 
   it("--json keeps the marker tools match on", () => {
     const r = cli(...args, "--json");
     expect((JSON.parse(r.stdout) as { warnings: string[] }).warnings.some((w) => w.startsWith("#FALLBACK: malformed enabled pin"))).toBe(true);
+  });
+});
+
+/** A local port nothing listens on (bound, then released). */
+async function deadPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe("a --url where nothing answers", () => {
+  it.each([["history"], ["rollback", "--previous"], ["gc"]])("%s says so after one quick retry, exit 1", async (name, ...rest) => {
+    const url = `http://127.0.0.1:${await deadPort()}`;
+    const started = Date.now();
+    const r = runCli([name, "--url", url, ...rest], { env: { SKILLSHELF_PUBLISH_TOKEN: "sk_test" } });
+    const seconds = (Date.now() - started) / 1000;
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain(`nothing answers at ${url} (ECONNREFUSED): is the Worker running (npm start), and is the URL right?`);
+    expect(r.stderr).not.toMatch(/rerun the command to continue/);
+    expect(seconds).toBeLessThan(4);
   });
 });

@@ -2,7 +2,7 @@
 // the Worker lacks and makes the build current. Rerunnable: an interrupted publish continues.
 import { publishGeneration } from "../../core/publish/client.ts";
 import { parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
-import { adminCall, buildFolderSource, progressReporter, tokenFrom, workerUrl } from "../lib/publish.ts";
+import { adminCall, answeringFetch, buildFolderSource, progressReporter, tokenFrom, workerUrl } from "../lib/publish.ts";
 import { DEFAULT_BUILD_DIR } from "./build.ts";
 
 const USAGE = "skillshelf publish --url <worker-url> [--dir <build>] [--token-env NAME] [--json]";
@@ -19,7 +19,7 @@ export const run: Command = async (ctx) => {
   const source = await buildFolderSource(values.dir ?? DEFAULT_BUILD_DIR);
   const reporter = progressReporter(ctx);
   const result = await adminCall(() =>
-    publishGeneration(source, { url, token, onProgress: reporter.onProgress, onLog: (line) => ctx.stderr(`${line}\n`) }),
+    publishGeneration(source, { url, token, fetch: answeringFetch(url), onProgress: reporter.onProgress, onLog: (line) => ctx.stderr(`${line}\n`) }),
   ).finally(reporter.done);
   if (values.json) {
     ctx.stdout(`${JSON.stringify(result, null, 2)}\n`);

@@ -104,5 +104,41 @@ export async function adminCall<T>(fn: () => Promise<T>): Promise<T> {
 
 /** An admin client for the commands other than publish. */
 export function adminClient(ctx: CliContext, url: string, token: string): AdminClient {
-  return new AdminClient({ url, token, onLog: (line) => ctx.stderr(`${line}\n`) });
+  return new AdminClient({ url, token, fetch: answeringFetch(url), onLog: (line) => ctx.stderr(`${line}\n`) });
+}
+
+/** The errors that mean nothing listens at the address (or the name does not resolve), not a busy Worker. */
+const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "EHOSTUNREACH", "ENETUNREACH"]);
+
+function unreachableCode(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: unknown; errors?: { code?: unknown }[] } } | undefined)?.cause;
+  const codes = [cause?.code, ...(cause?.errors ?? []).map((e) => e?.code)];
+  return codes.find((c): c is string => typeof c === "string" && UNREACHABLE.has(c));
+}
+
+/**
+ * fetch for the admin client that gives up quickly on a URL where nothing answers: until the
+ * Worker has answered once, a second refused connection (or unresolvable name) in a row ends the
+ * command with what to check, instead of the client's retries for a Worker that is only busy.
+ * Once it has answered, failures get the full retries (an interrupted publish continues).
+ */
+export function answeringFetch(
+  url: string,
+  base: (request: Request) => Promise<Response> = (request) => fetch(request),
+): (request: Request) => Promise<Response> {
+  let answered = false;
+  let refused = 0;
+  return async (request) => {
+    try {
+      const response = await base(request);
+      answered = true;
+      return response;
+    } catch (error) {
+      const code = unreachableCode(error);
+      if (!answered && code !== undefined && ++refused >= 2) {
+        throw new PublishError(0, "unreachable", `nothing answers at ${url} (${code}): is the Worker running (npm start), and is the URL right?`);
+      }
+      throw error;
+    }
+  };
 }
