@@ -27,6 +27,14 @@ export const LOCAL_TOKEN_FILE = ".skillshelf/publish-token";
  */
 export const RUN_NONCE_VAR = "SKILLSHELF_DEV_RUN";
 const READY_TIMEOUT_MS = 90_000;
+/**
+ * The Worker variables of a local run: SHELF_LIVE_TTL_MS 0 (src/worker/storage/live.ts: a publish or
+ * rollback shows on the next request, where production keeps its ~30 s bound), the caller's, the nonce.
+ */
+export function devVars(vars: Record<string, string> | undefined, nonce: string): Record<string, string> {
+  return { SHELF_LIVE_TTL_MS: "0", ...vars, [RUN_NONCE_VAR]: nonce };
+}
+
 /** A team environment's name: a wrangler.toml key that is also safe as a folder name. */
 const TEAM_NAME = /^[A-Za-z0-9_-]+$/;
 /** Every wrangler this process started and has not seen exit, for signal and exit handlers. */
@@ -337,7 +345,7 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
     "warn",
   ];
   if (env !== undefined) args.push("--env", env);
-  for (const [name, value] of Object.entries({ ...options.vars, [RUN_NONCE_VAR]: nonce })) args.push("--var", `${name}:${value}`);
+  for (const [name, value] of Object.entries(devVars(options.vars, nonce))) args.push("--var", `${name}:${value}`);
   const child = spawn(process.execPath, [wrangler, ...args], {
     cwd: root,
     detached: true, // its own process group, so stop() ends workerd too

@@ -2,7 +2,7 @@
 // per-run nonce; anything else on the port is another server), each team's own port and local files.
 import { createServer, type Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_PORT, freeLoopbackPort, localPaths, loopbackPortIsFree, probeHealth, teamEnvironments, teamPort } from "../../scripts/start.ts";
+import { DEFAULT_PORT, devVars, freeLoopbackPort, localPaths, loopbackPortIsFree, probeHealth, teamEnvironments, teamPort } from "../../scripts/start.ts";
 
 const servers: Server[] = [];
 
@@ -70,5 +70,12 @@ describe("ports and local files", () => {
       persistTo: ".wrangler/env/acme",
       devVarsFile: ".dev.vars.acme",
     });
+  });
+});
+
+describe("the local Worker's variables", () => {
+  it("turn the live-record cache off (SHELF_LIVE_TTL_MS 0), so a publish shows on the next request", () => {
+    expect(devVars(undefined, "n")).toMatchObject({ SHELF_LIVE_TTL_MS: "0" });
+    expect(devVars({ SHELF_LIVE_TTL_MS: "5000" }, "n")).toMatchObject({ SHELF_LIVE_TTL_MS: "5000" });
   });
 });

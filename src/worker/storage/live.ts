@@ -11,6 +11,19 @@ import { KV_ADVISORIES_KEY, KV_POINTER_KEY, R2_ADVISORIES_KEY, R2_POINTER_KEY } 
 
 /** How long an isolate trusts its copy of the pointer and advisories before asking KV for a change. */
 export const LIVE_MEMORY_TTL_MS = 30_000;
+/**
+ * The Worker variable that shortens LIVE_MEMORY_TTL_MS (clamped to 0..LIVE_MEMORY_TTL_MS). `npm
+ * start` sets it to 0 so a local publish shows on the next request; 0 reads R2 on every request.
+ */
+export const LIVE_TTL_VAR = "SHELF_LIVE_TTL_MS";
+
+/** The memory TTL this Worker runs with: SHELF_LIVE_TTL_MS when set and a number, else the default. */
+export function liveTtlMs(env: object): number {
+  const raw = (env as Record<string, unknown>)[LIVE_TTL_VAR];
+  const ms = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : Number.NaN;
+  return Number.isFinite(ms) ? Math.min(Math.max(Math.floor(ms), 0), LIVE_MEMORY_TTL_MS) : LIVE_MEMORY_TTL_MS;
+}
+
 /** How often an isolate re-reads the pointer and advisories from R2, whatever KV says. */
 export const LIVE_R2_REVALIDATE_MS = 300_000;
 /** KV edge-cache TTL for the live keys (KV's minimum). */
@@ -68,19 +81,20 @@ export function resetLive(): void {
 }
 
 /**
- * Reads a live document (pointer or advisories). Memory answers for LIVE_MEMORY_TTL_MS; then KV
+ * Reads a live document (pointer or advisories). Memory answers for `ttl` (LIVE_MEMORY_TTL_MS unless SHELF_LIVE_TTL_MS shortens it); then KV
  * is asked whether the seq moved past the one R2 gave; if it did (or KV has nothing usable, or
  * LIVE_R2_REVALIDATE_MS passed since the last R2 read, or the isolate is cold), R2 is read and
  * what it says is kept, whatever seq KV or memory held. So a KV value is never served: a forged
  * or damaged one costs at most one R2 read, and a lagging one delays nothing past the R2 bound.
  */
-async function readLive<T>(name: "pointer" | "advisories", clock: Clock, scope: RequestReads, sources: LiveSources<T>): Promise<T | null> {
+async function readLive<T>(name: "pointer" | "advisories", clock: Clock, scope: RequestReads, sources: LiveSources<T>, ttl: number): Promise<T | null> {
   const now = clock();
   const state = live[name] as LiveValue<T> | undefined;
-  if (state && now - state.checkedAt < LIVE_MEMORY_TTL_MS) return state.value;
+  if (state && now - state.checkedAt < ttl) return state.value;
   return once(scope, `live:${name}`, async () => {
     let announced: KvAnnouncement | null = null;
-    if (state && now - state.r2CheckedAt < LIVE_R2_REVALIDATE_MS) {
+    // With no memory TTL (local development) KV's own edge cache would be the lag: ask R2.
+    if (state && ttl > 0 && now - state.r2CheckedAt < LIVE_R2_REVALIDATE_MS) {
       const kv = await sources.kv();
       // Compare with the live value as it is now: another request may have read R2 meanwhile.
       const latest = (live[name] as LiveValue<T> | undefined) ?? state;
@@ -122,35 +136,47 @@ async function kvAnnouncement(env: StorageBindings, key: string, budget: Request
 
 /** The current pointer, as R2 last said; null when nothing has been published. */
 export async function loadPointer(env: StorageBindings, clock: Clock, budget: RequestReads): Promise<PointerSummary | null> {
-  return readLive<PointerSummary>("pointer", clock, budget, {
-    kv: () => kvAnnouncement(env, KV_POINTER_KEY, budget),
-    r2: async () => {
-      const text = await r2Text(env, R2_POINTER_KEY);
-      if (text === null) return null;
-      const pointer = parseWith(PointerSchema, text, R2_POINTER_KEY);
-      return { value: { generation: pointer.generation, seq: pointer.seq, published_at: pointer.published_at }, seq: pointer.seq };
+  return readLive<PointerSummary>(
+    "pointer",
+    clock,
+    budget,
+    {
+      kv: () => kvAnnouncement(env, KV_POINTER_KEY, budget),
+      r2: async () => {
+        const text = await r2Text(env, R2_POINTER_KEY);
+        if (text === null) return null;
+        const pointer = parseWith(PointerSchema, text, R2_POINTER_KEY);
+        return { value: { generation: pointer.generation, seq: pointer.seq, published_at: pointer.published_at }, seq: pointer.seq };
+      },
     },
-  });
+    liveTtlMs(env),
+  );
 }
 
 /** The advisories in force now, as R2 last said; none (seq 0) when none were ever published. */
 export async function loadAdvisories(env: StorageBindings, clock: Clock, budget: RequestReads): Promise<AdvisoriesInForce> {
-  const value = await readLive<AdvisoriesInForce>("advisories", clock, budget, {
-    kv: () => kvAnnouncement(env, KV_ADVISORIES_KEY, budget),
-    r2: async () => {
-      const text = await r2Text(env, R2_ADVISORIES_KEY);
-      if (text === null) return null;
-      const parsed = AdvisoriesRecordSchema.safeParse(safeJson(text));
-      if (!parsed.success) throw new StorageUnavailableError(`${R2_ADVISORIES_KEY} does not match its schema`);
-      const advisories: AdvisoryEntry[] = [];
-      for (const raw of parsed.data.advisories) {
-        const entry = AdvisoryEntrySchema.safeParse(raw);
-        if (!entry.success) throw new StorageUnavailableError(`${R2_ADVISORIES_KEY} holds a malformed advisory`);
-        advisories.push(entry.data);
-      }
-      return { value: { advisories, seq: parsed.data.seq }, seq: parsed.data.seq };
+  const value = await readLive<AdvisoriesInForce>(
+    "advisories",
+    clock,
+    budget,
+    {
+      kv: () => kvAnnouncement(env, KV_ADVISORIES_KEY, budget),
+      r2: async () => {
+        const text = await r2Text(env, R2_ADVISORIES_KEY);
+        if (text === null) return null;
+        const parsed = AdvisoriesRecordSchema.safeParse(safeJson(text));
+        if (!parsed.success) throw new StorageUnavailableError(`${R2_ADVISORIES_KEY} does not match its schema`);
+        const advisories: AdvisoryEntry[] = [];
+        for (const raw of parsed.data.advisories) {
+          const entry = AdvisoryEntrySchema.safeParse(raw);
+          if (!entry.success) throw new StorageUnavailableError(`${R2_ADVISORIES_KEY} holds a malformed advisory`);
+          advisories.push(entry.data);
+        }
+        return { value: { advisories, seq: parsed.data.seq }, seq: parsed.data.seq };
+      },
     },
-  });
+    liveTtlMs(env),
+  );
   return value ?? { advisories: [], seq: 0 };
 }
 

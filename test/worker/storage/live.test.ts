@@ -9,7 +9,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { openGeneration, resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { ADVISORIES_SCHEMA, POINTER_SCHEMA } from "../../../src/core/generation/manifest.ts";
 import { KV_ADVISORIES_KEY, KV_POINTER_KEY, R2_ADVISORIES_KEY, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
-import { LIVE_MEMORY_TTL_MS, LIVE_R2_REVALIDATE_MS } from "../../../src/worker/storage/live.ts";
+import { LIVE_MEMORY_TTL_MS, LIVE_R2_REVALIDATE_MS, liveTtlMs } from "../../../src/worker/storage/live.ts";
 import { adminEnv, newCounts, total } from "../admin/helpers.ts";
 import { failingEnv, publishShelf } from "./helpers.ts";
 
@@ -176,5 +176,31 @@ describe("R2 decides, whatever seq KV or memory holds", () => {
     now += LIVE_R2_REVALIDATE_MS; // the periodic R2 read: R2's seq 1 wins over memory's seq 2
     const opened = (await openGeneration(env, { clock }))!;
     expect([opened.id, opened.seq]).toEqual([v1.id, 1]);
+  });
+});
+
+describe("SHELF_LIVE_TTL_MS (npm start sets 0)", () => {
+  it("0: a publish shows on the very next request, at the same instant", async () => {
+    const clock = () => 7_000_000;
+    const dev = { ...env, SHELF_LIVE_TTL_MS: "0" };
+    const v1 = await publishShelf(["alpha"]);
+    expect((await openGeneration(dev, { clock }))!.id).toBe(v1.id);
+    const v2 = await publishShelf(["alpha", "beta"]);
+    expect((await openGeneration(dev, { clock }))!.id).toBe(v2.id);
+  });
+  it("unset, or above the bound, keeps LIVE_MEMORY_TTL_MS (production's bound)", async () => {
+    for (const value of [undefined, "999999999", "not a number"]) {
+      await reset();
+      resetStorageMemory();
+      const clock = () => 7_000_000;
+      const prod = value === undefined ? env : { ...env, SHELF_LIVE_TTL_MS: value };
+      const v1 = await publishShelf(["alpha"]);
+      expect((await openGeneration(prod, { clock }))!.id).toBe(v1.id);
+      await publishShelf(["alpha", "beta"]);
+      expect((await openGeneration(prod, { clock }))!.id, String(value)).toBe(v1.id);
+      expect(liveTtlMs(prod)).toBe(LIVE_MEMORY_TTL_MS);
+    }
+    expect(liveTtlMs({ SHELF_LIVE_TTL_MS: "-5" })).toBe(0);
+    expect(liveTtlMs({ SHELF_LIVE_TTL_MS: "1500" })).toBe(1500);
   });
 });
