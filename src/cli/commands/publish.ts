@@ -2,18 +2,36 @@
 // the Worker lacks and makes the build current. Rerunnable: an interrupted publish continues.
 import { publishGeneration } from "../../core/publish/client.ts";
 import { parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
-import { adminCall, answeringFetch, buildFolderSource, progressReporter, tokenFrom, workerUrl } from "../lib/publish.ts";
+import {
+  adminCall,
+  answeringFetch,
+  buildFolderSource,
+  progressReporter,
+  tokenFrom,
+  visibilityNote,
+  waitTimeout,
+  waitUntilServed,
+  workerUrl,
+} from "../lib/publish.ts";
 import { DEFAULT_BUILD_DIR } from "./build.ts";
 
-const USAGE = "skillshelf publish --url <worker-url> [--dir <build>] [--token-env NAME] [--json]";
+const USAGE = "skillshelf publish --url <worker-url> [--dir <build>] [--token-env NAME] [--json] [--wait] [--wait-timeout S]";
 
 export const run: Command = async (ctx) => {
   const { values, positionals } = parseCommandArgs(
     ctx.args,
-    { url: { type: "string" }, dir: { type: "string" }, "token-env": { type: "string" }, json: { type: "boolean" } },
+    {
+      url: { type: "string" },
+      dir: { type: "string" },
+      "token-env": { type: "string" },
+      json: { type: "boolean" },
+      wait: { type: "boolean" },
+      "wait-timeout": { type: "string" },
+    },
     USAGE,
   );
   if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}\nusage: ${USAGE}`);
+  const timeout = waitTimeout(values["wait-timeout"], USAGE);
   const url = workerUrl(values.url, USAGE);
   const token = tokenFrom(ctx, values["token-env"]);
   const source = await buildFolderSource(values.dir ?? DEFAULT_BUILD_DIR);
@@ -33,5 +51,7 @@ export const run: Command = async (ctx) => {
         (result.reuploaded ? `  re-uploaded ${result.reuploaded} object(s) that gc collected while this publish ran\n` : ""),
     );
   }
+  if (values.wait) await waitUntilServed(ctx, url, result.generation, timeout);
+  else if (!values.json && !result.alreadyCurrent) ctx.stdout(visibilityNote());
   return 0;
 };

@@ -7,9 +7,9 @@ import { PublishError } from "../../core/publish/client.ts";
 import type { HistoryEntry } from "../../core/generation/manifest.ts";
 import { isSha256Hex } from "../../core/skill/hash.ts";
 import { CliError, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
-import { adminCall, adminClient, tokenFrom, workerUrl } from "../lib/publish.ts";
+import { adminCall, adminClient, tokenFrom, visibilityNote, waitTimeout, waitUntilServed, workerUrl } from "../lib/publish.ts";
 
-const USAGE = "skillshelf rollback --url <worker-url> (<generation> | --previous | --seq N) [--token-env NAME]";
+const USAGE = "skillshelf rollback --url <worker-url> (<generation> | --previous | --seq N) [--token-env NAME] [--wait] [--wait-timeout S]";
 
 /** A generation id prefix must be this long to name one generation with any confidence. */
 const MIN_PREFIX = 8;
@@ -17,7 +17,14 @@ const MIN_PREFIX = 8;
 export const run: Command = async (ctx) => {
   const { values, positionals } = parseCommandArgs(
     ctx.args,
-    { url: { type: "string" }, "token-env": { type: "string" }, previous: { type: "boolean" }, seq: { type: "string" } },
+    {
+      url: { type: "string" },
+      "token-env": { type: "string" },
+      previous: { type: "boolean" },
+      seq: { type: "string" },
+      wait: { type: "boolean" },
+      "wait-timeout": { type: "string" },
+    },
     USAGE,
   );
   const ways = positionals.length + (values.previous ? 1 : 0) + (values.seq !== undefined ? 1 : 0);
@@ -32,6 +39,7 @@ export const run: Command = async (ctx) => {
   }
   if (values.seq !== undefined && !/^[1-9][0-9]*$/.test(values.seq))
     throw new UsageError(`--seq must be a history sequence number (1 or more), not ${values.seq}\nusage: ${USAGE}`);
+  const timeout = waitTimeout(values["wait-timeout"], USAGE);
   const url = workerUrl(values.url, USAGE);
   const client = adminClient(ctx, url, tokenFrom(ctx, values["token-env"]));
   const history = await adminCall(() => client.history());
@@ -51,6 +59,8 @@ export const run: Command = async (ctx) => {
     }
   });
   ctx.stdout(`rolled back to ${target} (was ${previous})\n`);
+  if (values.wait) await waitUntilServed(ctx, url, target, timeout);
+  else ctx.stdout(visibilityNote());
   return 0;
 };
 

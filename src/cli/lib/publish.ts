@@ -142,3 +142,62 @@ export function answeringFetch(
     }
   };
 }
+
+/** How long until every edge serves a pointer move (docs/storage.md: the 300 s R2 re-read plus the 30 s memory). */
+export const VISIBLE_EVERYWHERE_S = 330;
+/** --wait's default timeout: a little over that bound. */
+export const DEFAULT_WAIT_TIMEOUT_S = 360;
+
+/** What a pointer move's output says about when readers see it. */
+export function visibilityNote(): string {
+  return `every edge serves it within ${VISIBLE_EVERYWHERE_S / 60} minutes (typically about 2; a local npm start at once); pass --wait to watch for it\n`;
+}
+
+/** Parses --wait-timeout (whole seconds, at least 1). */
+export function waitTimeout(value: string | undefined, usage: string): number {
+  if (value === undefined) return DEFAULT_WAIT_TIMEOUT_S;
+  if (!/^[1-9][0-9]*$/.test(value)) throw new UsageError(`--wait-timeout must be a whole number of seconds (1 or more), not ${value}\nusage: ${usage}`);
+  return Number(value);
+}
+
+/**
+ * Polls GET /v1/shelf (its Skillshelf-Generation header, else the body's generation) until the
+ * Worker serves `generation`, printing progress; a CliError (exit 1) when `timeoutS` passes first.
+ */
+export async function waitUntilServed(
+  ctx: CliContext,
+  url: string,
+  generation: string,
+  timeoutS: number,
+  io: { fetch?: (request: Request) => Promise<Response>; sleep?: (ms: number) => Promise<void>; clock?: () => number } = {},
+): Promise<void> {
+  const get = io.fetch ?? ((request: Request) => fetch(request));
+  const sleep = io.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const clock = io.clock ?? Date.now;
+  const started = clock();
+  let served = "nothing yet";
+  for (;;) {
+    const elapsed = Math.round((clock() - started) / 1000);
+    try {
+      const response = await get(new Request(`${url}/v1/shelf`, { headers: { Accept: "application/json" } }));
+      const body = (await response.json().catch(() => ({}))) as { generation?: unknown };
+      if (response.status === 401 || response.status === 403)
+        throw new CliError(`cannot watch ${url}/v1/shelf: it answers ${response.status} (a private shelf); the pointer did move`);
+      served = response.headers.get("Skillshelf-Generation") ?? (typeof body.generation === "string" ? body.generation : `status ${response.status}`);
+    } catch (error) {
+      if (error instanceof CliError) throw error;
+      served = `no answer (${(error as Error).message})`;
+    }
+    if (served === generation) {
+      ctx.stderr(`${url} serves ${generation.slice(0, 12)}… (after ${elapsed} s)\n`);
+      return;
+    }
+    if (elapsed >= timeoutS) {
+      throw new CliError(
+        `after ${timeoutS} s ${url} still serves ${served === "nothing yet" ? served : served.slice(0, 12)}…, not ${generation}; the pointer did move (see skillshelf history), and every edge serves it within ${VISIBLE_EVERYWHERE_S} s of the move`,
+      );
+    }
+    ctx.stderr(`waiting for ${url} to serve ${generation.slice(0, 12)}… (it serves ${served.slice(0, 12)}; ${elapsed} s of ${timeoutS} s)\n`);
+    await sleep(1000);
+  }
+}

@@ -70,6 +70,9 @@ describe("skillshelf rollback names its target (the real bin)", () => {
   let server: Server;
   let url = "";
   let rolledTo: string[] = [];
+  /** What /v1/shelf serves, and how many polls still see the old generation after a rollback (edge lag). */
+  let serving = GEN.third;
+  let lagPolls = 0;
   beforeAll(async () => {
     server = createServer((req, res) => {
       let body = "";
@@ -77,9 +80,15 @@ describe("skillshelf rollback names its target (the real bin)", () => {
       req.on("end", () => {
         res.setHeader("Content-Type", "application/json");
         if (req.method === "GET" && req.url === "/admin/v1/history") return void res.end(JSON.stringify(HISTORY));
+        if (req.method === "GET" && req.url === "/v1/shelf") {
+          const generation = lagPolls-- > 0 ? GEN.third : serving;
+          res.setHeader("Skillshelf-Generation", generation);
+          return void res.end(JSON.stringify({ generation }));
+        }
         if (req.method === "POST" && req.url === "/admin/v1/rollback") {
           const move = JSON.parse(body) as { generation: string; previous: string };
           rolledTo.push(move.generation);
+          serving = move.generation;
           const pointer = { schema: "skillshelf.pointer/1", generation: move.generation, seq: 4, published_at: "2026-04-04T10:00:00Z" };
           return void res.end(JSON.stringify({ pointer }));
         }
@@ -93,13 +102,18 @@ describe("skillshelf rollback names its target (the real bin)", () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
   beforeEach(() => {
     rolledTo = [];
+    serving = GEN.third;
+    lagPolls = 0;
   });
   const rollback = (...args: string[]) => runCliAsync(["rollback", "--url", url, ...args], { env: { SKILLSHELF_PUBLISH_TOKEN: "sk_test" } });
 
   it("--previous rolls back to the generation before the current one, and says which first", async () => {
     const r = await rollback("--previous");
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toBe(`rolling back to ${GEN.second} (seq 2, published 2026-02-02T10:00:00Z)\nrolled back to ${GEN.second} (was ${GEN.third})\n`);
+    expect(r.stdout).toMatch(
+      new RegExp(`^rolling back to ${GEN.second} \\(seq 2, published 2026-02-02T10:00:00Z\\)\nrolled back to ${GEN.second} \\(was ${GEN.third}\\)\n`),
+    );
+    expect(r.stdout).toContain("every edge serves it within 5.5 minutes");
     expect(rolledTo).toEqual([GEN.second]);
   });
   it("--seq N rolls back to that history entry's generation", async () => {
@@ -127,6 +141,20 @@ describe("skillshelf rollback names its target (the real bin)", () => {
     expect(unknown.stderr).toMatch(/no generation in the history starts with deadbeef/);
     expect((await rollback("1234abc")).code).toBe(2);
     expect(rolledTo).toEqual([]);
+  });
+  it("--wait polls /v1/shelf until the Worker serves the target, with progress", async () => {
+    lagPolls = 2;
+    const r = await rollback("--previous", "--wait", "--wait-timeout", "20");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.match(/^waiting for .* to serve /gm)).toHaveLength(2);
+    expect(r.stderr).toMatch(new RegExp(`serves ${GEN.second.slice(0, 12)}… \\(after \\d+ s\\)`));
+  });
+  it("--wait gives up after --wait-timeout with a clear message, exit 1", async () => {
+    lagPolls = 1_000;
+    const r = await rollback("--previous", "--wait", "--wait-timeout", "2");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`after 2 s .* still serves ${GEN.third.slice(0, 12)}…, not ${GEN.second}; the pointer did move`));
+    expect((await rollback("--previous", "--wait-timeout", "soon")).code).toBe(2);
   });
   it("an unknown seq is a clear error, exit 1", async () => {
     const r = await rollback("--seq", "9");

@@ -66,8 +66,11 @@ describe("npm start's publish path and the publish CLI", () => {
     const out = path.join(root, "cli-build");
     expect((await cli(["build", shelfDir, "--out", out])).code).toBe(0);
 
-    const published = await cli(["publish", "--url", shelf!.url, "--dir", out]);
+    // npm start runs the Worker with SHELF_LIVE_TTL_MS 0: the publish shows on the next request,
+    // although the read above left the old pointer in the isolate's memory (30 s otherwise).
+    const published = await cli(["publish", "--url", shelf!.url, "--dir", out, "--wait", "--wait-timeout", "5"]);
     expect(published.code, published.stderr).toBe(0);
+    expect(published.stderr).toMatch(/ serves [0-9a-f]{12}… \(after [0-2] s\)/);
     expect(published.stdout).toMatch(/published generation [0-9a-f]{64} \(previous: [0-9a-f]{64}\)/);
     expect(published.stdout).toMatch(/uploaded 3 blob\(s\), 1 record\(s\), 1 shard\(s\), 1 manifest\(s\)/);
     expect(published.stderr).toMatch(/^uploading \d+\/\d+ objects, .* of .*, .*\/s$/m);
@@ -80,9 +83,11 @@ describe("npm start's publish path and the publish CLI", () => {
     expect(history.stdout.trim().split("\n")).toHaveLength(2);
     expect(history.stdout).toContain(first);
 
-    const rolled = await cli(["rollback", "--url", shelf!.url, first]);
+    const rolled = await cli(["rollback", "--url", shelf!.url, first.slice(0, 8), "--wait", "--wait-timeout", "5"]);
     expect(rolled.code, rolled.stderr).toBe(0);
     expect(rolled.stdout).toMatch(new RegExp(`rolled back to ${first}`));
+    expect(rolled.stderr).toContain(`serves ${first.slice(0, 12)}…`);
+    expect((await fetch(`${shelf!.url}/v1/shelf`)).headers.get("Skillshelf-Generation")).toBe(first);
 
     const gc = await cli(["gc", "--url", shelf!.url, "--keep", "0", "--grace-hours", "0"]);
     expect(gc.code, gc.stderr).toBe(0);
