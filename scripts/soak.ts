@@ -14,7 +14,7 @@ import { buildShelf, readBuildFolder, readBuildObject, writeBuild } from "../src
 import { buildFolderSource } from "../src/cli/lib/publish.ts";
 import type { Archives, FileEntry, Shard, SkillRecord } from "../src/core/generation/manifest.ts";
 import { AdminClient, publishGeneration } from "../src/core/publish/client.ts";
-import { freeLoopbackPort, LOCAL_TOKEN_FILE, startShelf } from "./start.ts";
+import { LOCAL_TOKEN_FILE, startShelfOnFreePort, type RunningShelf } from "./start.ts";
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const GENERATION_HEADER = "skillshelf-generation";
@@ -141,7 +141,7 @@ async function main(): Promise<number> {
   const work = await mkdtemp(path.join(tmpdir(), "skillshelf-soak-"));
   const shelfDir = path.join(work, "shelf");
   await cp(path.join(ROOT, "shelf"), shelfDir, { recursive: true });
-  let shelf: Awaited<ReturnType<typeof startShelf>> | undefined;
+  let shelf: RunningShelf | undefined;
   const stopAll = async () => {
     await shelf?.stop();
     shelf = undefined;
@@ -178,9 +178,8 @@ async function main(): Promise<number> {
     const g0Dir = path.join(work, "build-g0");
     const models = new Map<string, GenerationModel>();
     const variantDirs: string[] = [];
-    const port = await freeLoopbackPort();
-    log(`starting the shelf on 127.0.0.1:${port} as npm start does`);
-    shelf = await startShelf({ port, shelfDir, persistTo: path.join(work, "state"), buildDir: g0Dir, log });
+    log("starting the shelf on a free loopback port as npm start does");
+    shelf = await startShelfOnFreePort({ shelfDir, persistTo: path.join(work, "state"), buildDir: g0Dir, log });
     const g0 = await loadGeneration(g0Dir, "G0 (the curated shelf)");
     models.set(g0.id, g0);
     for (const [i, [label, edit]] of variants.entries()) {

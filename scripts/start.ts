@@ -163,10 +163,15 @@ async function nextFreePort(port: number): Promise<number | undefined> {
   return undefined;
 }
 
-async function busyPortError(port: number, what: string, flag: string): Promise<CliError> {
+/** The port was, or became, another server's: the one refusal a caller that picked the port itself may retry. */
+export class BusyPortError extends CliError {
+  override readonly name = "BusyPortError";
+}
+
+async function busyPortError(port: number, what: string, flag: string): Promise<BusyPortError> {
   const suggestion = await nextFreePort(port);
   const retry = suggestion === undefined ? "choose a free port with --port N" : `try: npm start -- ${flag}--port ${suggestion}`;
-  return new CliError(`${what} (another npm start, or another server, holds it). Stop it, or ${retry}`);
+  return new BusyPortError(`${what} (another npm start, or another server, holds it). Stop it, or ${retry}`);
 }
 
 /**
@@ -401,6 +406,24 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/**
+ * {@link startShelf} on a free loopback port, for tests and tools that run beside others. A port
+ * found free can be taken by another process (often a workerd picking an ephemeral port) before
+ * wrangler binds it; startShelf then refuses it as busy, and this tries a fresh port, up to
+ * `attempts` times.
+ * @example const shelf = await startShelfOnFreePort({ shelfDir, persistTo })
+ */
+export async function startShelfOnFreePort(options: Omit<StartOptions, "port"> = {}, attempts = 3): Promise<RunningShelf> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startShelf({ ...options, port: await freeLoopbackPort() });
+    } catch (error) {
+      if (!(error instanceof BusyPortError) || attempt >= attempts) throw error;
+      (options.log ?? (() => {}))(`${error.message}; trying another port (attempt ${attempt + 1} of ${attempts})`);
+    }
   }
 }
 

@@ -3,7 +3,7 @@
 // on a free port, over a given state folder, with extra vars; and stops it again. start.ts kills
 // wrangler's whole process group on stop() and on process exit.
 import path from "node:path";
-import { freeLoopbackPort, startShelf as startLikeNpmStart, type RunningShelf } from "../../scripts/start.ts";
+import { startShelfOnFreePort, type RunningShelf } from "../../scripts/start.ts";
 
 export type { RunningShelf };
 
@@ -20,7 +20,7 @@ export async function stopAll(): Promise<void> {
  * @example const shelf = await startShelf(dir, state, { SHELF_DISCOVERY: "v0.1" }); try { … } finally { await shelf.stop() }
  */
 export async function startShelf(shelfDir: string, stateDir: string, vars: Record<string, string> = {}): Promise<RunningShelf> {
-  const shelf = await startLikeNpmStart({ port: await freeLoopbackPort(), shelfDir, persistTo: stateDir, buildDir: path.join(stateDir, "build"), vars });
+  const shelf = await startShelfOnFreePort({ shelfDir, persistTo: stateDir, buildDir: path.join(stateDir, "build"), vars });
   running.add(shelf);
   const stop = shelf.stop;
   return {

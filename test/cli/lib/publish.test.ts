@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freeLoopbackPort, LOCAL_TOKEN_FILE, startShelf, type RunningShelf } from "../../../scripts/start.ts";
+import { LOCAL_TOKEN_FILE, startShelfOnFreePort, type RunningShelf } from "../../../scripts/start.ts";
 import { AdminClient } from "../../../src/core/publish/client.ts";
 import type { CliError } from "../../../src/cli/lib/cli.ts";
 import { adminCall } from "../../../src/cli/lib/publish.ts";
@@ -37,7 +37,7 @@ function cli(args: string[], env: Record<string, string | undefined> = {}): Prom
 
 beforeAll(async () => {
   cpSync("shelf", shelfDir, { recursive: true });
-  shelf = await startShelf({ port: await freeLoopbackPort(), shelfDir, persistTo: state, buildDir });
+  shelf = await startShelfOnFreePort({ shelfDir, persistTo: state, buildDir });
   token = readFileSync(LOCAL_TOKEN_FILE, "utf8").trim();
 }, 180_000);
 
@@ -55,7 +55,7 @@ describe("npm start's publish path and the publish CLI", () => {
     expect(await res.text()).toBe(readFileSync(path.join(shelfDir, "skills/code-review/SKILL.md"), "utf8"));
 
     await shelf!.stop();
-    shelf = await startShelf({ port: await freeLoopbackPort(), shelfDir, persistTo: state, buildDir });
+    shelf = await startShelfOnFreePort({ shelfDir, persistTo: state, buildDir });
     expect(shelf.publish.alreadyCurrent).toBe(true);
     expect(shelf.publish.bytesUploaded).toBe(0);
   }, 180_000);
