@@ -9,6 +9,10 @@ import { defineConfig } from "vitest/config";
 //   pinned Node 24 that runs the CLI.
 export default defineConfig({
   test: {
+    // Many tests provoke failures on purpose (storage faults, hostile input), and the code logs
+    // them as it would in production. A green run prints none of that; a failing test still shows
+    // everything it logged, which is when those lines help.
+    silent: "passed-only",
     projects: [
       {
         plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
