@@ -10,6 +10,22 @@ import type { SkillFile } from "../../src/core/skill/skill.ts";
 import { validateSkillMd } from "../../src/core/skill/validate.ts";
 import { R2_ADVISORIES_KEY, R2_POINTER_KEY, r2Key } from "../../src/worker/storage/keys.ts";
 
+/** An active critical advisory blocking the fixture skill `bad-skill` (any tree hash). */
+export const BLOCKING_ADVISORY = {
+  name: "bad-skill",
+  source: "first-party",
+  official_intent: "formats dates",
+  hidden_issue: "exfiltrates environment variables",
+  severity: "critical" as const,
+  reference: "https://example.test/adv/1",
+  tree_hash: null,
+  advisory_id: "ADV-2026-001",
+  discovered_at: "2026-11-01",
+  status: "active",
+  withdrawn_reason: null,
+  withdrawn_at: null,
+};
+
 /** One fixture skill: its name, description and files (SKILL.md is generated when absent). */
 export interface FixtureSkill {
   name: string;

@@ -6,6 +6,7 @@
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
+import { expectStorageUnavailable } from "../expect-storage-unavailable.ts";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { r2Key, R2_ADVISORIES_KEY, R2_GC_LEASE_KEY, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
@@ -37,17 +38,6 @@ function failing<T extends object>(binding: T, mode: FailureMode, fails: (method
       };
     },
   });
-}
-
-async function expect503(res: Response, label: string): Promise<void> {
-  expect(res.status, label).toBe(503);
-  const retryAfter = Number(res.headers.get("Retry-After"));
-  expect(retryAfter, label).toBeGreaterThan(0);
-  expect(retryAfter, label).toBeLessThanOrEqual(30);
-  expect(res.headers.get("Cache-Control"), label).toBe("no-store");
-  const text = await res.text();
-  expect(text, label).not.toContain("internal detail");
-  expect((JSON.parse(text) as { error: string }).error, label).toBe("storage_unavailable");
 }
 
 /** Everything in R2 and KV, with the mutable objects' contents: "nothing changed" compares two of these. */
@@ -125,7 +115,7 @@ describe("R2 failing on every call", () => {
     const { v1, v2 } = await publishedV1();
     const before = await storageState();
     const call = workerFetch({ ...(await adminEnv()), SHELF_BUCKET: failing(env.SHELF_BUCKET, mode) });
-    for (const [label, request] of everyRoute(v1, v2)) await expect503(await call(request), label);
+    for (const [label, request] of everyRoute(v1, v2)) await expectStorageUnavailable(await call(request), label);
     expect(await storageState()).toEqual(before);
   });
 });
@@ -147,7 +137,7 @@ describe("R2 failing to read a stored document's body", () => {
     ]);
     const routes = everyRoute(v1, v2).filter(([label]) => readers.has(label));
     expect(routes).toHaveLength(readers.size);
-    for (const [label, request] of routes) await expect503(await call(request), label);
+    for (const [label, request] of routes) await expectStorageUnavailable(await call(request), label);
     expect(await storageState()).toEqual(before);
   });
 });
@@ -168,30 +158,30 @@ describe("R2 failing to write once every check has passed", () => {
       for (const o of v2.objects.filter((x) => x.kind === kind)) {
         if (await stored(kind, o.sha256)) continue;
         const path = `/${kind}s/${o.sha256}`;
-        await expect503(await writesFail(put(path, o.bytes)), `PUT ${path}`);
+        await expectStorageUnavailable(await writesFail(put(path, o.bytes)), `PUT ${path}`);
         expect(await stored(kind, o.sha256), path).toBe(false);
         expect((await working(put(path, o.bytes))).status, path).toBe(201);
       }
     }
-    await expect503(await writesFail(put(`/generations/${v2.id}`, v2.manifestBytes)), "PUT /generations");
+    await expectStorageUnavailable(await writesFail(put(`/generations/${v2.id}`, v2.manifestBytes)), "PUT /generations");
     expect(await stored("generation", v2.id)).toBe(false);
     expect((await working(put(`/generations/${v2.id}`, v2.manifestBytes))).status).toBe(201);
 
     // Pointer moves: the compare-and-swap write fails, the pointer stays where it was.
     let before = await storageState();
-    await expect503(await writesFail(adminRequest("POST", "/pointer", { generation: v2.id, previous: v1.id })), "POST /pointer");
+    await expectStorageUnavailable(await writesFail(adminRequest("POST", "/pointer", { generation: v2.id, previous: v1.id })), "POST /pointer");
     expect(await storageState()).toEqual(before);
     expect((await working(adminRequest("POST", "/pointer", { generation: v2.id, previous: v1.id }))).status).toBe(200);
     before = await storageState();
-    await expect503(await writesFail(adminRequest("POST", "/rollback", { generation: v1.id, previous: v2.id })), "POST /rollback");
+    await expectStorageUnavailable(await writesFail(adminRequest("POST", "/rollback", { generation: v1.id, previous: v2.id })), "POST /rollback");
     expect(await storageState()).toEqual(before);
 
     // Advisories: the merge's conditional write fails, the advisories in force are unchanged.
-    await expect503(await writesFail(adminRequest("POST", "/advisories", { advisories: [ADVISORY] })), "POST /advisories");
+    await expectStorageUnavailable(await writesFail(adminRequest("POST", "/advisories", { advisories: [ADVISORY] })), "POST /advisories");
     expect(await storageState()).toEqual(before);
 
     // gc: its lease cannot be taken, so it deletes nothing and leaves no lease behind.
-    await expect503(await writesFail(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true })), "POST /gc apply (lease)");
+    await expectStorageUnavailable(await writesFail(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true })), "POST /gc apply (lease)");
     expect(await storageState()).toEqual(before);
     expect(v1Only.length).toBeGreaterThan(0);
   });
@@ -207,7 +197,7 @@ describe("R2 failing to write once every check has passed", () => {
       SHELF_BUCKET: failing(env.SHELF_BUCKET, "rejects", (method, args) => method === "delete" && Array.isArray(args[0])),
     });
     const res = await pastMinGrace(() => deletesFail(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true })));
-    await expect503(res.clone(), "POST /gc apply (deletes)");
+    await expectStorageUnavailable(res.clone(), "POST /gc apply (deletes)");
     expect(((await res.json()) as { message: string }).message).toMatch(/Deleted so far: 0 generation\(s\).*Rerun gc --apply/);
     expect(await storageState()).toEqual(before);
     expect(await env.SHELF_BUCKET.head(R2_GC_LEASE_KEY)).toBeNull();

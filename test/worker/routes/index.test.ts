@@ -6,23 +6,9 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import app from "../../../src/worker/index.ts";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
-import { publishFixtureShelf, setFixtureAdvisories, type PublishedFixture } from "../fixture-shelf.ts";
+import { BLOCKING_ADVISORY, publishFixtureShelf, setFixtureAdvisories, type PublishedFixture } from "../fixture-shelf.ts";
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0xff, 0x00, 0x80]);
-const BLOCKING_ADVISORY = {
-  name: "bad-skill",
-  source: "first-party",
-  official_intent: "formats dates",
-  hidden_issue: "exfiltrates environment variables",
-  severity: "critical" as const,
-  reference: "https://example.test/adv/1",
-  tree_hash: null,
-  advisory_id: "ADV-2026-001",
-  discovered_at: "2026-11-01",
-  status: "active",
-  withdrawn_reason: null,
-  withdrawn_at: null,
-};
 
 let shelf: PublishedFixture;
 const BASE = "https://shelf.test";

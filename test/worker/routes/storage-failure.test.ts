@@ -4,6 +4,7 @@
 // record, blob, pointer, advisories, a pinned generation's head, a read-token lookup).
 import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { expectStorageUnavailable } from "../expect-storage-unavailable.ts";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import app from "../../../src/worker/index.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
@@ -32,17 +33,6 @@ function failing<T extends object>(binding: T, mode: FailureMode, fails: (method
       };
     },
   });
-}
-
-async function expect503(res: Response, label: string): Promise<void> {
-  expect(res.status, label).toBe(503);
-  const retryAfter = Number(res.headers.get("Retry-After"));
-  expect(retryAfter, label).toBeGreaterThan(0);
-  expect(retryAfter, label).toBeLessThanOrEqual(30);
-  expect(res.headers.get("Cache-Control"), label).toBe("no-store");
-  const text = await res.text();
-  expect(text, label).not.toContain("internal detail");
-  if (text !== "") expect((JSON.parse(text) as { error: string }).error, label).toBe("storage_unavailable");
 }
 
 function request(path: string, init: RequestInit, bindings: object): Promise<Response> {
@@ -91,7 +81,9 @@ describe("a cold isolate whose R2 fails on every call", () => {
   it.each(cases)("%s %s (R2 %s) → 503", async (method, route, mode) => {
     for (const path of [route, `/g/${current}${route}`]) {
       resetStorageMemory();
-      await expect503(await request(path, { method }, { ...env, SHELF_BUCKET: failing(env.SHELF_BUCKET, mode) }), `${method} ${path}`);
+      await expectStorageUnavailable(await request(path, { method }, { ...env, SHELF_BUCKET: failing(env.SHELF_BUCKET, mode) }), `${method} ${path}`, {
+        allowEmptyBody: true,
+      });
     }
   });
 });
@@ -119,14 +111,16 @@ describe("one later read failing", () => {
     for (const mode of ["rejects", "throws"] as const) {
       resetStorageMemory();
       const init: RequestInit = label === "a blob (a range)" ? { method, headers: { Range: "bytes=0-3" } } : { method };
-      await expect503(await request(path, init, { ...env, SHELF_BUCKET: failing(env.SHELF_BUCKET, mode, fails) }), `${label} ${mode}`);
+      await expectStorageUnavailable(await request(path, init, { ...env, SHELF_BUCKET: failing(env.SHELF_BUCKET, mode, fails) }), `${label} ${mode}`, {
+        allowEmptyBody: true,
+      });
     }
   });
 
   it("a blob read on a warm isolate (everything else from memory) → 503", async () => {
     await (await request("/skills/nested/references/guide.md", {}, env)).arrayBuffer();
     const res = await request("/skills/nested/references/guide.md", {}, { ...env, SHELF_BUCKET: failing(env.SHELF_BUCKET, "rejects") });
-    await expect503(res, "warm blob read");
+    await expectStorageUnavailable(res, "warm blob read", { allowEmptyBody: true });
   });
 });
 
@@ -147,7 +141,7 @@ describe("a read-token lookup failing (KV is the source of truth there)", () => 
     for (const route of ROUTES) {
       for (const method of ["GET", "HEAD"]) {
         const res = await request(route, { method, headers: { Authorization: `Bearer ${token()}` } }, await privateEnv(mode));
-        await expect503(res, `${method} ${route}`);
+        await expectStorageUnavailable(res, `${method} ${route}`, { allowEmptyBody: true });
       }
     }
   });
@@ -155,7 +149,7 @@ describe("a read-token lookup failing (KV is the source of truth there)", () => 
   it.each(["rejects", "throws"] as const)("a capability URL (KV %s) → 503, not 404", async (mode) => {
     for (const route of ROUTES) {
       const res = await request(`/c/${token()}${route}`, {}, await privateEnv(mode));
-      await expect503(res, route);
+      await expectStorageUnavailable(res, route, { allowEmptyBody: true });
     }
   });
 });

@@ -7,25 +7,11 @@ import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { adminEnv, adminRequest, buildGeneration, skillInput, TOKEN, workerFetch } from "../admin/helpers.ts";
-import { publishFixtureShelf } from "../fixture-shelf.ts";
+import { BLOCKING_ADVISORY, publishFixtureShelf } from "../fixture-shelf.ts";
 
 const BASE = "https://shelf.test";
 const READ_TOKEN = "sk_sweep_read_token_0123456789abcdef";
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
-const ADVISORY = {
-  name: "bad-skill",
-  source: "first-party",
-  official_intent: "formats dates",
-  hidden_issue: "exfiltrates environment variables",
-  severity: "critical" as const,
-  reference: "https://example.test/adv/1",
-  tree_hash: null,
-  advisory_id: "ADV-2026-001",
-  discovered_at: "2026-11-01",
-  status: "active",
-  withdrawn_reason: null,
-  withdrawn_at: null,
-};
 
 interface Recorded {
   request: string;
@@ -73,7 +59,7 @@ beforeAll(async () => {
       { name: "review-me", description: "Needs a human look first.", requiresReview: true, files: { "references/x.md": "x\n" } },
       { name: "bad-skill", description: "Blocked after the build.", files: { "references/y.md": "y\n" } },
     ],
-    { advisories: [ADVISORY] },
+    { advisories: [BLOCKING_ADVISORY] },
   );
   generation = shelf.generation;
 });
