@@ -3,7 +3,7 @@
 // pinned, with the bindings wrapped to fail, on a cold isolate and at each later read (shard,
 // record, blob, pointer, advisories, a pinned generation's head, a read-token lookup).
 import { env } from "cloudflare:workers";
-import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, it } from "vitest";
 import { expectStorageUnavailable } from "../expect-storage-unavailable.ts";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import app from "../../../src/worker/index.ts";
