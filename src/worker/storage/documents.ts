@@ -308,13 +308,20 @@ export interface BlobHead {
  * @example const head = await headBlob(env, sha) // => {size: 120, sha256: "9f86…"}
  */
 export async function headBlob(env: StorageBindings, sha256: string): Promise<BlobHead | null> {
-  const key = r2Key("blob", sha256);
-  let object: R2Object | null;
+  const object = await headObject(env, r2Key("blob", sha256));
+  if (object === null) return null;
+  return { size: object.size, sha256: object.checksums?.toJSON().sha256 ?? null };
+}
+
+/**
+ * One R2 head (no body read); null when the object is missing. An R2 error becomes
+ * StorageUnavailableError.
+ * @example const object = await headObject(env, r2Key("generation", id))
+ */
+export async function headObject(env: StorageBindings, key: string): Promise<R2Object | null> {
   try {
-    object = await env.SHELF_BUCKET.head(key);
+    return await env.SHELF_BUCKET.head(key);
   } catch (err) {
     throw new StorageUnavailableError(`R2 head of ${key} failed`, { cause: err });
   }
-  if (object === null) return null;
-  return { size: object.size, sha256: object.checksums?.toJSON().sha256 ?? null };
 }

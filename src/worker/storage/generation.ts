@@ -17,6 +17,7 @@ import {
   type BlobHead,
   forgetDocument,
   headBlob,
+  headObject,
   parseShard,
   parseWith,
   readBlob,
@@ -25,7 +26,7 @@ import {
   RequestReads,
   resetDocuments,
 } from "./documents.ts";
-import { MissingObjectError, StorageUnavailableError } from "./errors.ts";
+import { MissingObjectError } from "./errors.ts";
 import { r2Key } from "./keys.ts";
 import { loadAdvisories, loadPointer, resetLive, type AdvisoriesInForce } from "./live.ts";
 
@@ -137,13 +138,7 @@ const pinnedSeenAt = new Map<string, number>();
 async function pinnedStillStored(env: StorageBindings, id: string, now: number): Promise<boolean> {
   const seen = pinnedSeenAt.get(id);
   if (seen !== undefined && now - seen < PINNED_CHECK_TTL_MS) return true;
-  const key = r2Key("generation", id);
-  let head: R2Object | null;
-  try {
-    head = await env.SHELF_BUCKET.head(key);
-  } catch (err) {
-    throw new StorageUnavailableError(`R2 head of ${key} failed`, { cause: err });
-  }
+  const head = await headObject(env, r2Key("generation", id));
   if (head === null) {
     pinnedSeenAt.delete(id);
     return false;
