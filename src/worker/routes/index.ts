@@ -1,8 +1,9 @@
 // The shelf's read group, ready to mount at "/": the static layout, well-known discovery and
-// /v1/shelf, each at the current generation, pinned at /g/<generation>/…, and under /c/<token>/…
+// the read API (/v1, src/worker/api), each at the current generation, pinned at /g/<generation>/…, and under /c/<token>/…
 // for capability URLs (404 unless switched on). The group's header policy is middleware here:
 // CORS around every answer, the strict security headers and read access on every read path.
 import { Hono } from "hono";
+import { apiRoutes } from "../api/index.ts";
 import { readAccess, shelfVisibility } from "../auth/read-access.ts";
 import { notFound } from "../http/errors.ts";
 import { preflightResponse, strictSecurityHeaders } from "../http/headers.ts";
@@ -15,7 +16,7 @@ import { discoveryEnabled, wellKnownRoutes } from "./well-known.ts";
 export type { ReadBindings, ReadEnv } from "./context.ts";
 
 /** Every path a read view answers (per prefix); anything else is the group's JSON 404. */
-const READ_PATHS = ["/skills/*", "/.well-known/agent-skills/*", "/.well-known/skills/*", "/v1/shelf"];
+const READ_PATHS = ["/skills/*", "/.well-known/agent-skills/*", "/.well-known/skills/*", "/v1/*", "/api/search"];
 
 // Raw (still-encoded) path fragments that are never part of a published URL: encoded
 // separators and NULs. Checked on the raw URL because Hono decodes parameters.
@@ -57,6 +58,7 @@ function readSurface(): Hono<ReadEnv> {
   surface.route("/", staticLayoutRoutes());
   surface.route("/", wellKnownRoutes());
   surface.route("/", shelfStatusRoutes());
+  surface.route("/", apiRoutes());
   return surface;
 }
 

@@ -5,11 +5,13 @@
 // layout, well-known discovery, /v1/shelf, and later /v1, /mcp and the pages) is a thin sibling
 // over it; none of them touches storage or trust directly.
 import type { SkillEntry, SkillRecord } from "../../core/generation/manifest.ts";
-import { isSha256Hex } from "../../core/skill/hash.ts";
+import { isSha256Hex, sha256Hex } from "../../core/skill/hash.ts";
+import { decodeSkillMd, parseSkillMd } from "../../core/skill/skill-md.ts";
 import type { AdvisoryEntry } from "../../core/trust/records.ts";
 import { MissingObjectError } from "../storage/errors.ts";
 import { openGeneration, openGenerationById, type BlobHead, type Clock, type Generation, type StorageBindings } from "../storage/index.ts";
 import { r2Key } from "../storage/keys.ts";
+import { MemoryCache } from "../storage/memory-cache.ts";
 import { NotOnShelfError, SkillBlockedError } from "./errors.ts";
 import { isPlausibleFilePath, isPlausibleSkillName } from "./names.ts";
 import { edgeVerdict, type BlockingAdvisory } from "./verdict.ts";
@@ -69,6 +71,18 @@ export interface ShelfStatus {
   requires_review: string[];
   blocked: Array<{ name: string; advisory: BlockingAdvisory }>;
   advisories: { seq: number; in_force: readonly AdvisoryEntry[] };
+}
+
+/**
+ * SKILL.md bodies by the SHA-256 of their SKILL.md: content-addressed, so valid across
+ * generations; bounded, so a 10,000-skill shelf cannot fill the isolate.
+ */
+const BODY_CACHE_BYTES = 8 * 1024 * 1024;
+const bodies = new MemoryCache<string>(BODY_CACHE_BYTES);
+
+/** Forgets every cached body (tests that count storage reads start cold). */
+export function resetBodyCache(): void {
+  bodies.clear();
 }
 
 /** Options for {@link ShelfService}. */
@@ -194,6 +208,25 @@ export class ShelfService {
     const found = record.files.find((f) => f.path === path);
     if (!found) throw NotOnShelfError.file(path, name);
     return this.#blob(path, found.sha256, found.size, found.media_type);
+  }
+
+  /**
+   * A servable skill's instructions: its SKILL.md body exactly as agentskills-core's get_body
+   * returns it. One R2 read the first time an isolate needs this SKILL.md, none after; the
+   * bytes are checked against the manifest's digest before they are believed.
+   * @throws NotOnShelfError, SkillBlockedError, StorageUnavailableError
+   */
+  async body(name: string): Promise<string> {
+    const skill = await this.skill(name);
+    const { sha256, size } = skill.skill_md;
+    const cached = bodies.get(sha256);
+    if (cached !== undefined) return cached;
+    const file = await this.file(name, "SKILL.md");
+    const bytes = new Uint8Array(await new Response(await file.open()).arrayBuffer());
+    if (bytes.byteLength !== size || (await sha256Hex(bytes)) !== sha256) throw new MissingObjectError(r2Key("blob", sha256));
+    const body = parseSkillMd(decodeSkillMd(bytes)).body;
+    bodies.set(sha256, body, body.length * 2);
+    return body;
   }
 
   /** A servable skill's deterministic archive, `<name>.tar.gz` or `<name>.zip`. */
