@@ -31,3 +31,11 @@ describe("GET /v1/openapi.json", () => {
     expect(again.status).toBe(304);
   });
 });
+
+describe("expectDocumented", () => {
+  it("refuses an answer from a path the document does not list", async () => {
+    const { expectDocumented } = await import("./openapi-check.ts");
+    const res = await get("/v1/openapi.json");
+    await expect(expectDocumented("get", "/v1/no-such-route", res)).rejects.toThrow(/not in the OpenAPI document/);
+  });
+});
