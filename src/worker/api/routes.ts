@@ -4,7 +4,7 @@
 // is bound. Views (skills.ts, catalog.ts, trust.ts, search.ts) only write handlers.
 import { createRoute, OpenAPIHono, type Hook } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
-import type { z } from "zod";
+import { z } from "zod";
 import { API_BASE, API_ERRORS, PROBLEM_MEDIA_TYPE, ProblemSchema, type ApiRoute } from "../../core/api/contract.ts";
 import type { ReadEnv } from "../routes/context.ts";
 import { cachePolicy } from "../routes/policy.ts";
@@ -32,9 +32,12 @@ export function apiApp(): ApiApp {
   return new OpenAPIHono<ReadEnv>({ defaultHook: refuseInvalidRequest });
 }
 
+/** Read access's refusal, the same on every read route: `{error, message}` with WWW-Authenticate. */
+const ReadRefusalSchema = z.object({ error: z.string(), message: z.string() }).meta({ id: "ReadRefusal" });
+
 /** The error answers of a route, for the OpenAPI document. */
 function errorResponses(route: ApiRoute) {
-  const codes = new Set([...route.errors, "unauthorized", "storage_unavailable"] as const);
+  const codes = new Set([...route.errors, "storage_unavailable"] as const);
   const byStatus = new Map<number, string[]>();
   for (const code of codes) byStatus.set(API_ERRORS[code], [...(byStatus.get(API_ERRORS[code]) ?? []), code]);
   return Object.fromEntries(
