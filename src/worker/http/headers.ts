@@ -101,17 +101,23 @@ export function strictSecurityHeaders(): MiddlewareHandler {
   });
 }
 
+/** What a preflight may allow beyond GET and HEAD: POST with a JSON body (POST /v1/select). */
+export interface PreflightOptions {
+  post?: boolean;
+}
+
 /**
  * The answer to a CORS preflight on the read routes: what may be asked, for a public shelf (the
  * CORS middleware around it adds the origin headers); only `Allow` for a private one.
  */
-export function preflightResponse(visibility: "public" | "private"): Response {
+export function preflightResponse(visibility: "public" | "private", options: PreflightOptions = {}): Response {
+  const methods = options.post ? "GET, HEAD, POST, OPTIONS" : "GET, HEAD, OPTIONS";
   const headers = new Headers({ "Cache-Control": "public, max-age=86400" });
   if (visibility === "public") {
-    headers.set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS");
-    headers.set("Access-Control-Allow-Headers", "Range, If-Range, If-None-Match, If-Modified-Since, Authorization");
+    headers.set("Access-Control-Allow-Methods", methods);
+    headers.set("Access-Control-Allow-Headers", `Range, If-Range, If-None-Match, If-Modified-Since, Authorization${options.post ? ", Content-Type" : ""}`);
     headers.set("Access-Control-Max-Age", "86400");
   }
-  headers.set("Allow", "GET, HEAD, OPTIONS");
+  headers.set("Allow", methods);
   return new Response(null, { status: 204, headers });
 }

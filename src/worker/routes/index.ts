@@ -18,6 +18,9 @@ export type { ReadBindings, ReadEnv } from "./context.ts";
 /** Every path a read view answers (per prefix); anything else is the group's JSON 404. */
 const READ_PATHS = ["/skills/*", "/.well-known/agent-skills/*", "/.well-known/skills/*", "/v1/*", "/api/search"];
 
+/** The read paths that also take a POST (a JSON body), so their preflight allows it. */
+const POST_PATHS: ReadonlySet<string> = new Set(["/v1/select"]);
+
 // Raw (still-encoded) path fragments that are never part of a published URL: encoded
 // separators and NULs. Checked on the raw URL because Hono decodes parameters.
 const FORBIDDEN_RAW = /%2f|%5c|%00|\\/i;
@@ -49,7 +52,7 @@ function readSurface(): Hono<ReadEnv> {
       return next();
     });
     // Preflights carry no credentials, so they are answered before read access.
-    surface.options(pattern, (c) => preflightResponse(shelfVisibility(c.env)));
+    surface.options(pattern, (c) => preflightResponse(shelfVisibility(c.env), { post: POST_PATHS.has(c.req.path.replace(/^(\/c\/[^/]+)?(\/g\/[^/]+)?/, "")) }));
     surface.use(pattern, security);
     surface.use(pattern, access);
     surface.use(pattern, openShelf());

@@ -111,6 +111,19 @@ describe("content types and security headers", () => {
       .map((h) => h.toLowerCase());
     for (const h of ["range", "if-range", "if-none-match"]) expect(allowed, h).toContain(h);
   });
+
+  it("allows POST with a JSON body only where a read path takes one (/v1/select), also pinned and under a capability prefix", async () => {
+    const preflight = (path: string) => get(path, { method: "OPTIONS", headers: { Origin: "https://x.test", "Access-Control-Request-Method": "POST" } });
+    for (const path of ["/v1/select", `/g/${shelf.generation}/v1/select`]) {
+      const res = await preflight(path);
+      expect(res.status, path).toBe(204);
+      expect(res.headers.get("Access-Control-Allow-Methods"), path).toBe("GET, HEAD, POST, OPTIONS");
+      expect(res.headers.get("Access-Control-Allow-Headers"), path).toContain("Content-Type");
+    }
+    const file = await preflight("/skills/solo/SKILL.md");
+    expect(file.headers.get("Access-Control-Allow-Methods")).toBe("GET, HEAD, OPTIONS");
+    expect(file.headers.get("Access-Control-Allow-Headers")).not.toContain("Content-Type");
+  });
 });
 
 describe("conditional requests, ranges, HEAD", () => {
