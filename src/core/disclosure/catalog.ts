@@ -163,16 +163,20 @@ function selectCatalogSkills<T extends CatalogSkill>(skills: readonly T[], optio
   return selected;
 }
 
+/** A catalog fitted to its budget: the entries in order, each rendered, and how many are shown of how many. */
+interface FittedCatalog<T extends CatalogSkill> {
+  frame: Frame;
+  entries: T[];
+  chunks: string[];
+  shown: number;
+  total: number;
+}
+
 /**
- * The catalog string, byte-identical to agentskills-core's `get_skills_catalog`.
- * Fitting to `maxChars` renders each entry once and measures it, so the cost is linear in the
- * number of skills however many entries are dropped.
- * @example renderCatalog([{name: "beta", description: "Beta skill."}], {format: "markdown"})
- *   // "# Available Skills\n\n## beta\n- **Description**: Beta skill.\n"
- * @throws CatalogError for an unknown include, a max_chars too small for even the empty
- *   catalog, or an unsupported format.
+ * Selects, filters and fits a catalog: the work renderCatalog and catalogSelection share, so the
+ * structured form shows exactly the entries the text shows.
  */
-export function renderCatalog(skills: readonly CatalogSkill[], options: CatalogOptions = {}): string {
+function fitCatalog<T extends CatalogSkill>(skills: readonly T[], options: CatalogOptions): FittedCatalog<T> {
   const format: string = options.format ?? "xml";
   if (format !== "xml" && format !== "markdown") {
     throw new CatalogError("format", `Unsupported format ${pyRepr(format)}; expected 'xml' or 'markdown'.`);
@@ -208,7 +212,68 @@ export function renderCatalog(skills: readonly CatalogSkill[], options: CatalogO
       }
     }
   }
+  return { frame, entries, chunks, shown, total };
+}
+
+/**
+ * The catalog string, byte-identical to agentskills-core's `get_skills_catalog`.
+ * Fitting to `maxChars` renders each entry once and measures it, so the cost is linear in the
+ * number of skills however many entries are dropped.
+ * @example renderCatalog([{name: "beta", description: "Beta skill."}], {format: "markdown"})
+ *   // "# Available Skills\n\n## beta\n- **Description**: Beta skill.\n"
+ * @throws CatalogError for an unknown include, a max_chars too small for even the empty
+ *   catalog, or an unsupported format.
+ */
+export function renderCatalog(skills: readonly CatalogSkill[], options: CatalogOptions = {}): string {
+  const { frame, chunks, shown, total } = fitCatalog(skills, options);
   if (shown === 0) return frame.empty(total);
   const shownChunks = shown === chunks.length ? chunks : chunks.slice(0, shown);
   return frame.head(shown, total) + shownChunks.join(frame.separator) + frame.tail(shown, total);
+}
+
+/** The entries a catalog shows and the counts it reports (`truncated="true" shown= total=`). */
+export interface CatalogSelection<T extends CatalogSkill> {
+  /** The skills shown, in catalog order (sorted by name, code point order). */
+  skills: T[];
+  shown: number;
+  total: number;
+  /** True when fewer are shown than `total` (by max_chars, or a larger `total` given). */
+  truncated: boolean;
+}
+
+/**
+ * Which skills {@link renderCatalog} with the same options shows, without the text: the same
+ * selection, filters and fit (max_chars is measured in `options.format`, default xml), so a
+ * structured catalog lists exactly the entries of the text one.
+ * @example catalogSelection(skills, { maxChars: 2000 }).skills.map((s) => s.name)
+ * @throws CatalogError as renderCatalog does.
+ */
+export function catalogSelection<T extends CatalogSkill>(skills: readonly T[], options: CatalogOptions = {}): CatalogSelection<T> {
+  const { entries, shown, total } = fitCatalog(skills, options);
+  return { skills: entries.slice(0, shown), shown, total, truncated: shown < total };
+}
+
+/** A catalog entry as structured data: the fields the text catalog shows for it, hints without blank cases. */
+export interface CatalogEntryData {
+  name: string;
+  /** "" when the skill has none (`<description />`). */
+  description: string;
+  /** null when the skill has none (no `<version>`). */
+  version: string | null;
+  /** Present when selection hints are on. */
+  when_to_use?: string[];
+  when_not_to_use?: string[];
+}
+
+/**
+ * One skill as a structured catalog entry, with exactly what its text entry carries.
+ * @example catalogEntryData({ name: "a", description: "A.", when_to_use: ["x", " "] }, true) // {name: "a", description: "A.", version: null, when_to_use: ["x"], when_not_to_use: []}
+ */
+export function catalogEntryData(skill: CatalogSkill, selectionHints: boolean): CatalogEntryData {
+  const entry: CatalogEntryData = { name: skill.name, description: skill.description ?? "", version: skill.version ? skill.version : null };
+  if (selectionHints) {
+    entry.when_to_use = [...cases(skill.when_to_use)];
+    entry.when_not_to_use = [...cases(skill.when_not_to_use)];
+  }
+  return entry;
 }
