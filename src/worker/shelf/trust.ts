@@ -1,0 +1,83 @@
+// Trust verdicts with reasons at the edge: core's evaluateTrust over a skill's stored validation
+// records and the advisories in force now. A record stores its validations in their to_dict form
+// (optional fields left out), so they are loaded back into core's ValidationRecord shape first.
+// The verdict agrees with the edge verdict every other view applies (verdict.ts): blocked skills
+// never get here, and a skill the edge holds for review is never reported attachable.
+import type { ShelfTrustView, SkillTrustView } from "../../core/api/trust.ts";
+import type { SkillRecord } from "../../core/generation/manifest.ts";
+import { evaluateTrust, type TrustVerdict } from "../../core/trust/evaluate.ts";
+import { ValidationRecordSchema, type AdvisoryEntry, type ValidationRecord } from "../../core/trust/records.ts";
+import type { ServedSkill, ShelfService } from "./service.ts";
+
+/** How many records /v1/trust reads at once (the runtime queues more than a few open reads anyway). */
+const RECORD_READS_AT_ONCE = 8;
+
+/**
+ * A record's validation records in core's shape. The build wrote them from loaded records, so
+ * one that does not load back means the stored record is not what the build wrote: refused.
+ * @example storedValidations(record)[0]?.level // "first_party"
+ */
+export function storedValidations(record: Pick<SkillRecord, "name" | "trust">): ValidationRecord[] {
+  return record.trust.validations.map((raw, index) => {
+    const parsed = ValidationRecordSchema.safeParse(raw);
+    if (!parsed.success) throw new Error(`the record of ${record.name} holds a malformed validation record (#${index}): ${parsed.error.issues[0]?.message}`);
+    return parsed.data;
+  });
+}
+
+/**
+ * One served skill's verdict under the advisories in force, evaluated as the edge verdict is
+ * (the provenance source the build derived). The edge keeps the build's requires_review (only a
+ * build re-decides it, e.g. after an advisory that matched at build time is withdrawn); when the
+ * evaluation alone would attach, that is stated as the reason it does not.
+ * @example skillTrust(generation.advisories, skill, record).verdict.reasons
+ */
+export function skillTrust(advisories: readonly AdvisoryEntry[], skill: ServedSkill, record: SkillRecord): SkillTrustView {
+  const evaluated = evaluateTrust(
+    { validations: storedValidations(record), advisories },
+    { tree_hash: skill.tree_hash, name: skill.name, source: skill.trust.source, has_scripts: skill.has_scripts },
+  );
+  const verdict: TrustVerdict =
+    skill.trust.requires_review && !evaluated.requires_review
+      ? {
+          ...evaluated,
+          requires_review: true,
+          attachable: false,
+          reasons: [...evaluated.reasons, `review: the build's verdict requires review (${record.trust.verdict.reasons.join("; ") || "no reason recorded"})`],
+        }
+      : evaluated;
+  return { name: skill.name, tree_hash: skill.tree_hash, source: skill.trust.source, has_scripts: skill.has_scripts, verdict };
+}
+
+/**
+ * One served skill's verdict (one record read).
+ * @throws NotOnShelfError, SkillBlockedError (the 404 and 410 of every view)
+ */
+export async function skillTrustOnShelf(shelf: ShelfService, name: string): Promise<SkillTrustView> {
+  const { skill, record } = await shelf.record(name);
+  return skillTrust((await shelf.generation()).advisories, skill, record);
+}
+
+/**
+ * Every served skill's verdict, the blocked skills with their advisory (as /v1/shelf shows them)
+ * and the advisories in force. Reads every record: cold, one read per skill; callers cache it.
+ */
+export async function shelfTrust(shelf: ShelfService): Promise<ShelfTrustView> {
+  const [status, served, generation] = await Promise.all([shelf.status(), shelf.skills(), shelf.generation()]);
+  const skills: SkillTrustView[] = new Array(served.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < served.length) {
+      const i = next++;
+      const { skill, record } = await shelf.record(served[i]!.name);
+      skills[i] = skillTrust(generation.advisories, skill, record);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(RECORD_READS_AT_ONCE, served.length) }, worker));
+  return {
+    generation: status.generation,
+    advisories: { seq: status.advisories.seq, in_force: [...status.advisories.in_force] },
+    skills,
+    blocked: status.blocked,
+  };
+}
