@@ -104,18 +104,26 @@ export function strictSecurityHeaders(): MiddlewareHandler {
 /** What a preflight may allow beyond GET and HEAD: POST with a JSON body (POST /v1/select). */
 export interface PreflightOptions {
   post?: boolean;
+  /** /mcp: POST and DELETE too, and the headers MCP clients send (src/worker/mcp). */
+  mcp?: boolean;
 }
+
+/** Request headers MCP clients send, both protocol eras (2025: session and version; 2026-07-28: method and name). */
+const MCP_REQUEST_HEADERS = "Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID";
 
 /**
  * The answer to a CORS preflight on the read routes: what may be asked, for a public shelf (the
  * CORS middleware around it adds the origin headers); only `Allow` for a private one.
  */
 export function preflightResponse(visibility: "public" | "private", options: PreflightOptions = {}): Response {
-  const methods = options.post ? "GET, HEAD, POST, OPTIONS" : "GET, HEAD, OPTIONS";
+  const methods = options.mcp ? "GET, POST, DELETE, OPTIONS" : options.post ? "GET, HEAD, POST, OPTIONS" : "GET, HEAD, OPTIONS";
   const headers = new Headers({ "Cache-Control": "public, max-age=86400" });
   if (visibility === "public") {
+    const allowed = options.mcp
+      ? MCP_REQUEST_HEADERS
+      : `Range, If-Range, If-None-Match, If-Modified-Since, Authorization${options.post ? ", Content-Type" : ""}`;
     headers.set("Access-Control-Allow-Methods", methods);
-    headers.set("Access-Control-Allow-Headers", `Range, If-Range, If-None-Match, If-Modified-Since, Authorization${options.post ? ", Content-Type" : ""}`);
+    headers.set("Access-Control-Allow-Headers", allowed);
     headers.set("Access-Control-Max-Age", "86400");
   }
   headers.set("Allow", methods);

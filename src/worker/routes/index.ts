@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import { apiRoutes } from "../api/index.ts";
 import { readAccess, shelfVisibility } from "../auth/read-access.ts";
 import { notFound } from "../http/errors.ts";
+import { mcpRoutes } from "../mcp/index.ts";
 import { preflightResponse, strictSecurityHeaders } from "../http/headers.ts";
 import { openShelf, type ReadEnv } from "./context.ts";
 import { shelfCors } from "./policy.ts";
@@ -16,7 +17,7 @@ import { discoveryEnabled, wellKnownRoutes } from "./well-known.ts";
 export type { ReadBindings, ReadEnv } from "./context.ts";
 
 /** Every path a read view answers (per prefix); anything else is the group's JSON 404. */
-const READ_PATHS = ["/skills/*", "/.well-known/agent-skills/*", "/.well-known/skills/*", "/v1/*", "/api/search"];
+const READ_PATHS = ["/skills/*", "/.well-known/agent-skills/*", "/.well-known/skills/*", "/v1/*", "/api/search", "/mcp"];
 
 /** The read paths that also take a POST (a JSON body), so their preflight allows it. */
 const POST_PATHS: ReadonlySet<string> = new Set(["/v1/select"]);
@@ -52,7 +53,10 @@ function readSurface(): Hono<ReadEnv> {
       return next();
     });
     // Preflights carry no credentials, so they are answered before read access.
-    surface.options(pattern, (c) => preflightResponse(shelfVisibility(c.env), { post: POST_PATHS.has(c.req.path.replace(/^(\/c\/[^/]+)?(\/g\/[^/]+)?/, "")) }));
+    surface.options(pattern, (c) => {
+      const path = c.req.path.replace(/^(\/c\/[^/]+)?(\/g\/[^/]+)?/, "");
+      return preflightResponse(shelfVisibility(c.env), { post: POST_PATHS.has(path), mcp: path === "/mcp" });
+    });
     surface.use(pattern, security);
     surface.use(pattern, access);
     surface.use(pattern, openShelf());
@@ -62,6 +66,7 @@ function readSurface(): Hono<ReadEnv> {
   surface.route("/", wellKnownRoutes());
   surface.route("/", shelfStatusRoutes());
   surface.route("/", apiRoutes());
+  surface.route("/", mcpRoutes());
   return surface;
 }
 
