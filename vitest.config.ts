@@ -18,7 +18,7 @@ export default defineConfig({
         plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
         test: {
           name: "workerd",
-          include: ["test/core/**/*.test.ts", "test/worker/**/*.test.ts"],
+          include: ["test/core/**/*.test.ts", "test/worker/**/*.test.ts", "test/agents/**/*.test.ts"],
           // Shelves of 1,000 and 10,000 skills are built in some tests; nothing here is timed
           // (speed targets live in `npm run bench`), so a loaded CI machine must not fail them.
           testTimeout: 60_000,

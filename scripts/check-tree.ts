@@ -115,6 +115,7 @@ export const ALLOWED_LAYERS: Readonly<Record<string, readonly string[]>> = {
   "src/core": [],
   "src/worker": ["src/core"],
   "src/cli": ["src/core"],
+  "src/agents": ["src/core"],
 };
 
 /** Imports that cross the layering of ALLOWED_LAYERS, as "from -> to". */
