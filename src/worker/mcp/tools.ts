@@ -12,6 +12,7 @@ import { pyRepr } from "../../core/python-compat/pyfmt.ts";
 import { staticSkillIndex } from "../routes/indexes.ts";
 import { NotOnShelfError, SkillBlockedError } from "../shelf/errors.ts";
 import type { ShelfService } from "../shelf/service.ts";
+import { StorageUnavailableError } from "../storage/errors.ts";
 import { pyJsonDumps } from "./py-json.ts";
 import { readVerified } from "./read.ts";
 import { inScope, type McpScope } from "./scope.ts";
@@ -19,6 +20,9 @@ import { skillMdFacts } from "./skill-md.ts";
 
 /** A failure the agent should read (agentskills-core's AgentSkillsError family), not a protocol error. */
 class ToolDomainError extends Error {}
+
+/** A failure Python reports without detail (its MCP SDK hides a non-domain exception's message). */
+class UndetailedToolError extends Error {}
 
 /** Resource kinds and the tool that reads each (agentskills-core's RESOURCE_KINDS). */
 const RESOURCE_TOOLS = { get_skill_reference: "references", get_skill_asset: "assets", get_skill_script: "scripts" } as const;
@@ -65,15 +69,20 @@ async function resourceBytes(shelf: ShelfService, skillIdArg: string, kind: stri
   }
 }
 
-/** Runs a tool body; domain errors become the isError result agentskills-mcp-server gives. */
+/**
+ * Runs a tool body. Every failure is an isError result worded as agentskills-mcp-server words it:
+ * a domain error with its message, a storage failure as the transient one it is
+ * (agentskills-core's SkillUnavailableError), anything else without detail (logged here).
+ */
 async function answer(tool: string, run: () => Promise<string>): Promise<CallToolResult> {
   try {
     return { content: [{ type: "text", text: await run() }] };
   } catch (error) {
-    if (error instanceof ToolDomainError || error instanceof SectionNotFoundError) {
-      return { content: [{ type: "text", text: `Error executing tool ${tool}: ${error.message}` }], isError: true };
-    }
-    throw error;
+    let detail: string | undefined;
+    if (error instanceof ToolDomainError || error instanceof SectionNotFoundError) detail = error.message;
+    else if (error instanceof StorageUnavailableError) detail = "the shelf's storage did not answer; try again in a few seconds";
+    else if (!(error instanceof UndetailedToolError)) console.error(`mcp tool ${tool} failed`, error);
+    return { content: [{ type: "text", text: detail ? `Error executing tool ${tool}: ${detail}` : `Error executing tool ${tool}` }], isError: true };
   }
 }
 
@@ -92,7 +101,8 @@ export function registerSkillTools(server: McpServer, shelf: ShelfService, scope
       ({ skill_id }) =>
         answer("get_skill_metadata", async () => {
           const facts = await skillMdFacts(shelf, await skillFor(shelf, scope, skill_id));
-          if ("error" in facts.metadata) throw new ToolDomainError(facts.metadata.error);
+          // json.dumps refusing a value (a date) is a TypeError, not a domain error: Python says no more.
+          if ("error" in facts.metadata) throw new UndetailedToolError(facts.metadata.error);
           return facts.metadata.text;
         }),
     );

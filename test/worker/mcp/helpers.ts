@@ -1,0 +1,42 @@
+// Drives /mcp with the official SDK client (@modelcontextprotocol/client) through the Worker app
+// in workerd: its fetch is the app's request function, so every byte goes through the read
+// surface (read access, CORS, security headers) exactly as over HTTP.
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
+import { env } from "cloudflare:workers";
+import app from "../../../src/worker/index.ts";
+
+export const BASE = "https://shelf.test";
+
+/** The two protocol eras a host may speak: 2026-07-28 (no initialize) and 2025 (stateless initialize). */
+export type Era = "modern" | "legacy";
+export const ERAS: readonly Era[] = ["modern", "legacy"];
+
+/** Options of {@link connectMcp}. */
+export interface ConnectOptions {
+  era?: Era;
+  /** Path of the endpoint (default /mcp), with any query. */
+  path?: string;
+  headers?: Record<string, string>;
+  bindings?: object;
+}
+
+/** A fetch that calls the Worker app in-process. */
+export function appFetch(bindings: object = env): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+  return async (input, init) => app.request(input instanceof Request ? input : String(input), init, bindings);
+}
+
+/**
+ * An SDK client connected to the Worker's /mcp in one era, and its SkillsClient.
+ * @example const { client, skills } = await connectMcp({ era: "modern" })
+ */
+export async function connectMcp(options: ConnectOptions = {}): Promise<{ client: Client; skills: SkillsClient }> {
+  const era = options.era ?? "modern";
+  const client = new Client({ name: "skillshelf-test", version: "1.0.0" }, era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {});
+  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}${options.path ?? "/mcp"}`), {
+    fetch: appFetch(options.bindings),
+    ...(options.headers ? { requestInit: { headers: options.headers } } : {}),
+  });
+  await client.connect(transport);
+  return { client, skills: new SkillsClient(client) };
+}
