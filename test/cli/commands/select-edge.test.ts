@@ -70,7 +70,7 @@ const ALL = ["audited-skill", "scripted-skill", "unverified-skill", "renamed-ski
  * computes them from the skill the CLI activated.
  */
 function asEdge(cliJson: Record<string, unknown>, generation: string, grant: string[]): Record<string, unknown> {
-  const { active, record_warnings: _records, ...selection } = cliJson as { active: SelectableSkill[] };
+  const { active, record_warnings: _records, ...selection } = cliJson as { active: SelectableSkill[]; record_warnings: unknown };
   let text = JSON.stringify(selection);
   for (const name of ALL) text = text.replaceAll(JSON.stringify(path.join(shelfDir, "skills", name)).slice(1, -1), `/g/${generation}/skills/${name}`);
   const mapped = JSON.parse(text) as { warnings: string[] };
