@@ -1,8 +1,13 @@
 // skillshelf catalog <shelf-dir> [flags]: the catalog an agent's system prompt would carry for
-// this shelf, byte-identical to agentskills-core's, printed exactly (no newline added).
+// this shelf, byte-identical to agentskills-core's, printed exactly (no newline added). Skills the
+// shelf folder's own trust records block are left out, as the Worker leaves out skills blocked by
+// the advisories in force, and stderr names them.
 import { CatalogError, renderCatalog, type CatalogFormat } from "../../core/disclosure/catalog.ts";
+import type { ShelfRecords } from "../../core/trust/records.ts";
+import { judgeSkill } from "../../core/trust/select.ts";
 import { CliError, commaList, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
-import { loadValidShelf } from "../lib/valid-skill.ts";
+import { readShelfRecords } from "../lib/shelf-records.ts";
+import { loadValidShelf, type ValidSkill } from "../lib/valid-skill.ts";
 
 const USAGE =
   "skillshelf catalog <shelf-dir> [--format xml|markdown] [--tags a,b] [--include a,b] [--exclude a,b] " + "[--max-chars N] [--total N] [--no-selection-hints]";
@@ -22,6 +27,20 @@ function refuseDashValues(args: readonly string[]): void {
     const next = args[i + 1];
     if ((arg === "--max-chars" || arg === "--total") && next !== undefined && /^-\d/.test(next)) nonNegativeInteger(arg, next);
   });
+}
+
+/**
+ * The skills the shelf's records block, judged as the build judges them (it refuses them): the
+ * tree hash and provenance against advisories.yaml, validations.yaml and the registry records.
+ */
+function blockedByRecords(skills: readonly ValidSkill[], records: ShelfRecords): Set<string> {
+  const blocked = new Set<string>();
+  for (const skill of skills) {
+    const { tree_hash, has_scripts } = skill.inventory;
+    // Verdict notes (#FALLBACK provenance remarks) are `skillshelf trust`'s to show, not the catalog's.
+    if (judgeSkill(records, { name: skill.metadata.name, tree_hash, has_scripts }, () => {}).blocked) blocked.add(skill.metadata.name);
+  }
+  return blocked;
 }
 
 export const run: Command = async (ctx) => {
@@ -46,7 +65,14 @@ export const run: Command = async (ctx) => {
   }
   const maxChars = nonNegativeInteger("--max-chars", values["max-chars"]);
   const total = nonNegativeInteger("--total", values.total);
-  const skills = await loadValidShelf(positionals[0]!);
+  const shelfDir = positionals[0]!;
+  const loaded = await loadValidShelf(shelfDir);
+  // Malformed records refuse the catalog (exit 1, every problem listed): what they block is unknown.
+  const blocked = blockedByRecords(loaded, await readShelfRecords(shelfDir, () => {}));
+  const skills = loaded.filter((s) => !blocked.has(s.metadata.name));
+  if (blocked.size > 0) {
+    ctx.stderr(`left out ${blocked.size} skill(s) blocked by this shelf's advisories: ${[...blocked].join(", ")} (skillshelf trust ${shelfDir} says why)\n`);
+  }
   try {
     ctx.stdout(
       renderCatalog(

@@ -1,6 +1,7 @@
 // Loading skills for the disclosure commands (outline, section, catalog): they describe what an
 // agent would be served, so they refuse a skill that would not pass validation rather than
 // describe something no client would accept.
+import type { Inventory } from "../../core/skill/inventory.ts";
 import type { SkillMetadata } from "../../core/skill/skill.ts";
 import { CliError } from "./cli.ts";
 import { listShelfSkillDirs, loadSkill } from "./skill-dir.ts";
@@ -11,6 +12,8 @@ export interface ValidSkill {
   dir: string;
   metadata: SkillMetadata;
   body: string;
+  /** Its tree hash and file facts, as the build computes them (trust verdicts are keyed by the tree hash). */
+  inventory: Inventory;
 }
 
 /** The errors of an invalid skill as one line each, indented, for a CliError message. */
@@ -25,10 +28,10 @@ function errorLines(problems: { field: string; severity: string; message: string
 export async function loadValidSkill(dir: string): Promise<ValidSkill> {
   const skill = await loadSkill(dir);
   const { validation } = skill;
-  if (!validation.ok || !validation.metadata || !validation.parsed) {
+  if (!validation.ok || !validation.metadata || !validation.parsed || !skill.inventory) {
     throw new CliError(`skill ${skill.name} is invalid; fix it first (skillshelf validate ${dir}):\n${errorLines(validation.problems)}`);
   }
-  return { name: skill.name, dir, metadata: validation.metadata, body: validation.parsed.body };
+  return { name: skill.name, dir, metadata: validation.metadata, body: validation.parsed.body, inventory: skill.inventory };
 }
 
 /**
@@ -41,11 +44,11 @@ export async function loadValidShelf(shelfDir: string): Promise<ValidSkill[]> {
   for (const dir of await listShelfSkillDirs(shelfDir)) {
     const skill = await loadSkill(dir);
     const { validation } = skill;
-    if (!validation.ok || !validation.metadata || !validation.parsed) {
+    if (!validation.ok || !validation.metadata || !validation.parsed || !skill.inventory) {
       failures.push(`skill ${skill.name}:\n${errorLines(validation.problems)}`);
       continue;
     }
-    skills.push({ name: skill.name, dir, metadata: validation.metadata, body: validation.parsed.body });
+    skills.push({ name: skill.name, dir, metadata: validation.metadata, body: validation.parsed.body, inventory: skill.inventory });
   }
   if (failures.length > 0) {
     throw new CliError(`${failures.length} skill(s) in ${shelfDir} are invalid; fix them first (skillshelf validate ${shelfDir}):\n${failures.join("\n")}`);
