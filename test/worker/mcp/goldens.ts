@@ -12,8 +12,8 @@ export interface GoldenCall {
 }
 
 export const GOLDEN_TOOLS = golden.tools as { name: string; properties: Record<string, unknown>; required: string[] }[];
-export const GOLDEN_CALLS = golden.calls as GoldenCall[];
-export const GOLDEN_FAST_PATH = golden.fast_path as { skill_id: string; prompt: string; tools: string[]; calls: GoldenCall[] };
+export const GOLDEN_CALLS = golden.calls as unknown as GoldenCall[];
+export const GOLDEN_FAST_PATH = golden.fast_path as unknown as { skill_id: string; prompt: string; tools: string[]; calls: GoldenCall[] };
 
 function bytesOf(content: { text?: string; base64?: string }): string | Uint8Array {
   if (content.text !== undefined) return content.text;
