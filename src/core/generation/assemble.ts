@@ -1,5 +1,5 @@
-// Assembling a generation from loaded skills: per-skill records, shards and the manifest, all as
-// canonical JSON under their SHA-256. Pure (Web APIs only) so the same code could run anywhere;
+// Assembling a generation from loaded skills: per-skill records, shards, the search index and the
+// manifest, all as canonical JSON under their SHA-256. Pure (Web APIs only) so the same code could run anywhere;
 // the CLI's build reads the shelf from disk and hands the pieces here.
 import { tarGzArchive, zipArchive } from "./archive.ts";
 import { canonicalDocument, type CanonicalDocument } from "./canonical-json.ts";
@@ -21,6 +21,7 @@ import {
 } from "./manifest.ts";
 import type { Inventory } from "../skill/inventory.ts";
 import { outlineOf } from "../disclosure/outline.ts";
+import { buildSearchIndex, type SearchableSkill } from "../search/bm25.ts";
 import type { SkillFile, SkillMetadata } from "../skill/skill.ts";
 import type { ParsedSkillMd } from "../skill/skill-md.ts";
 
@@ -124,6 +125,21 @@ export function entryFor(record: SkillRecord, recordRef: BlobRef): SkillEntry {
 }
 
 /**
+ * What the search index reads from a record: its listing fields and its section titles (the
+ * outline's headings; the text before the first heading has no title of its own).
+ * @example buildSearchIndex(records.map(searchableRecord))
+ */
+export function searchableRecord(record: Pick<SkillRecord, "name" | "description" | "tags" | "when_to_use" | "outline">): SearchableSkill {
+  return {
+    name: record.name,
+    description: record.description,
+    tags: record.tags,
+    when_to_use: record.when_to_use,
+    sections: record.outline.sections.filter((s) => s.level > 0).map((s) => s.title),
+  };
+}
+
+/**
  * Builds every document of a generation. Deterministic: the same inputs give the same bytes
  * and id on any machine (no time, sorted everything, canonical JSON, pinned compressor).
  * @example const built = await assembleGeneration(skills, shelf); built.id // 64 hex
@@ -192,6 +208,10 @@ export async function assembleGeneration(skills: readonly SkillBuildInput[], she
     advisoriesRef = ref(doc);
   }
 
+  // The search index, built once here so no request builds it (src/core/search).
+  const searchDoc = await canonicalDocument(buildSearchIndex([...records.values()].map(searchableRecord)));
+  addDoc("blob", searchDoc);
+
   const manifest: GenerationManifest = GenerationManifestSchema.parse({
     schema: GENERATION_SCHEMA,
     shelf: { catalog_version: shelf.catalogVersion, records: shelf.recordDigests, advisories: advisoriesRef },
@@ -200,6 +220,7 @@ export async function assembleGeneration(skills: readonly SkillBuildInput[], she
     total_bytes: totalBytes,
     shard_count: shardCount,
     shards: shardRefs,
+    search: ref(searchDoc),
   });
   const manifestDoc = await canonicalDocument(manifest);
   const kindOrder = { blob: 0, record: 1, shard: 2 } as const;

@@ -1,5 +1,5 @@
 // The generation graph, written once: which objects a stored document references (manifest →
-// shards and the advisories blob, shard → records and its blob list, record → blobs), and a
+// shards, the advisories blob and the search index, shard → records and its blob list, record → blobs), and a
 // top-down walk over it that the publish client, the upload verifier, gc and the build share.
 import type { GenerationManifest, SkillRecord } from "./manifest.ts";
 import { GenerationManifestSchema, ShardReferencesSchema, SkillRecordSchema } from "./manifest.ts";
@@ -38,11 +38,12 @@ export function recordBlobs(record: Pick<SkillRecord, "files" | "archives">): { 
   ];
 }
 
-/** What a manifest references: its shards, then the build's advisories blob when it has one. */
-export function generationReferences(manifest: Pick<GenerationManifest, "shards" | "shelf">): ObjectRef[] {
+/** What a manifest references: its shards, then the build's advisories blob and the search index blob when it has them. */
+export function generationReferences(manifest: Pick<GenerationManifest, "shards" | "shelf" | "search">): ObjectRef[] {
   const refs: ObjectRef[] = manifest.shards.map((s) => ({ kind: "shard", sha256: s.sha256, size: s.size }));
   const advisories = manifest.shelf.advisories;
   if (advisories) refs.push({ kind: "blob", sha256: advisories.sha256, size: advisories.size });
+  if (manifest.search) refs.push({ kind: "blob", sha256: manifest.search.sha256, size: manifest.search.size });
   return refs;
 }
 

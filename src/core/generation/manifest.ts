@@ -216,6 +216,11 @@ export const GenerationManifestSchema = z.strictObject({
   shard_count: z.number().int().positive(),
   /** Only non-empty shards, sorted by index. */
   shards: z.array(ShardRefSchema),
+  /**
+   * The search index (src/core/search, schema "skillshelf.search/1") as a canonical-JSON blob.
+   * Optional so manifests built before it still read; the Worker indexes their entries instead.
+   */
+  search: BlobRefSchema.optional(),
 });
 export type GenerationManifest = z.infer<typeof GenerationManifestSchema>;
 

@@ -4,13 +4,14 @@
 import {
   GenerationManifestSchema,
   shardOf,
+  type BlobRef,
   SkillRecordSchema,
   type GenerationManifest,
   type ShardRef,
   type SkillEntry,
   type SkillRecord,
 } from "../../core/generation/manifest.ts";
-import { isSha256Hex } from "../../core/skill/hash.ts";
+import { isSha256Hex, sha256Hex } from "../../core/skill/hash.ts";
 import type { AdvisoryEntry } from "../../core/trust/records.ts";
 import type { Clock, StorageBindings } from "./bindings.ts";
 import {
@@ -26,7 +27,7 @@ import {
   RequestReads,
   resetDocuments,
 } from "./documents.ts";
-import { MissingObjectError } from "./errors.ts";
+import { MissingObjectError, StorageUnavailableError } from "./errors.ts";
 import { r2Key } from "./keys.ts";
 import { loadAdvisories, loadPointer, resetLive, type AdvisoriesInForce } from "./live.ts";
 
@@ -117,6 +118,26 @@ export class Generation {
    */
   async openBlob(sha256: string, range?: { offset: number; length: number }): Promise<ReadableStream<Uint8Array> | null> {
     return readBlob(this.#env, sha256, range);
+  }
+
+  /**
+   * A JSON blob the manifest references (the search index) as text, believed only once its
+   * bytes have its size and hash to its key. One R2 read: blobs have no KV copy, so the caller
+   * keeps what it parses in memory. MissingObjectError when it is not stored,
+   * StorageUnavailableError when R2 fails or the bytes are not the ones referenced.
+   */
+  async readJsonBlob(ref: BlobRef): Promise<string> {
+    const key = r2Key("blob", ref.sha256);
+    const body = await readBlob(this.#env, ref.sha256);
+    if (body === null) throw new MissingObjectError(key);
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await new Response(body).arrayBuffer());
+    } catch (err) {
+      throw new StorageUnavailableError(`R2 read of ${key} failed`, { cause: err });
+    }
+    if (bytes.byteLength !== ref.size || (await sha256Hex(bytes)) !== ref.sha256) throw new StorageUnavailableError(`${key} does not hash to its key`);
+    return new TextDecoder().decode(bytes);
   }
 
   /** Heads a blob (size, and the SHA-256 R2 checked at upload) without reading it; null when it is missing. */

@@ -45,7 +45,7 @@ describe("references", () => {
     expect(new Set(blobs.map((b) => b.sha256)).size).toBe(blobs.length - 1); // guide.md and same.txt share bytes
   });
 
-  it("a manifest references its shards and its advisories blob; a shard its records and its blob list", async () => {
+  it("a manifest references its shards, its advisories blob and its search index; a shard its records and its blob list", async () => {
     const g = await built();
     const refs = generationReferences(g.manifest);
     expect(
@@ -54,7 +54,14 @@ describe("references", () => {
         .map((r) => r.sha256)
         .sort(),
     ).toEqual(shas(g, "shard"));
-    expect(refs.filter((r) => r.kind === "blob")).toEqual([{ kind: "blob", ...g.manifest.shelf.advisories! }]);
+    expect(g.manifest.search).toBeDefined();
+    expect(refs.filter((r) => r.kind === "blob")).toEqual([
+      { kind: "blob", ...g.manifest.shelf.advisories! },
+      { kind: "blob", ...g.manifest.search! },
+    ]);
+    // A manifest built before the search index (no `search`) references only what it had.
+    const { search: _none, ...older } = g.manifest;
+    expect(generationReferences(older).filter((r) => r.kind === "blob")).toEqual([{ kind: "blob", ...g.manifest.shelf.advisories! }]);
     const shard = JSON.parse(new TextDecoder().decode(g.objects.find((o) => o.kind === "shard")!.bytes)) as Shard;
     const shardRefs = shardReferences(shard);
     expect(shardRefs.filter((r) => r.kind === "record")).toHaveLength(shard.skills.length);
@@ -91,7 +98,7 @@ describe("walkGeneration", () => {
     expect(asked).toEqual(["generation", "shard", "record", "blob"]);
     expect(reads).toEqual([`generation:${g.id}`]);
     expect(walk.reached.record.size).toBe(0);
-    expect([...walk.reached.blob.keys()]).toEqual([g.manifest.shelf.advisories!.sha256]);
+    expect([...walk.reached.blob.keys()]).toEqual([g.manifest.shelf.advisories!.sha256, g.manifest.search!.sha256]);
   });
 
   it("with trustShardBlobLists takes a shard's blob list instead of reading its records, unless the shard has none", async () => {
