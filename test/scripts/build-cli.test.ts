@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildAgents } from "../../scripts/build-agents.ts";
 import { buildCli, CLI_BUNDLE } from "../../scripts/build-cli.ts";
 
 const SOURCE = path.resolve("src/cli/skillshelf.ts");
@@ -36,7 +37,8 @@ function commands(): string[] {
 }
 
 beforeAll(async () => {
-  await buildCli();
+  // The tarball also ships the skillshelf/agents export (test/scripts/build-agents.test.ts), which prepack builds.
+  await Promise.all([buildCli(), buildAgents()]);
 }, 120_000);
 
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -50,13 +52,20 @@ describe("npm run build:cli", () => {
     for (const name of packages) expect(Object.keys(pkg.dependencies)).toContain(name);
   });
 
-  it("makes a tarball of the launcher and the bundle only (npm pack --dry-run)", () => {
+  it("makes a tarball of the launcher, the bundle and the agents export only (npm pack --dry-run)", () => {
     const packed = JSON.parse(
       execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }),
     ) as {
       files: { path: string }[];
     }[];
-    expect(packed[0]!.files.map((f) => f.path).sort()).toEqual(["README.md", "bin/skillshelf.js", "dist/skillshelf.mjs", "package.json"]);
+    expect(packed[0]!.files.map((f) => f.path).sort()).toEqual([
+      "README.md",
+      "bin/skillshelf.js",
+      "dist/agents.d.ts",
+      "dist/agents.mjs",
+      "dist/skillshelf.mjs",
+      "package.json",
+    ]);
     const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { bin: Record<string, string>; engines: { node: string } };
     expect(pkg.bin).toEqual({ skillshelf: "bin/skillshelf.js" });
     expect(pkg.engines.node).toBe(">=20.0.0");
