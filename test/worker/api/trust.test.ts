@@ -4,6 +4,7 @@
 // verdict every view applies), errors are problems, and a repeated request reads no storage.
 import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { evaluateTrust, sourceCandidates, type TrustVerdict } from "../../../src/core/trust/evaluate.ts";
 import type { TrustRecords } from "../../../src/core/trust/records.ts";
 import { judgeSkill } from "../../../src/core/trust/select.ts";
@@ -170,6 +171,16 @@ describe("GET /v1/trust", () => {
     const unknown = await get(`/g/${"0".repeat(64)}/v1/trust`);
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { code: string }).code).toBe("not_found");
+  });
+
+  it("is the same at a capability URL of a private shelf, which refuses a caller without a token", async () => {
+    const token = "sk_test_read_trust_0123456789abcdef";
+    const privately = { ...env, SHELF_VISIBILITY: "private", SHELF_CAPABILITY_URLS: "on", READ_TOKEN_SHA256: await sha256Hex(token) };
+    const current = (await (await get("/v1/trust/audited-skill")).json()) as unknown;
+    const capability = await get(`/c/${token}/v1/trust/audited-skill`, {}, privately);
+    expect(capability.status).toBe(200);
+    expect(await capability.json()).toEqual(current);
+    expect((await get("/v1/trust", {}, privately)).status).toBe(401);
   });
 });
 
