@@ -26,6 +26,11 @@ interface DirectoryChild {
   size?: number;
 }
 
+/** A recorded media type as an MCP mimeType: its essence, so reads and directory listings agree ("text/markdown"). */
+function mimeTypeOf(mediaType: string | undefined): string {
+  return (mediaType ?? "application/octet-stream").split(";")[0]!.trim();
+}
+
 function byUri(a: { uri: string }, b: { uri: string }): number {
   return a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0;
 }
@@ -85,7 +90,7 @@ export function directoryChildren(record: Pick<SkillRecord, "name" | "files">, p
     const rest = file.path.slice(prefix.length);
     const slash = rest.indexOf("/");
     if (slash < 0) {
-      children.set(rest, { uri: skillUri(record.name, file.path), name: rest, mimeType: file.media_type, size: file.size });
+      children.set(rest, { uri: skillUri(record.name, file.path), name: rest, mimeType: mimeTypeOf(file.media_type), size: file.size });
     } else {
       const folder = rest.slice(0, slash);
       children.set(`${folder}/`, { uri: skillUri(record.name, prefix + folder), name: folder, mimeType: DIRECTORY_MIME_TYPE });
@@ -137,7 +142,7 @@ export function shelfSkillSource(shelf: ShelfService, scope: McpScope): SkillSou
       }
       const bytes = await readVerified(file);
       const text = losslessText(bytes);
-      const mimeType = file.mediaType ?? "application/octet-stream";
+      const mimeType = mimeTypeOf(file.mediaType);
       return text === undefined ? { bytes, mimeType } : { text, mimeType };
     },
 
