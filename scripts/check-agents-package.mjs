@@ -49,10 +49,15 @@ function shelf(tamper) {
         }
         return json({ skills });
       }
+      const record = new RegExp(`^/g/${GENERATION}/v1/skills/([a-z]+)$`).exec(url);
+      if (record && SKILLS[record[1]]) {
+        const files = [];
+        for (const [file, bytes] of Object.entries(SKILLS[record[1]])) files.push({ path: file, size: bytes.length, sha256: hex(await sha256(bytes)) });
+        return json({ name: record[1], generation: GENERATION, files });
+      }
       const match = new RegExp(`^/g/${GENERATION}/skills/([a-z]+)/(.+)$`).exec(url);
       const files = match && SKILLS[match[1]];
       if (!files) return new Response("{}", { status: 404 });
-      if (match[2] === "index.json") return json({ files: Object.keys(files).sort() });
       const bytes = files[decodeURIComponent(match[2])];
       if (!bytes) return new Response("{}", { status: 404 });
       const digest = `sha-256=:${btoa(String.fromCharCode(...(await sha256(bytes))))}:`;

@@ -1,8 +1,9 @@
 // A Cloudflare Agents `SkillSource` (agents 0.32, `agents/skills`) that reads a skillshelf shelf over a
 // service binding or fetch. One listing reads one generation: the v0.2 index names it (Skillshelf-Generation)
 // and every later request goes to its pinned /g/<generation>/ URLs, so a publish mid-load never mixes two.
-// Every byte is checked before the SDK sees it: against the index digest where the index carries one
-// (a lone SKILL.md), and always against the answer's Repr-Digest; a mismatch is an error result.
+// Every byte is checked before the SDK sees it, against a SHA-256 from another answer (the index's digest of a
+// lone SKILL.md; /v1/skills/<name>'s per-file digests otherwise) and against its own Repr-Digest when it has
+// one; a mismatch is an error result.
 import {
   type InvalidSkill,
   type ListedSkill,
@@ -72,23 +73,28 @@ interface IndexEntry {
   requiresReview: boolean;
 }
 
+/** A file's size and SHA-256 as the build recorded them. */
+interface FileDigest {
+  size?: number;
+  sha256: string;
+}
+
 /** A skill as read from one generation: what the SDK lists, and the files readResource may ask for. */
 interface ReadSkill {
   parsed: { ok: true; listed: ListedSkill } | { ok: false; invalid: InvalidSkill };
-  paths: ReadonlySet<string>;
+  files: ReadonlyMap<string, FileDigest>;
 }
 
 interface Snapshot {
   at: number;
   generation: string;
   listing: SkillListing;
-  /** Listed skills by name: the files readResource may fetch. */
-  files: Map<string, ReadonlySet<string>>;
+  /** Listed skills by name: the files readResource may fetch, with their digests. */
+  files: Map<string, ReadonlyMap<string, FileDigest>>;
 }
 
 const DEFAULT_BASE = "https://skillshelf";
 const INDEX_PATH = "/.well-known/agent-skills/index.json";
-const LEGACY_INDEX_PATH = "/.well-known/skills/index.json";
 const GENERATION_HEADER = "Skillshelf-Generation";
 /** Path segments the SDK's own sources never treat as resources (agents 0.32 `isIgnoredSkillPath`). */
 const IGNORED_SEGMENTS = new Set([".git", "node_modules", ".DS_Store"]);
@@ -189,30 +195,41 @@ export function skillshelf(options: SkillshelfSourceOptions): SkillSource {
     throw new ShelfReadError(await refusal(response, path, options.token !== undefined), response.status);
   }
 
-  /** The bytes at a pinned path, checked against the answer's Repr-Digest and, when known, the expected SHA-256. */
-  async function getChecked(path: string, generation: string, expectedSha256?: string): Promise<Uint8Array> {
+  /**
+   * The bytes at a pinned path, checked against the SHA-256 another answer gave for them (`expected.from` says
+   * which) and against this answer's own Repr-Digest when it carries one.
+   */
+  async function getChecked(path: string, generation: string, expected: { sha256: string; from: string }): Promise<Uint8Array> {
     const response = await get(path);
     const served = response.headers.get(GENERATION_HEADER);
     if (served !== null && served !== generation) throw new ShelfReadError(`${path} came from generation ${served}, not ${generation}`);
     const reprDigest = reprDigestSha256(response.headers.get("Repr-Digest"));
     const bytes = new Uint8Array(await response.arrayBuffer());
     const actual = await sha256Hex(bytes);
-    if (reprDigest === null) throw new ShelfReadError(`${path} came without a Repr-Digest (sha-256), so its bytes cannot be checked`);
-    if (actual !== reprDigest)
+    if (reprDigest !== null && actual !== reprDigest) {
       throw new ShelfReadError(`${path}: the bytes received do not match the answer's Repr-Digest (sha-256 ${actual}, expected ${reprDigest})`);
-    if (expectedSha256 !== undefined && actual !== expectedSha256) {
-      throw new ShelfReadError(`${path}: the bytes received do not match the index digest (sha-256 ${actual}, expected ${expectedSha256})`);
+    }
+    if (actual !== expected.sha256) {
+      throw new ShelfReadError(`${path}: the bytes received do not match the ${expected.from} (sha-256 ${actual}, expected ${expected.sha256})`);
     }
     return bytes;
   }
 
-  async function readSkill(entry: IndexEntry, generation: string, fileLists: Map<string, string[]> | null): Promise<ReadSkill | null> {
-    const pinned = `/g/${generation}/skills/${entry.name}`;
+  async function readSkill(entry: IndexEntry, generation: string): Promise<ReadSkill | null> {
     try {
-      const paths = entry.type === "skill-md" ? ["SKILL.md"] : (fileLists?.get(entry.name) ?? filesOf(await (await get(`${pinned}/index.json`)).json()));
-      const expected = entry.type === "skill-md" ? entry.digest : undefined;
-      const markdown = new TextDecoder().decode(await getChecked(`${pinned}/SKILL.md`, generation, expected));
-      return describeSkill(entry.name, markdown, paths);
+      // A lone SKILL.md's digest is in the index; a skill with more files names them, with sizes and
+      // digests, in its /v1 record (pinned to the same generation).
+      const lone = entry.type === "skill-md";
+      const files = lone
+        ? new Map([["SKILL.md", { sha256: entry.digest }]])
+        : recordFiles(await (await get(`/g/${generation}/v1/skills/${entry.name}`)).json(), entry.name, generation);
+      const skillMd = files.get("SKILL.md");
+      if (!skillMd) throw new ShelfReadError(`/v1/skills/${entry.name} lists no SKILL.md`);
+      const from = lone ? "index digest" : recordDigest(entry.name);
+      const markdown = new TextDecoder().decode(
+        await getChecked(`/g/${generation}/skills/${entry.name}/SKILL.md`, generation, { sha256: skillMd.sha256, from }),
+      );
+      return describeSkill(entry.name, markdown, files);
     } catch (error) {
       // Blocked since the index was read: absent, as on every index.
       if (error instanceof ShelfReadError && error.status === 410) return null;
@@ -228,15 +245,12 @@ export function skillshelf(options: SkillshelfSourceOptions): SkillSource {
       throw new ShelfReadError(`${INDEX_PATH} came without a ${GENERATION_HEADER} header; is this a skillshelf shelf?`);
     const keyOf = (e: IndexEntry) => `${e.name}\n${e.digest}`;
     const missing = entries.filter((e) => !known.has(keyOf(e)));
-    // One pinned legacy index lists every skill's files; cheaper than one per-skill index each when several are needed.
-    const needLists = missing.filter((e) => e.type === "archive").length > 1;
-    const fileLists = needLists ? await legacyFileLists(generation) : null;
-    const read = await mapLimit(missing, concurrency, async (e) => [keyOf(e), await readSkill(e, generation, fileLists)] as const);
+    const read = await mapLimit(missing, concurrency, async (e) => [keyOf(e), await readSkill(e, generation)] as const);
     const fresh = new Map(read.flatMap(([key, skill]) => (skill ? [[key, skill] as const] : [])));
     const next = new Map<string, ReadSkill>();
     const skills: ListedSkill[] = [];
     const invalid: InvalidSkill[] = [];
-    const files = new Map<string, ReadonlySet<string>>();
+    const files = new Map<string, ReadonlyMap<string, FileDigest>>();
     for (const entry of entries) {
       const skill = known.get(keyOf(entry)) ?? fresh.get(keyOf(entry));
       if (!skill) continue;
@@ -249,25 +263,10 @@ export function skillshelf(options: SkillshelfSourceOptions): SkillSource {
       const listed = skill.parsed.listed;
       const trust: SkillshelfTrust = { generation, requires_review: entry.requiresReview };
       skills.push({ ...listed, skill: { ...listed.skill, extraFields: { ...listed.skill.extraFields, [SKILLSHELF_TRUST_FIELD]: trust } } });
-      files.set(listed.skill.name, skill.paths);
+      files.set(listed.skill.name, skill.files);
     }
     known = next;
     return { at: Date.now(), generation, listing: { skills, invalid }, files };
-  }
-
-  async function legacyFileLists(generation: string): Promise<Map<string, string[]> | null> {
-    try {
-      const body = (await (await get(`/g/${generation}${LEGACY_INDEX_PATH}`)).json()) as { skills?: unknown };
-      const lists = new Map<string, string[]>();
-      for (const skill of Array.isArray(body.skills) ? body.skills : []) {
-        if (typeof skill?.name === "string") lists.set(skill.name, filesOf(skill));
-      }
-      return lists;
-    } catch (error) {
-      // The legacy family can be switched off (SHELF_DISCOVERY); the per-skill indexes then answer.
-      if (error instanceof ShelfReadError && error.status === 404) return null;
-      throw error;
-    }
   }
 
   async function list(): Promise<SkillResult<SkillListing, SkillSourceError>> {
@@ -289,10 +288,14 @@ export function skillshelf(options: SkillshelfSourceOptions): SkillSource {
         if (!listed.ok) return { ok: false, error: new SkillSourceError(id, "read-resource", listed.error.cause) };
       }
       const current = snapshot!;
-      if (path === "SKILL.md" || !current.files.get(skill)?.has(path)) return { ok: false, error: new SkillResourceNotFoundError(skill, path) };
+      const expected = path === "SKILL.md" ? undefined : current.files.get(skill)?.get(path);
+      if (!expected) return { ok: false, error: new SkillResourceNotFoundError(skill, path) };
       try {
         const segments = path.split("/").map(encodeURIComponent).join("/");
-        const bytes = await getChecked(`/g/${current.generation}/skills/${skill}/${segments}`, current.generation);
+        const bytes = await getChecked(`/g/${current.generation}/skills/${skill}/${segments}`, current.generation, {
+          sha256: expected.sha256,
+          from: recordDigest(skill),
+        });
         const info = describeResource(path, bytes.byteLength);
         return { ok: true, value: { ...info, content: encodeContent(bytes, info.encoding) } };
       } catch (cause) {
@@ -303,18 +306,21 @@ export function skillshelf(options: SkillshelfSourceOptions): SkillSource {
 }
 
 /** A skill's parse (the SDK's own parser, checked against its directory name) and its resources. */
-function describeSkill(name: string, markdown: string, paths: readonly string[]): ReadSkill {
+function describeSkill(name: string, markdown: string, files: ReadonlyMap<string, FileDigest>): ReadSkill {
   const parsed = parseSkill(markdown, { directory: name });
-  if (!parsed.ok) return { parsed: { ok: false, invalid: { location: `${name}/SKILL.md`, error: parsed.error } }, paths: new Set() };
+  if (!parsed.ok) return { parsed: { ok: false, invalid: { location: `${name}/SKILL.md`, error: parsed.error } }, files: new Map() };
   const resources: SkillResourceInfo[] = [];
-  for (const file of paths) {
+  const readable = new Map<string, FileDigest>();
+  for (const [file, digest] of files) {
     if (file === "SKILL.md" || file.split("/").some((part) => IGNORED_SEGMENTS.has(part))) continue;
     const path = parseSkillResourcePath(file);
-    if (path.ok) resources.push(describeResource(path.value));
+    if (!path.ok) continue;
+    resources.push(describeResource(path.value, digest.size));
+    readable.set(path.value, digest);
   }
   resources.sort((a, b) => a.path.localeCompare(b.path));
   const listed: ListedSkill = { skill: parsed.value, resources, ...(parsed.warnings.length ? { warnings: parsed.warnings } : {}) };
-  return { parsed: { ok: true, listed }, paths: new Set(resources.map((r) => r.path)) };
+  return { parsed: { ok: true, listed }, files: readable };
 }
 
 /** Kind, encoding and media type from the path alone, exactly as the SDK's r2 source decides them. */
@@ -356,10 +362,24 @@ function indexEntries(body: unknown): IndexEntry[] {
   return out;
 }
 
-/** The `files` list of a per-skill or legacy index entry. */
-function filesOf(body: unknown): string[] {
-  const files = (body as { files?: unknown } | null)?.files;
-  if (!Array.isArray(files) || !files.every((f) => typeof f === "string")) throw new ShelfReadError("a skill index came without its files list");
+/** Where a multi-file skill's digests come from, for messages. */
+function recordDigest(name: string): string {
+  return `SHA-256 /v1/skills/${name} records`;
+}
+
+/** The files of a /v1/skills/<name> record, checked to be that skill's in that generation. */
+function recordFiles(body: unknown, name: string, generation: string): Map<string, FileDigest> {
+  const record = body as { name?: unknown; generation?: unknown; files?: unknown } | null;
+  if (record?.name !== name || record.generation !== generation || !Array.isArray(record.files)) {
+    throw new ShelfReadError(`/v1/skills/${name} did not describe ${name} in generation ${generation}`);
+  }
+  const files = new Map<string, FileDigest>();
+  for (const file of record.files as Array<{ path?: unknown; size?: unknown; sha256?: unknown }>) {
+    if (typeof file?.path !== "string" || typeof file.size !== "number" || typeof file.sha256 !== "string" || !isSha256Hex(file.sha256)) {
+      throw new ShelfReadError(`/v1/skills/${name} lists a file without a path, size and SHA-256`);
+    }
+    files.set(file.path, { size: file.size, sha256: file.sha256 });
+  }
   return files;
 }
 
