@@ -7,6 +7,9 @@
 //     byte-identical, and the `skills` CLI installs all of it.
 //  1c. the forms the curated shelf avoids (fixtures/other-forms-shelf): agentskills-core refuses
 //     exactly the ones fixtures/other-forms.json says, which are the ones validate warns about.
+//  1d. MCP (/mcp): the official @modelcontextprotocol/client SkillsClient reads every file of the
+//     curated shelf with verification on both eras, and the eight tools answer as
+//     agentskills-mcp-server 0.6.0 did over the golden skills (test/goldens/mcp-tools).
 //  2. the `skills` CLI installing the client shelf through the v0.2 index, through the legacy
 //     v0.1 index (SHELF_DISCOVERY=v0.1), and through a private shelf's capability URL.
 // Everything started here is stopped whatever happens; the whole run is bounded.
@@ -15,6 +18,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { runBounded, type BoundedRun } from "./bounded-child.ts";
+import { compareToolGoldens, readEverySkill, writeGoldenShelf } from "./mcp.ts";
 import { startShelf, stopAll, type RunningShelf } from "./shelf-server.ts";
 import { installAndCompare } from "./skills-cli.ts";
 
@@ -90,6 +94,16 @@ async function main(): Promise<void> {
       );
       const installed = await installAndCompare(shelf.url, CURATED_SHELF);
       report("skills add installs the whole curated shelf, byte-identical", installed.problems, installed.problems.length ? installed.output : "");
+      const mcp = await readEverySkill(shelf.url, CURATED_SHELF);
+      report(`MCP SkillsClient reads every file of the curated shelf at /mcp, verified (${mcp.summary})`, mcp.problems);
+    });
+
+    // --- MCP tools: the agentskills-mcp-server 0.6.0 goldens over HTTP -----------------------
+    const goldenShelf = path.join(work, "mcp-golden-shelf");
+    await writeGoldenShelf(goldenShelf);
+    await withShelf(goldenShelf, path.join(work, "mcp-golden-state"), {}, async (shelf) => {
+      const tools = await compareToolGoldens(shelf.url);
+      report(`MCP tools at /mcp answer as agentskills-mcp-server 0.6.0 (${tools.summary})`, tools.problems);
     });
 
     // --- the other forms: refused by exactly the clients validate names ----------------------
