@@ -37,15 +37,18 @@ const ReadRefusalSchema = z.object({ error: z.string(), message: z.string() }).m
 
 /** The error answers of a route, for the OpenAPI document. */
 function errorResponses(route: ApiRoute) {
-  const codes = new Set([...route.errors, "storage_unavailable"] as const);
+  const codes = new Set([...route.errors, "storage_unavailable", "internal"] as const);
   const byStatus = new Map<number, string[]>();
   for (const code of codes) byStatus.set(API_ERRORS[code], [...(byStatus.get(API_ERRORS[code]) ?? []), code]);
-  return Object.fromEntries(
-    [...byStatus].map(([status, list]) => [
-      status,
-      { description: `Problem: ${list.join(", ")}`, content: { [PROBLEM_MEDIA_TYPE]: { schema: ProblemSchema } } },
-    ]),
-  );
+  return {
+    ...Object.fromEntries(
+      [...byStatus].map(([status, list]) => [
+        status,
+        { description: `Problem: ${list.join(", ")}`, content: { [PROBLEM_MEDIA_TYPE]: { schema: ProblemSchema } } },
+      ]),
+    ),
+    401: { description: "Private shelf: a valid read token is required", content: { "application/json": { schema: ReadRefusalSchema } } },
+  };
 }
 
 /** The route's success answer, for the OpenAPI document (a text or byte answer has a string schema). */
