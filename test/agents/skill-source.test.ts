@@ -6,7 +6,6 @@
 import { env, exports } from "cloudflare:workers";
 import {
   loadSkillCatalog,
-  manifest,
   parseSkill,
   parseSkillResourcePath,
   r2,
