@@ -10,7 +10,7 @@ import { parsePyYaml, pyTypeOfNode } from "../../core/python-compat/yaml11.ts";
 import { decodeSkillMd, parseSkillMd } from "../../core/skill/skill-md.ts";
 import type { ServedSkill, ShelfService } from "../shelf/service.ts";
 import { MemoryCache } from "../storage/memory-cache.ts";
-import { readVerified } from "./read.ts";
+import { readVerified } from "../shelf/disclosure.ts";
 import { PyJsonTypeError, pyJsonDumps } from "./py-json.ts";
 
 /** What one SKILL.md gives the MCP views. */

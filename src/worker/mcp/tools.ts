@@ -6,7 +6,7 @@
 import type { CallToolResult, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { keepsTool } from "../../core/disclosure/fast-path.ts";
-import { outlineOf, renderOutline, SectionNotFoundError, sectionOf } from "../../core/disclosure/outline.ts";
+import { renderOutline, SectionNotFoundError } from "../../core/disclosure/outline.ts";
 import { encodeResourceContent } from "../../core/disclosure/resources.ts";
 import { pyRepr } from "../../core/python-compat/pyfmt.ts";
 import { staticSkillIndex } from "../routes/indexes.ts";
@@ -14,7 +14,7 @@ import { NotOnShelfError, SkillBlockedError } from "../shelf/errors.ts";
 import type { ShelfService } from "../shelf/service.ts";
 import { StorageUnavailableError } from "../storage/errors.ts";
 import { pyJsonDumps } from "./py-json.ts";
-import { readVerified } from "./read.ts";
+import { readVerified, renderableOutline, sectionText } from "../shelf/disclosure.ts";
 import { inScope, type McpScope } from "./scope.ts";
 import { skillMdFacts } from "./skill-md.ts";
 
@@ -129,7 +129,7 @@ export function registerSkillTools(server: McpServer, shelf: ShelfService, scope
       ({ skill_id }) =>
         answer("get_skill_outline", async () => {
           await skillFor(shelf, scope, skill_id);
-          return renderOutline(outlineOf(skill_id, await shelf.body(skill_id)));
+          return renderOutline(renderableOutline((await shelf.record(skill_id)).record));
         }),
     );
   }
@@ -144,8 +144,7 @@ export function registerSkillTools(server: McpServer, shelf: ShelfService, scope
       ({ skill_id, key }) =>
         answer("get_skill_section", async () => {
           await skillFor(shelf, scope, skill_id);
-          const body = await shelf.body(skill_id);
-          return sectionOf(body, outlineOf(skill_id, body), key);
+          return sectionText(shelf, skill_id, key);
         }),
     );
   }
