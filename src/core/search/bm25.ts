@@ -132,18 +132,69 @@ export function buildSearchIndex(skills: readonly SearchableSkill[]): SearchInde
   };
 }
 
-/** An index ready for queries: postings decoded, frequencies as numbers. */
-export interface PreparedSearchIndex {
-  names: readonly string[];
-  k1: number;
-  postings: ReadonlyMap<string, { ids: Uint32Array; frequencies: Float64Array }>;
+/** One term's postings, decoded: skill ids ascending and their pseudo-frequencies. */
+export interface Postings {
+  ids: Uint32Array;
+  frequencies: Float64Array;
 }
 
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
 
 /**
- * Checks a stored index's shape and decodes it for queries. Throws SearchIndexError on any
- * document that is not a well-formed skillshelf.search/1 index.
+ * An index ready for queries. A term's postings are decoded (and checked) the first time a query
+ * asks for them, then kept: a request needs a handful of terms, so opening a 1,000-skill index
+ * costs its JSON parse, not a pass over every posting.
+ */
+export class PreparedSearchIndex {
+  readonly names: readonly string[];
+  readonly k1: number;
+  readonly #stored: Readonly<Record<string, unknown>>;
+  readonly #decoded = new Map<string, Postings>();
+
+  constructor(names: readonly string[], k1: number, stored: Readonly<Record<string, unknown>>) {
+    this.names = names;
+    this.k1 = k1;
+    this.#stored = stored;
+  }
+
+  /**
+   * The term's postings; undefined when no skill has the term.
+   * @throws SearchIndexError when the stored postings are malformed
+   */
+  postings(term: string): Postings | undefined {
+    const known = this.#decoded.get(term);
+    if (known) return known;
+    if (!Object.hasOwn(this.#stored, term)) return undefined;
+    const decoded = decodePostings(term, this.#stored[term], this.names.length);
+    this.#decoded.set(term, decoded);
+    return decoded;
+  }
+}
+
+function decodePostings(term: string, list: unknown, skillCount: number): Postings {
+  if (!Array.isArray(list) || list.length === 0 || list.length % 2 !== 0)
+    throw new SearchIndexError(`postings of ${JSON.stringify(term)} must be non-empty pairs`);
+  const count = list.length / 2;
+  const ids = new Uint32Array(count);
+  const frequencies = new Float64Array(count);
+  let id = 0;
+  for (let i = 0; i < count; i++) {
+    const gap: unknown = list[2 * i];
+    const frequency: unknown = list[2 * i + 1];
+    if (!isCount(gap) || (i > 0 && gap === 0) || !isCount(frequency) || frequency === 0)
+      throw new SearchIndexError(`postings of ${JSON.stringify(term)} are malformed`);
+    id += gap;
+    if (id >= skillCount) throw new SearchIndexError(`postings of ${JSON.stringify(term)} name skill ${id} of ${skillCount}`);
+    ids[i] = id;
+    frequencies[i] = frequency / FREQUENCY_SCALE;
+  }
+  return { ids, frequencies };
+}
+
+/**
+ * Checks a stored index's shape (schema, names, k1, terms) and opens it for queries; each
+ * term's postings are checked when first used. Throws SearchIndexError on a document that is
+ * not a skillshelf.search/1 index.
  * @example const prepared = prepareSearchIndex(JSON.parse(text))
  */
 export function prepareSearchIndex(json: unknown): PreparedSearchIndex {
@@ -154,27 +205,7 @@ export function prepareSearchIndex(json: unknown): PreparedSearchIndex {
     throw new SearchIndexError("names must be strings, sorted and unique");
   if (typeof k1 !== "number" || !(k1 > 0) || k1 > 10) throw new SearchIndexError("k1 must be a positive number");
   if (typeof stored !== "object" || stored === null || Array.isArray(stored)) throw new SearchIndexError("terms must be an object");
-  const postings = new Map<string, { ids: Uint32Array; frequencies: Float64Array }>();
-  for (const [term, list] of Object.entries(stored)) {
-    if (!Array.isArray(list) || list.length === 0 || list.length % 2 !== 0)
-      throw new SearchIndexError(`postings of ${JSON.stringify(term)} must be non-empty pairs`);
-    const count = list.length / 2;
-    const ids = new Uint32Array(count);
-    const frequencies = new Float64Array(count);
-    let id = 0;
-    for (let i = 0; i < count; i++) {
-      const gap = list[2 * i];
-      const frequency = list[2 * i + 1];
-      if (!isCount(gap) || (i > 0 && gap === 0) || !isCount(frequency) || frequency === 0)
-        throw new SearchIndexError(`postings of ${JSON.stringify(term)} are malformed`);
-      id += gap;
-      if (id >= names.length) throw new SearchIndexError(`postings of ${JSON.stringify(term)} name skill ${id} of ${names.length}`);
-      ids[i] = id;
-      frequencies[i] = frequency / FREQUENCY_SCALE;
-    }
-    postings.set(term, { ids, frequencies });
-  }
-  return { names, k1, postings };
+  return new PreparedSearchIndex(names, k1, stored);
 }
 
 /** A query as the ranking reads it. */
@@ -212,7 +243,8 @@ export interface SearchOptions {
 
 /**
  * Ranks the index's skills for a query's terms (from {@link parseQuery}): BM25F, score desc,
- * ties by name; skills matching no term are not returned.
+ * ties by name; skills matching no term are not returned. Throws SearchIndexError when a
+ * term's stored postings are malformed.
  * @example searchIndex(prepared, parseQuery("flaky test in CI").terms, { limit: 3 }) // => [{ name: "flaky-test-triage", score: 7.1 }, …]
  */
 export function searchIndex(index: PreparedSearchIndex, queryTerms: readonly string[], options: SearchOptions): SearchHit[] {
@@ -222,7 +254,7 @@ export function searchIndex(index: PreparedSearchIndex, queryTerms: readonly str
   const k1 = index.k1;
   // Summed in a fixed term order, so the floating-point result does not depend on query order.
   for (const term of [...new Set(queryTerms)].sort()) {
-    const posting = index.postings.get(term);
+    const posting = index.postings(term);
     if (!posting) continue;
     const df = posting.ids.length;
     const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));

@@ -2,7 +2,15 @@
 // isolate and kept decoded in memory, ranked for a query, with the skills an advisory in force
 // blocks left out. A generation published before the index existed is indexed from its shard
 // entries (no section titles) once per isolate instead.
-import { buildSearchIndex, prepareSearchIndex, searchIndex, SearchIndexError, type PreparedSearchIndex, type SearchQuery } from "../../core/search/bm25.ts";
+import {
+  buildSearchIndex,
+  prepareSearchIndex,
+  searchIndex,
+  SearchIndexError,
+  type PreparedSearchIndex,
+  type SearchHit,
+  type SearchQuery,
+} from "../../core/search/bm25.ts";
 import { MemoryCache } from "../storage/memory-cache.ts";
 import { StorageUnavailableError } from "../storage/errors.ts";
 import type { ServedSkill, ShelfService } from "./service.ts";
@@ -12,7 +20,7 @@ import type { ServedSkill, ShelfService } from "./service.ts";
  * hundred KB of JSON, so this holds the current generation's and a few pinned ones.
  */
 const INDEX_CACHE_BYTES = 16 * 1024 * 1024;
-/** Estimated heap bytes per character of index JSON once decoded (typed arrays and a Map of terms). */
+/** Estimated heap bytes per character of index JSON once parsed (number arrays; a used term's postings decoded besides). */
 const HEAP_BYTES_PER_INDEX_CHAR = 3;
 
 const indexes = new MemoryCache<PreparedSearchIndex>(INDEX_CACHE_BYTES);
@@ -73,5 +81,13 @@ export async function searchShelf(shelf: ShelfService, query: SearchQuery, limit
   if (query.terms.length === 0) return [];
   const [index, skills] = await Promise.all([searchIndexOf(shelf), shelf.skills()]);
   const servable = new Map(skills.map((s) => [s.name, s]));
-  return searchIndex(index, query.terms, { limit, accept: (name) => servable.has(name) }).map((hit) => ({ skill: servable.get(hit.name)!, score: hit.score }));
+  let hits: SearchHit[];
+  try {
+    hits = searchIndex(index, query.terms, { limit, accept: (name) => servable.has(name) });
+  } catch (err) {
+    // A term's postings are checked when first used: a malformed stored index is a storage inconsistency.
+    if (err instanceof SearchIndexError) throw new StorageUnavailableError(`the search index of ${(await shelf.generation()).id} is malformed`, { cause: err });
+    throw err;
+  }
+  return hits.map((hit) => ({ skill: servable.get(hit.name)!, score: hit.score }));
 }

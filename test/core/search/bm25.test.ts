@@ -220,6 +220,11 @@ describe("prepareSearchIndex", () => {
     ["duplicate names", () => ({ ...good(), names: ["a", "a", "b", "c"] })],
     ["a non-positive k1", () => ({ ...good(), k1: 0 })],
     ["terms as an array", () => ({ ...good(), terms: [] })],
+  ])("refuses %s when opened", (_label, make) => {
+    expect(() => prepareSearchIndex(make())).toThrow(SearchIndexError);
+  });
+
+  it.each([
     ["odd postings", () => ({ ...good(), terms: { x: [0, 5, 1] } })],
     ["empty postings", () => ({ ...good(), terms: { x: [] } })],
     ["a skill id past the names", () => ({ ...good(), terms: { x: [4, 100] } })],
@@ -227,8 +232,19 @@ describe("prepareSearchIndex", () => {
     ["a negative gap", () => ({ ...good(), terms: { x: [2, 100, -1, 100] } })],
     ["a zero frequency", () => ({ ...good(), terms: { x: [1, 0] } })],
     ["a fractional frequency", () => ({ ...good(), terms: { x: [1, 1.5] } })],
-  ])("refuses %s", (_label, make) => {
-    expect(() => prepareSearchIndex(make())).toThrow(SearchIndexError);
+    ["postings that are not a list", () => ({ ...good(), terms: { x: "1,100" } })],
+  ])("refuses %s when a query first uses the term, and ranks by the other terms until then", (_label, make) => {
+    const index = prepareSearchIndex(make());
+    expect(() => searchIndex(index, ["x"], { limit: 10 })).toThrow(SearchIndexError);
+    expect(() => searchIndex(index, ["x"], { limit: 10 })).toThrow(SearchIndexError);
+    expect(searchIndex(index, ["y"], { limit: 10 })).toEqual([]);
+  });
+
+  it("decodes a term's postings once and keeps them", () => {
+    const index = prepareSearchIndex(buildSearchIndex(SHELF));
+    expect(index.postings("incident")).toBe(index.postings("incident"));
+    expect(index.postings("constructor")).toBeUndefined();
+    expect(index.postings("__proto__")).toBeUndefined();
   });
 
   it("reads back what buildSearchIndex wrote, through JSON", () => {

@@ -63,13 +63,20 @@ export function expectedHits(published: PublishedFixture, q: string, limit: numb
 }
 
 /**
- * Re-publishes a fixture's generation as a manifest built before the search index existed (no
- * `search` field) and points the shelf at it; returns its id.
+ * Re-publishes a fixture's generation with another search index: none (`null`, as manifests
+ * built before the index existed) or the given JSON stored as its blob; points the shelf at it
+ * and returns its id.
  */
-export async function publishWithoutSearchIndex(published: PublishedFixture): Promise<string> {
+export async function republishWithSearchIndex(published: PublishedFixture, index: unknown | null, seq: number): Promise<string> {
   const stored = await (await env.SHELF_BUCKET.get(r2Key("generation", published.generation)))!.json();
   const { search: _dropped, ...manifest } = GenerationManifestSchema.parse(stored);
-  const doc = await canonicalDocument(manifest);
+  let search = {};
+  if (index !== null) {
+    const blob = await canonicalDocument(index);
+    await env.SHELF_BUCKET.put(r2Key("blob", blob.sha256), blob.bytes);
+    search = { search: { sha256: blob.sha256, size: blob.size } };
+  }
+  const doc = await canonicalDocument({ ...manifest, ...search });
   await env.SHELF_BUCKET.put(r2Key("generation", doc.sha256), doc.bytes);
   const at = "2026-11-30T11:00:00.000Z";
   await env.SHELF_BUCKET.put(
@@ -77,9 +84,9 @@ export async function publishWithoutSearchIndex(published: PublishedFixture): Pr
     JSON.stringify({
       schema: POINTER_SCHEMA,
       generation: doc.sha256,
-      seq: 2,
+      seq,
       published_at: at,
-      history: [{ seq: 2, generation: doc.sha256, action: "publish", at }],
+      history: [{ seq, generation: doc.sha256, action: "publish", at }],
     }),
   );
   return doc.sha256;

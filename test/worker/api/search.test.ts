@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { API_LIMITS } from "../../../src/core/api/contract.ts";
+import { buildSearchIndex } from "../../../src/core/search/bm25.ts";
 import { resetComputedCache } from "../../../src/worker/api/respond.ts";
 import app from "../../../src/worker/index.ts";
 import { resetSearchIndexCache, searchIndexOf } from "../../../src/worker/shelf/search.ts";
@@ -14,7 +15,7 @@ import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { r2Key } from "../../../src/worker/storage/keys.ts";
 import { setFixtureAdvisories, type PublishedFixture } from "../fixture-shelf.ts";
 import { expectDocumented } from "./openapi-check.ts";
-import { expectedHits, publishSearchShelf, publishWithoutSearchIndex, SEARCH_ADVISORIES } from "./search-fixture.ts";
+import { expectedHits, publishSearchShelf, republishWithSearchIndex, SEARCH_ADVISORIES } from "./search-fixture.ts";
 
 const BASE = "https://shelf.test";
 let published: PublishedFixture;
@@ -232,7 +233,7 @@ describe("storage reads", () => {
 describe("a generation published before the search index", () => {
   let legacyId: string;
   beforeAll(async () => {
-    legacyId = await publishWithoutSearchIndex(published);
+    legacyId = await republishWithSearchIndex(published, null, 2);
   });
 
   it("is searched through an index of its entries (no section titles), built once per isolate", async () => {
@@ -253,7 +254,26 @@ describe("a generation published before the search index", () => {
     // The index of the generation with a stored index is another one, read from its blob.
     const pinned = await searchIndexOf(new ShelfService(env, { generation: published.generation }));
     expect(pinned).not.toBe(first);
-    expect(pinned.postings.has("rotation")).toBe(true);
-    expect(first.postings.has("rotation")).toBe(false);
+    expect(pinned.postings("rotation")).toBeDefined();
+    expect(first.postings("rotation")).toBeUndefined();
+  });
+});
+
+describe("a stored index whose postings are malformed (it hashes to its key, but a publisher bug wrote it)", () => {
+  it("answers 503 storage_unavailable for a query that uses the bad term, and ranks the others", async () => {
+    const names = [...published.entries.keys()].sort();
+    const index = {
+      ...buildSearchIndex([]),
+      names,
+      lengths: names.map(() => [0, 0, 0, 0, 0]),
+      avgdl: [0, 0, 0, 0, 0],
+      terms: { incident: [99, 100], review: [1, 100] },
+    };
+    await republishWithSearchIndex(published, index, 3);
+    resetIsolate();
+    const res = await get("/v1/search?q=incident");
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ code: "storage_unavailable" });
+    expect((await search("review")).results.map((r) => r.name)).toEqual([names[1]]);
   });
 });
