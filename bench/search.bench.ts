@@ -109,7 +109,7 @@ async function seedShelf(bucket: MemoryBucket): Promise<{ id: string; indexBytes
     const name = `skill-${String(i).padStart(5, "0")}`;
     const validation = validateSkillMd(name, files[0]!.bytes);
     if (!validation.ok || !validation.metadata || !validation.parsed) throw new Error(`bench skill ${name} is invalid: ${JSON.stringify(validation.problems)}`);
-    const verdict = { level: "first_party", blocked: false, requires_review: false, attachable: true, reasons: [], warnings: [] };
+    const verdict = { level: "first_party" as const, blocked: false, requires_review: false, attachable: true, reasons: [], warnings: [] };
     inputs.push({
       files,
       record: describeSkill(validation.metadata, validation.parsed, await buildInventory(files), { source: "first-party", validations: [], verdict }),
