@@ -183,6 +183,7 @@ export function skillshelf(options: SkillshelfSourceOptions): SkillSource {
   const send = binding ? (request: Request) => binding.fetch(request) : (request: Request) => fetch(request);
 
   let snapshot: Snapshot | null = null;
+  let inflight: Promise<Snapshot> | null = null;
   // Parsed skills by name and index digest: the same digest is the same files, so a later listing
   // (even of a newer generation) reuses them without a request. Holds what the latest listing used.
   let known = new Map<string, ReadSkill>();
@@ -271,8 +272,12 @@ export function skillshelf(options: SkillshelfSourceOptions): SkillSource {
 
   async function list(): Promise<SkillResult<SkillListing, SkillSourceError>> {
     if (snapshot && Date.now() - snapshot.at < refreshIntervalMs) return { ok: true, value: snapshot.listing };
+    // Catalogs loaded at the same time (several requests in one isolate) share one read of the shelf.
+    inflight ??= readListing().finally(() => {
+      inflight = null;
+    });
     try {
-      snapshot = await readListing();
+      snapshot = await inflight;
       return { ok: true, value: snapshot.listing };
     } catch (cause) {
       return { ok: false, error: new SkillSourceError(id, "list", cause) };

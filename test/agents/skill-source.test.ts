@@ -250,6 +250,16 @@ describe("requests and caching", () => {
     expect(fetcher.requests).toEqual([`${g}/skills/nested/references/spaced%20name.md`]);
   });
 
+  it("shares one read of the shelf between catalogs loaded at the same time", async () => {
+    const fetcher = appFetcher();
+    const source = skillshelf({ binding: fetcher, url: BASE });
+    const [a, b] = await Promise.all([loadSkillCatalog([source]), loadSkillCatalog([source])]);
+    expect(a.skills.map((e) => e.skill.name)).toEqual(SERVABLE);
+    expect(b.skills.map((e) => e.skill.name)).toEqual(SERVABLE);
+    expect(fetcher.requests.filter((p) => p === "/.well-known/agent-skills/index.json")).toHaveLength(1);
+    expect(fetcher.requests).toHaveLength(1 + 3 + SERVABLE.length);
+  });
+
   it("relists an unchanged shelf with the index alone, and reads a changed skill from the new generation only", async () => {
     const fetcher = appFetcher({ ...env, SHELF_LIVE_TTL_MS: "0" });
     const source = skillshelf({ binding: fetcher, url: BASE, refreshIntervalMs: 0 });
