@@ -69,6 +69,12 @@ export type ShelfTrustView = z.infer<typeof ShelfTrustSchema>;
 
 export const TrustParamsSchema = z.object({ name: SkillNameSchema.describe("a skill name") });
 
+/**
+ * A well-formed enable: a skill name, optionally pinned to a tree hash. The CLI warns about a
+ * malformed one and grants nothing; the API refuses it, so a typo in a pin is never silent.
+ */
+const ENABLED_ENTRY_RE = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:@[0-9a-f]{64})?$/;
+
 /** POST /v1/select's body: `skillshelf select --names … --enable …` as JSON, with an optional tool grant. */
 export const SelectBodySchema = z
   .strictObject({
@@ -78,11 +84,11 @@ export const SelectBodySchema = z
       .max(API_LIMITS.maxNames)
       .describe("The skills named for this context, in order (the answer keeps it); duplicates are ignored with a warning."),
     enabled: z
-      .array(z.string().max(MAX_ENABLED_ENTRY_CHARS))
+      .array(z.string().max(MAX_ENABLED_ENTRY_CHARS).regex(ENABLED_ENTRY_RE, "a skill name, or a pin name@<64 lowercase hex tree hash>"))
       .max(API_LIMITS.maxNames)
       .optional()
       .describe(
-        "Operator enables for requires_review skills: a bare name, or name@<64-hex tree hash> (a pin, which holds the skill again when its bytes change). Malformed entries grant nothing and are warned, as the CLI does.",
+        "Operator enables for requires_review skills: a bare name, or name@<64-hex tree hash> (a pin, which holds the skill again when its bytes change). A malformed entry is refused (422 naming it); well-formed entries that grant nothing are warned, as the CLI does.",
       ),
     grant: z
       .array(z.string().min(1).max(MAX_TOOL_NAME_CHARS))
