@@ -71,6 +71,7 @@ describe("/v1/catalog on a 1,000-skill shelf", () => {
 
     // Equal arguments written differently share the cached answer.
     const reordered = await call(new Request(`${WORKER_URL}/v1/catalog?total=1200&max_chars=8000&format=markdown`));
+    await expectDocumented("get", "/v1/catalog?format=markdown", reordered);
     expect(await reordered.text()).toBe(text);
     expect(total(counts, "R2.") + total(counts, "KV.")).toBe(0);
 
@@ -84,6 +85,7 @@ describe("/v1/catalog on a 1,000-skill shelf", () => {
 
     const etag = again.headers.get("ETag")!;
     const conditional = await call(new Request(url, { headers: { "If-None-Match": etag } }));
+    await expectDocumented("get", url, conditional);
     expect(conditional.status).toBe(304);
     expect(total(counts, "R2.") + total(counts, "KV.")).toBe(0);
     expect(counts.calls["KV.put"] ?? 0).toBe(0);
@@ -103,15 +105,21 @@ describe("/v1/catalog on a 1,000-skill shelf", () => {
 
   it("serves a repeated catalog from the computed cache: with the storage memory gone it reads no shard, a new argument set reads them all", async () => {
     const url = `${WORKER_URL}/v1/catalog?tags=none-of-these`;
-    await (await workerFetch(await adminEnv())(new Request(url))).arrayBuffer();
+    const first = await workerFetch(await adminEnv())(new Request(url));
+    await expectDocumented("get", url, first);
+    expect(first.status).toBe(200);
     resetStorageMemory();
     const counts = newCounts();
     const call = workerFetch(await adminEnv(counts));
-    await (await call(new Request(url))).arrayBuffer();
+    const again = await call(new Request(url));
+    await expectDocumented("get", url, again);
+    expect(await again.text()).toBe(await first.text());
     // The pointer, the advisories and the manifest (to know the generation the key names), no shard.
     expect(counts.calls["R2.get"] ?? 0).toBeLessThanOrEqual(3);
     for (const k of Object.keys(counts.calls)) delete counts.calls[k];
-    await (await call(new Request(`${url}&format=markdown`))).arrayBuffer();
+    const other = await call(new Request(`${url}&format=markdown`));
+    await expectDocumented("get", `${url}&format=markdown`, other);
+    expect(other.status).toBe(200);
     expect(counts.calls["R2.get"] ?? 0).toBeGreaterThanOrEqual(built.manifest.shards.length);
   });
 });

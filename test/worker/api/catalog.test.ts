@@ -199,7 +199,7 @@ describe("GET /v1/catalog", () => {
   );
 
   it("answers HEAD with the GET's headers and no body", async () => {
-    const full = await get("/v1/catalog?format=markdown");
+    const full = await documented("/v1/catalog?format=markdown");
     const head = await get("/v1/catalog?format=markdown", { method: "HEAD" });
     await expectDocumented("get", "/v1/catalog?format=markdown", head);
     expect(head.status).toBe(200);
@@ -358,12 +358,12 @@ describe("GET /v1/fast-path", () => {
     });
     const bindings = { ...env, SHELF_BUCKET: bucket };
     const blobs = () => keys.filter((k) => k.startsWith(r2Prefix("blob")));
-    expect((await get("/v1/fast-path", {}, bindings)).status).toBe(200);
+    expect((await documented("/v1/fast-path", {}, bindings)).status).toBe(200);
     expect(blobs()).toEqual([]);
-    expect((await get("/v1/fast-path?include=alpha", {}, bindings)).status).toBe(200);
+    expect((await documented("/v1/fast-path?include=alpha", {}, bindings)).status).toBe(200);
     expect(blobs()).toEqual([r2Key("blob", shelf.entries.get("alpha")!.skill_md.sha256)]);
     keys.length = 0;
-    expect((await get("/v1/fast-path?include=alpha", {}, bindings)).status).toBe(200);
+    expect((await documented("/v1/fast-path?include=alpha", {}, bindings)).status).toBe(200);
     expect(keys).toEqual([]);
   });
 
