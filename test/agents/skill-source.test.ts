@@ -21,7 +21,14 @@ import { SKILLSHELF_TRUST_FIELD, type ShelfFetcher, skillshelf } from "../../src
 import { sha256Hex } from "../../src/core/skill/hash.ts";
 import app from "../../src/worker/index.ts";
 import { resetStorageMemory } from "../../src/worker/storage/index.ts";
-import { BLOCKING_ADVISORY, type FixtureSkill, fixtureSkillMd, type PublishedFixture, publishFixtureShelf } from "../worker/fixture-shelf.ts";
+import {
+  BLOCKING_ADVISORY,
+  type FixtureSkill,
+  fixtureSkillMd,
+  type PublishedFixture,
+  publishFixtureShelf,
+  setFixtureAdvisories,
+} from "../worker/fixture-shelf.ts";
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0xff, 0x00, 0x80]);
 const NESTED_MD = [
@@ -387,6 +394,25 @@ describe("digests", () => {
     const mixed = await loadSkillCatalog([skillshelf({ binding: otherGeneration, url: BASE })]);
     expect(mixed.skills).toEqual([]);
     expect(reason(mixed)).toMatch(/\/v1\/skills\/nested did not describe nested in generation/);
+  });
+});
+
+describe("advisories", () => {
+  it("a skill blocked after the listing fails its reads with the advisory, and leaves the next listing", async () => {
+    const fetcher = appFetcher({ ...env, SHELF_LIVE_TTL_MS: "0" });
+    const source = skillshelf({ binding: fetcher, url: BASE, refreshIntervalMs: 0 });
+    const before = await loadSkillCatalog([source]);
+    expect(before.find("review-me")).toBeDefined();
+    try {
+      await setFixtureAdvisories(env, [BLOCKING_ADVISORY, { ...BLOCKING_ADVISORY, name: "review-me", advisory_id: "ADV-2026-002" }], 2);
+      const read = await before.readResource({ name: "review-me", path: "references/x.md" });
+      expect(!read.ok && read.error._tag).toBe("SkillSourceError");
+      expect(!read.ok && read.error.message).toMatch(/answered 410: Skill 'review-me' is blocked by advisory ADV-2026-002/);
+      const after = await loadSkillCatalog([source]);
+      expect(after.skills.map((e) => e.skill.name)).toEqual(["accented", "nested", "solo"]);
+    } finally {
+      await setFixtureAdvisories(env, [BLOCKING_ADVISORY], 1);
+    }
   });
 });
 
