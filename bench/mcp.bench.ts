@@ -1,0 +1,273 @@
+// Storage operations of /mcp on a warm isolate, side by side with the routes that answer the same
+// questions: a skills/list of 1,000 skills (every page, through the SDK's own client) against
+// /v1/skills (every page) and the static and well-known indexes; a resources/read of one file
+// against the static layout's and /v1's bytes of it. Binding calls are counted on in-memory R2
+// and KV (KV empty: every document falls back to R2, as when KV copies have expired). The chain
+// is assembled from the same middleware src/worker/routes/index.ts uses (see catalog.bench.ts
+// for why the whole app is not imported). Also CPU per request. Run: npm run bench. Not a test:
+// it only fails when /mcp costs more storage operations than the route it is compared with.
+import { createHash } from "node:crypto";
+import { cpus, loadavg } from "node:os";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
+import { Hono } from "hono";
+import { assembleGeneration, describeSkill, type SkillBuildInput } from "../src/core/generation/assemble.ts";
+import { ADVISORIES_SCHEMA, POINTER_SCHEMA } from "../src/core/generation/manifest.ts";
+import { buildInventory } from "../src/core/skill/inventory.ts";
+import type { SkillFile } from "../src/core/skill/skill.ts";
+import { validateSkillMd } from "../src/core/skill/validate.ts";
+import { handleApiError } from "../src/worker/api/problem.ts";
+import { resetComputedCache } from "../src/worker/api/respond.ts";
+import { apiApp } from "../src/worker/api/routes.ts";
+import { skillRoutes } from "../src/worker/api/skills.ts";
+import { readAccess } from "../src/worker/auth/read-access.ts";
+import { handleError } from "../src/worker/http/error-handler.ts";
+import { strictSecurityHeaders } from "../src/worker/http/headers.ts";
+import { mcpRoutes } from "../src/worker/mcp/index.ts";
+import { resetSkillMdFacts } from "../src/worker/mcp/skill-md.ts";
+import { openShelf, type ReadEnv } from "../src/worker/routes/context.ts";
+import { shelfCors } from "../src/worker/routes/policy.ts";
+import { staticLayoutRoutes } from "../src/worker/routes/static-layout.ts";
+import { wellKnownRoutes } from "../src/worker/routes/well-known.ts";
+import { resetStorageMemory } from "../src/worker/storage/index.ts";
+import { R2_ADVISORIES_KEY, R2_POINTER_KEY, r2Key } from "../src/worker/storage/keys.ts";
+
+const encoder = new TextEncoder();
+const SKILLS = 1_000;
+
+// workerd's crypto.DigestStream, which the static layout's checked file bodies use; Node has none.
+class NodeDigestStream extends WritableStream<Uint8Array> {
+  readonly digest: Promise<ArrayBuffer>;
+  constructor(_algorithm: string) {
+    const hash = createHash("sha256");
+    let done!: (value: ArrayBuffer) => void;
+    const digest = new Promise<ArrayBuffer>((resolve) => {
+      done = resolve;
+    });
+    super({ write: (chunk) => void hash.update(chunk), close: () => done(new Uint8Array(hash.digest()).buffer) });
+    this.digest = digest;
+  }
+}
+(crypto as unknown as { DigestStream: typeof NodeDigestStream }).DigestStream ??= NodeDigestStream;
+
+// workerd's ReadableStreamBYOBReader.readAtLeast (fill the view up to `min` bytes unless the stream ends), same use.
+type AtLeast = (min: number, view: Uint8Array) => Promise<{ done: boolean; value: Uint8Array | undefined }>;
+const byobProto = ReadableStreamBYOBReader.prototype as ReadableStreamBYOBReader & { readAtLeast?: AtLeast };
+byobProto.readAtLeast ??= async function (this: ReadableStreamBYOBReader, min: number, view: Uint8Array) {
+  // Each read transfers the buffer (detaching the old view), so offsets are kept, not re-read from views.
+  const { byteOffset, byteLength } = view;
+  let buffer = view.buffer;
+  let filled = 0;
+  while (filled < min) {
+    const next = await this.read(new Uint8Array(buffer, byteOffset + filled, byteLength - filled));
+    if (next.value) {
+      buffer = next.value.buffer;
+      filled += next.value.byteLength;
+    }
+    if (next.done) return { done: true, value: new Uint8Array(buffer, byteOffset, filled) };
+  }
+  return { done: false, value: new Uint8Array(buffer, byteOffset, filled) };
+};
+const BASE = "https://shelf.test";
+
+const name = (i: number) => `skill-${String(i).padStart(5, "0")}`;
+const skillMd = (i: number) =>
+  `---\nname: ${name(i)}\ndescription: ${JSON.stringify(`Skill ${i} handles incidents for team ${i % 17}: a description of typical length.`)}\nmetadata:\n  owner: team-${i % 17}\n---\n\n# Skill ${i}\n\nRead references/guide.md.\n`;
+
+/** Calls per binding method ("R2.get", "KV.get", …). */
+const calls: Record<string, number> = {};
+const count = (key: string) => {
+  calls[key] = (calls[key] ?? 0) + 1;
+};
+
+/** In-memory R2 that counts what the read path calls (get, head); put seeds it uncounted. */
+class MemoryBucket {
+  readonly objects = new Map<string, Uint8Array>();
+  async put(key: string, value: Uint8Array | string): Promise<void> {
+    this.objects.set(key, typeof value === "string" ? encoder.encode(value) : value);
+  }
+  async get(key: string, options: { range?: { offset: number; length: number } } = {}) {
+    count("R2.get");
+    const stored = this.objects.get(key);
+    if (stored === undefined) return null;
+    const bytes = options.range ? stored.slice(options.range.offset, options.range.offset + options.range.length) : stored;
+    return {
+      key,
+      size: stored.byteLength,
+      text: async () => new TextDecoder().decode(bytes),
+      arrayBuffer: async () => bytes.slice().buffer,
+      get body() {
+        return new Response(bytes).body;
+      },
+    };
+  }
+  async head(key: string) {
+    count("R2.head");
+    const stored = this.objects.get(key);
+    return stored === undefined ? null : { key, size: stored.byteLength, checksums: {} };
+  }
+}
+
+/** In-memory KV that holds nothing and counts lookups. */
+const emptyKv = {
+  async get(key: string | string[]) {
+    count("KV.get");
+    return Array.isArray(key) ? new Map(key.map((k) => [k, null])) : null;
+  },
+};
+
+async function seedShelf(bucket: MemoryBucket): Promise<void> {
+  const inputs: SkillBuildInput[] = [];
+  for (let i = 0; i < SKILLS; i++) {
+    const files: SkillFile[] = [
+      { path: "SKILL.md", bytes: encoder.encode(skillMd(i)) },
+      { path: "references/guide.md", bytes: encoder.encode(`# Guide ${i}\n\nThe details.\n`) },
+    ];
+    const validation = validateSkillMd(name(i), files[0]!.bytes);
+    if (!validation.ok || !validation.metadata || !validation.parsed) throw new Error(`bench skill ${name(i)} is invalid`);
+    const verdict = { level: "first_party" as const, blocked: false, requires_review: false, attachable: true, reasons: [], warnings: [] };
+    inputs.push({
+      files,
+      record: describeSkill(validation.metadata, validation.parsed, await buildInventory(files), { source: "first-party", validations: [], verdict }),
+    });
+  }
+  const built = await assembleGeneration(inputs, {
+    catalogVersion: null,
+    recordDigests: { validations: null, advisories: null, guidance: null, catalog: null },
+    advisories: null,
+  });
+  for (const object of built.objects) await bucket.put(r2Key(object.kind, object.sha256), object.bytes);
+  await bucket.put(r2Key("generation", built.id), built.manifestBytes);
+  const at = "2026-12-01T00:00:00.000Z";
+  await bucket.put(
+    R2_POINTER_KEY,
+    JSON.stringify({
+      schema: POINTER_SCHEMA,
+      generation: built.id,
+      seq: 1,
+      published_at: at,
+      history: [{ seq: 1, generation: built.id, action: "publish", at }],
+    }),
+  );
+  await bucket.put(R2_ADVISORIES_KEY, JSON.stringify({ schema: ADVISORIES_SCHEMA, advisories: [], seq: 1, updated_at: at }));
+}
+
+/** The read surface's chain (src/worker/routes/index.ts) for the static layout, well-known, /v1 skills and /mcp. */
+function readApp(): Hono<ReadEnv> {
+  const app = new Hono<ReadEnv>();
+  app.onError(handleError);
+  app.use("*", shelfCors());
+  for (const pattern of ["/skills/*", "/.well-known/agent-skills/*", "/v1/*", "/mcp"]) app.use(pattern, strictSecurityHeaders(), readAccess(), openShelf());
+  const api = apiApp();
+  api.onError(handleApiError);
+  skillRoutes(api);
+  app.route("/", staticLayoutRoutes());
+  app.route("/", wellKnownRoutes());
+  app.route("/", api);
+  app.route("/", mcpRoutes());
+  return app;
+}
+
+const bucket = new MemoryBucket();
+await seedShelf(bucket);
+const bindings = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv, SHELF_VISIBILITY: "public" };
+const app = readApp();
+const appFetch = async (input: string | URL | Request, init?: RequestInit) => app.request(input instanceof Request ? input : String(input), init, bindings);
+
+async function get(path: string): Promise<void> {
+  const res = await appFetch(`${BASE}${path}`);
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  await res.arrayBuffer();
+}
+
+/** Every page of /v1/skills at the largest page size. */
+async function v1SkillPages(): Promise<void> {
+  let cursor: string | undefined;
+  do {
+    const res = await appFetch(`${BASE}/v1/skills?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    if (res.status !== 200) throw new Error(`/v1/skills: ${res.status} ${await res.text()}`);
+    cursor = ((await res.json()) as { next_cursor?: string | null }).next_cursor ?? undefined;
+  } while (cursor);
+}
+
+/** Storage operations and CPU of `fn` run once warm (after one run that warms the isolate), or cold. */
+async function measure(fn: () => Promise<void>, cold = false): Promise<{ ops: Record<string, number>; total: number; cpuMs: number }> {
+  if (cold) {
+    resetStorageMemory();
+    resetSkillMdFacts();
+    resetComputedCache();
+  } else {
+    await fn();
+  }
+  for (const key of Object.keys(calls)) delete calls[key];
+  const start = process.cpuUsage();
+  await fn();
+  const used = process.cpuUsage(start);
+  const ops = { ...calls };
+  return { ops, total: Object.values(ops).reduce((a, b) => a + b, 0), cpuMs: (used.user + used.system) / 1000 };
+}
+
+const client = new Client({ name: "bench", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+await client.connect(new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), { fetch: appFetch }));
+const skills = new SkillsClient(client);
+
+const [load1] = loadavg();
+console.log(
+  `${SKILLS} skills; node ${process.versions.node} (${process.platform}/${process.arch}, ${cpus().length} CPUs, load ${load1!.toFixed(1)}), in-memory R2, empty KV`,
+);
+console.log(`${"warm isolate".padEnd(70)} ${"storage ops".padStart(11)} ${"CPU".padStart(10)}\n`);
+
+let failed = false;
+const row = (label: string, m: { ops: Record<string, number>; total: number; cpuMs: number }) =>
+  console.log(`${label.padEnd(70)} ${String(m.total).padStart(11)} ${m.cpuMs.toFixed(1).padStart(7)} ms   ${JSON.stringify(m.ops)}`);
+const compare = (what: string, mcp: { total: number }, others: { total: number }[]) => {
+  const least = Math.min(...others.map((o) => o.total));
+  const verdict = mcp.total <= least ? "ok" : "MORE";
+  if (verdict !== "ok") failed = true;
+  console.log(`  ${verdict}: ${what} costs ${mcp.total} storage ops; the cheapest equivalent route ${least}\n`);
+};
+
+let listed = 0;
+const mcpList = await measure(async () => {
+  listed = (await skills.list()).skills.length;
+});
+if (listed !== SKILLS) throw new Error(`skills/list gave ${listed} skills`);
+row(`MCP skills/list, all ${Math.ceil(SKILLS / 100)} pages (SDK SkillsClient)`, mcpList);
+const v1List = await measure(v1SkillPages);
+row("GET /v1/skills?limit=200, all pages", v1List);
+const staticIndex = await measure(() => get("/skills/index.json"));
+row("GET /skills/index.json (names only)", staticIndex);
+const wellKnown = await measure(() => get("/.well-known/agent-skills/index.json"));
+row("GET /.well-known/agent-skills/index.json", wellKnown);
+compare("a warm skills/list", mcpList, [v1List]);
+row("for contrast, cold isolate: MCP skills/list, all pages (records and SKILL.md files read)", await measure(async () => void (await skills.list()), true));
+row("for contrast, cold isolate: GET /v1/skills?limit=200, all pages", await measure(v1SkillPages, true));
+console.log();
+
+const target = name(421);
+const { skill } = await skills.get(`skill://${target}/SKILL.md`);
+const mcpRead = await measure(async () => {
+  // bypass: the client's own response cache would answer a warm read without asking the server.
+  const file = await skills.read(skill, `skill://${target}/references/guide.md`, { cacheMode: "bypass" });
+  if (!file.verified) throw new Error("unverified read");
+});
+row("MCP resources/read of references/guide.md (verified by SkillsClient)", mcpRead);
+const staticRead = await measure(() => get(`/skills/${target}/references/guide.md`));
+row("GET /skills/<name>/references/guide.md", staticRead);
+const v1Read = await measure(() => get(`/v1/skills/${target}/resources/references/guide.md`));
+row("GET /v1/skills/<name>/resources/references/guide.md", v1Read);
+compare("a warm resources/read", mcpRead, [staticRead, v1Read]);
+
+const mcpSkillMd = await measure(async () => {
+  await skills.read(skill, undefined, { cacheMode: "bypass" });
+});
+row("MCP resources/read of SKILL.md", mcpSkillMd);
+const staticSkillMd = await measure(() => get(`/skills/${target}/SKILL.md`));
+row("GET /skills/<name>/SKILL.md", staticSkillMd);
+compare("a warm SKILL.md read", mcpSkillMd, [staticSkillMd]);
+
+await client.close();
+if (failed) {
+  console.error("mcp bench: /mcp cost more storage operations than an equivalent route");
+  process.exit(1);
+}
