@@ -4,14 +4,16 @@
 //  1b. the curated shelf (./shelf, as `npm start` serves it) loads in every client we run
 //     (docs/compatibility.md, "What each client reads"): agentskills-http's register_all registers
 //     all of it, every skill passes agentskills-core's snapshot and signing checks and reads back
-//     byte-identical, and the `skills` CLI installs all of it.
+//     byte-identical, and the `skills` CLI installs all of it; `skills find` (SKILLS_API_URL) finds
+//     a curated skill through /api/search and `skills add <source> --skill` installs it.
 //  1c. the forms the curated shelf avoids (fixtures/other-forms-shelf): agentskills-core refuses
 //     exactly the ones fixtures/other-forms.json says, which are the ones validate warns about.
 //  1d. MCP (/mcp): the official @modelcontextprotocol/client SkillsClient reads every file of the
 //     curated shelf with verification on both eras, and the eight tools answer as
 //     agentskills-mcp-server 0.6.0 did over the golden skills (test/goldens/mcp-tools).
 //  2. the `skills` CLI installing the client shelf through the v0.2 index, through the legacy
-//     v0.1 index (SHELF_DISCOVERY=v0.1), and through a private shelf's capability URL.
+//     v0.1 index (SHELF_DISCOVERY=v0.1), and through a private shelf's capability URL (where
+//     `skills find` searches and `skills add --skill` installs through it too).
 // Everything started here is stopped whatever happens; the whole run is bounded.
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -21,6 +23,7 @@ import { runBounded, type BoundedRun } from "./bounded-child.ts";
 import { compareToolGoldens, readEverySkill, writeGoldenShelf } from "./mcp.ts";
 import { startShelf, stopAll, type RunningShelf } from "./shelf-server.ts";
 import { installAndCompare } from "./skills-cli.ts";
+import { findAndInstall } from "./skills-find.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const FIXTURES = path.join(import.meta.dirname, "fixtures");
@@ -94,6 +97,12 @@ async function main(): Promise<void> {
       );
       const installed = await installAndCompare(shelf.url, CURATED_SHELF);
       report("skills add installs the whole curated shelf, byte-identical", installed.problems, installed.problems.length ? installed.output : "");
+      const found = await findAndInstall(shelf.url, CURATED_SHELF, ["a", "test", "keeps", "failing", "on", "CI"], "flaky-test-triage");
+      report(
+        "SKILLS_API_URL=<shelf> skills find lists a curated skill with the shelf as source; skills add <source> --skill installs it, byte-identical",
+        found.problems,
+        found.problems.length ? found.output : "",
+      );
       const mcp = await readEverySkill(shelf.url, CURATED_SHELF);
       report(`MCP SkillsClient reads every file of the curated shelf at /mcp, verified (${mcp.summary})`, mcp.problems);
     });
@@ -149,6 +158,8 @@ async function main(): Promise<void> {
       const result = await installAndCompare(`${shelf.url}/c/${token}`, CLIENT_SHELF);
       problems.push(...result.problems);
       report("skills add via a private shelf's capability URL", problems, problems.length ? result.output : "");
+      const found = await findAndInstall(`${shelf.url}/c/${token}`, CLIENT_SHELF, ["preflight", "before", "a", "release"], "run-check");
+      report("skills find and skills add --skill through a private shelf's capability URL", found.problems, found.problems.length ? found.output : "");
     });
   } finally {
     await rm(work, { recursive: true, force: true });

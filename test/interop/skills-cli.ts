@@ -31,30 +31,35 @@ async function readTree(dir: string): Promise<Map<string, Buffer>> {
   return out;
 }
 
-function run(args: string[], cwd: string, home: string): Promise<BoundedRun> {
+/** Runs the pinned `skills` CLI with telemetry off, in `cwd`, with its own HOME (plus `env`, e.g. SKILLS_API_URL). */
+export function runSkillsCli(args: string[], cwd: string, home: string, env: Record<string, string> = {}): Promise<BoundedRun> {
   return runBounded(process.execPath, [CLI, ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: home, DO_NOT_TRACK: "1", DISABLE_TELEMETRY: "1", CI: "1", NO_COLOR: "1" },
+    env: { PATH: process.env.PATH ?? "", HOME: home, DO_NOT_TRACK: "1", DISABLE_TELEMETRY: "1", CI: "1", NO_COLOR: "1", ...env },
     timeoutMs: CLI_TIMEOUT_MS,
   });
 }
 
 /**
  * Runs `skills add <url> -y --copy -a claude-code` in a fresh project folder (with its own HOME)
- * and returns the problems: a missing or extra skill, a missing, extra or different file.
+ * and returns the problems: a missing or extra skill, a missing, extra or different file. With
+ * `skills`, only those are asked for (`--skill <name>` each) and expected.
  */
-export async function installAndCompare(url: string, shelfDir: string): Promise<{ problems: string[]; output: string }> {
+export async function installAndCompare(url: string, shelfDir: string, options: { skills?: string[] } = {}): Promise<{ problems: string[]; output: string }> {
   const work = await mkdtemp(path.join(tmpdir(), "skillshelf-skills-cli-"));
   try {
     const project = path.join(work, "project");
     const home = path.join(work, "home");
     await Promise.all([mkdir(project), mkdir(home)]);
-    const { output } = await run(["add", url, "-y", "--copy", "-a", AGENT], project, home);
+    const only = (options.skills ?? []).flatMap((name) => ["--skill", name]);
+    const { output } = await runSkillsCli(["add", url, ...only, "-y", "--copy", "-a", AGENT], project, home);
     const problems: string[] = [];
-    const expectedNames = (await readdir(path.join(shelfDir, "skills"), { withFileTypes: true }))
-      .filter((e) => e.isDirectory())
-      .map((e) => e.name)
-      .sort();
+    const expectedNames =
+      options.skills?.slice().sort() ??
+      (await readdir(path.join(shelfDir, "skills"), { withFileTypes: true }))
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort();
     let installedNames: string[] = [];
     try {
       installedNames = (await readdir(path.join(project, AGENT_DIR), { withFileTypes: true }))
