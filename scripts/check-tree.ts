@@ -143,14 +143,14 @@ export function oversizedFiles(tree: SourceTree, folder: string, maxLines: numbe
     .sort((a, b) => b.lines - a.lines);
 }
 
-/** Every hand-written .ts file under `root`/`folder` (declaration files are generated, so skipped). */
+/** Every hand-written .ts and .tsx file under `root`/`folder` (declaration files are generated, so skipped). */
 export function readSourceTree(root: string, folder = "src"): Map<string, string> {
   const tree = new Map<string, string>();
   const walk = (rel: string): void => {
     for (const entry of readdirSync(path.join(root, rel), { withFileTypes: true })) {
       const child = path.posix.join(rel, entry.name);
       if (entry.isDirectory()) walk(child);
-      else if (entry.isFile() && child.endsWith(".ts") && !child.endsWith(".d.ts")) tree.set(child, readFileSync(path.join(root, child), "utf8"));
+      else if (entry.isFile() && /\.tsx?$/.test(child) && !child.endsWith(".d.ts")) tree.set(child, readFileSync(path.join(root, child), "utf8"));
     }
   };
   walk(folder);

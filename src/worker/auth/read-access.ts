@@ -5,6 +5,7 @@
 // `/c/<read token>/…`, when SHELF_CAPABILITY_URLS is "on"; it is off by default because URLs
 // end up in logs, shell history and Referer headers (docs/http.md lists the risks).
 import type { MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
 import { httpError, notFound } from "../http/errors.ts";
 import { bearerToken } from "./bearer.ts";
 import { createReadTokenVerifier, type ReadTokenEnv, type ReadTokenVerifier } from "./read-tokens.ts";
@@ -27,6 +28,21 @@ export interface ShelfAccess {
 
 /** Hono variables set by {@link readAccess}. */
 export type ReadAccessVariables = { shelfAccess: ShelfAccess };
+
+/**
+ * The cookie the shelf's pages (src/worker/pages) keep a read token in after their sign-in form:
+ * HttpOnly, Secure, SameSite=Lax, Path=/ui. Accepted only on the pages' paths (see {@link isUiPath}),
+ * so it never authorizes the API, the files or /mcp, and a page on another site cannot make it do so.
+ */
+export const READ_COOKIE = "skillshelf_read";
+
+/**
+ * True for the pages' paths, where {@link READ_COOKIE} is accepted: /ui and below, pinned ones too.
+ * @example isUiPath("/ui/skills/adr") // => true; isUiPath("/v1/skills") // => false
+ */
+export function isUiPath(path: string): boolean {
+  return /^(?:\/g\/[^/]+)?\/ui(?:\/|$)/.test(path);
+}
 
 /** The realm named in WWW-Authenticate. */
 const READ_REALM = "skillshelf";
@@ -84,8 +100,10 @@ export function readAccess(options: ReadAccessOptions = {}): MiddlewareHandler<{
     }
     if (visibility === "private") {
       const header = c.req.header("Authorization");
-      if (!header) unauthorized(false);
-      const token = bearerToken(header);
+      // The Authorization header wins; without one, the pages' paths also take the sign-in cookie.
+      const cookie = header || !isUiPath(c.req.path) ? undefined : getCookie(c, READ_COOKIE);
+      if (!header && !cookie) unauthorized(false);
+      const token = header ? bearerToken(header) : cookie!;
       if (token === null || !(await verify(token, c.env))) unauthorized(true);
     }
     c.set("shelfAccess", { visibility, urlPrefix: "" });

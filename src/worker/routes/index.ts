@@ -1,12 +1,13 @@
 // The shelf's read group, ready to mount at "/": the static layout, well-known discovery and
 // the read API (/v1, src/worker/api), each at the current generation, pinned at /g/<generation>/…, and under /c/<token>/…
-// for capability URLs (404 unless switched on). The group's header policy is middleware here:
+// for capability URLs (404 unless switched on), and the pages for browsers ("/" and /ui, src/worker/pages). The group's header policy is middleware here:
 // CORS around every answer, the strict security headers and read access on every read path.
 import { Hono } from "hono";
 import { apiRoutes } from "../api/index.ts";
 import { readAccess, shelfVisibility } from "../auth/read-access.ts";
 import { notFound } from "../http/errors.ts";
 import { mcpRoutes } from "../mcp/index.ts";
+import { pageRoutes } from "../pages/index.ts";
 import { preflightResponse, strictSecurityHeaders } from "../http/headers.ts";
 import { openShelf, type ReadEnv } from "./context.ts";
 import { shelfCors } from "./policy.ts";
@@ -67,6 +68,8 @@ function readSurface(): Hono<ReadEnv> {
   surface.route("/", shelfStatusRoutes());
   surface.route("/", apiRoutes());
   surface.route("/", mcpRoutes());
+  // The pages bring their own read access (the sign-in cookie on /ui) and their own CSP.
+  surface.route("/", pageRoutes());
   return surface;
 }
 
