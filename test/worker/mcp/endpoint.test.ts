@@ -165,6 +165,34 @@ describe("HTTP around the SDK", () => {
     expect(body.result.resultType).toBe("complete");
   });
 
+  it("answers a 2025 initialize statelessly: no session id, an event stream, and the skills extension declared", async () => {
+    const res = await appFetch()(`${BASE}/mcp`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Mcp-Session-Id")).toBeNull();
+    expect(res.headers.get("Content-Type")).toContain("text/event-stream");
+    const text = await res.text();
+    const result = JSON.parse(
+      text
+        .split("\n")
+        .find((line) => line.startsWith("data: "))!
+        .slice(6),
+    ) as {
+      result: { capabilities: { extensions: Record<string, unknown>; tools: unknown } };
+    };
+    expect(result.result.capabilities.extensions["io.modelcontextprotocol/skills"]).toEqual({ directoryRead: true });
+    expect(result.result.capabilities.tools).toBeDefined();
+    expect((await appFetch()(`${BASE}/mcp`, { method: "DELETE" })).status).toBe(405);
+  });
+
   it("lets the SDK refuse what does not fit: a body over the cap, a wrong media type, a header that disagrees, GET on the stateless leg", async () => {
     const fetch = appFetch();
     const big = modernRequest("tools/list");
