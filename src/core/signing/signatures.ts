@@ -1,0 +1,136 @@
+// A generation's signatures: one document stored beside its manifest (signatures/<generation id>),
+// never inside what it signs. Ed25519 is deterministic, so an unchanged skill gets the same
+// signature in every generation and re-signing an unchanged shelf gives the same bytes (a
+// republish uploads nothing new).
+import { z } from "zod";
+import type { SkillRecord } from "../generation/manifest.ts";
+import { Sha256Schema } from "../generation/manifest.ts";
+import { compareCodePoints } from "./ascii-json.ts";
+import { sign, toBase64, type SigningKey } from "./ed25519.ts";
+import { base64Of, KeyIdSchema, type Keyring, refusalMessage, type SignatureRefusal } from "./keys.ts";
+import { contentRevision, generationPayload, generationPayloadValue, originProblem, SigningError, snapshotPayload } from "./payloads.ts";
+
+export const SIGNATURES_SCHEMA = "skillshelf.signatures/1";
+
+const RevisionSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'a revision is "sha256:" and 64 lowercase hex characters');
+const SignatureSchema = base64Of(64, "signature");
+const OriginSchema = z
+  .string()
+  .refine((o) => originProblem(o) === undefined, "origin must be a non-empty string of at most 512 characters without control characters");
+
+/** One skill's detached signature as stored: what it signs (revision, version) and the record it was checked against. */
+export const SkillSignatureEntrySchema = z.strictObject({
+  name: z.string().min(1),
+  /** The SHA-256 of the skill record whose files give `revision` (lets the Worker skip re-checking an unchanged skill). */
+  record: Sha256Schema,
+  revision: RevisionSchema,
+  version: z.string().nullable(),
+  key_id: KeyIdSchema,
+  signature: SignatureSchema,
+});
+export type SkillSignatureEntry = z.infer<typeof SkillSignatureEntrySchema>;
+
+/** The signatures document of one generation. */
+export const SignaturesDocumentSchema = z.strictObject({
+  schema: z.literal(SIGNATURES_SCHEMA),
+  generation: Sha256Schema,
+  origin: OriginSchema,
+  generation_signature: z.strictObject({ key_id: KeyIdSchema, signature: SignatureSchema }),
+  /** Every skill of the generation, names in code-point order. */
+  skills: z.array(SkillSignatureEntrySchema),
+});
+export type SignaturesDocument = z.infer<typeof SignaturesDocumentSchema>;
+
+/** A skill signature as served (`/v1/skills/{name}/signature`): agentskills-core's DetachedSignature plus what it covers. */
+export const SkillSignatureSchema = z
+  .strictObject({ key_id: KeyIdSchema, signature: SignatureSchema, origin: OriginSchema, revision: RevisionSchema, version: z.string().nullable() })
+  .meta({ id: "SkillSignature" });
+export type SkillSignature = z.infer<typeof SkillSignatureSchema>;
+
+/** The served form of one stored entry. */
+export function servedSignature(doc: Pick<SignaturesDocument, "origin">, entry: SkillSignatureEntry): SkillSignature {
+  return { key_id: entry.key_id, signature: entry.signature, origin: doc.origin, revision: entry.revision, version: entry.version };
+}
+
+/** The revision of a stored skill record (its files' paths, sizes and digests). */
+export function recordRevision(record: Pick<SkillRecord, "files">): Promise<string> {
+  return contentRevision(record.files);
+}
+
+/** The snapshot payload a stored entry claims to sign. Throws SigningError for a bad origin or version. */
+export function entryPayload(origin: string, entry: Pick<SkillSignatureEntry, "name" | "version" | "revision">): Uint8Array {
+  return snapshotPayload({ origin, skillId: entry.name, version: entry.version, revision: entry.revision });
+}
+
+/** The generation payload a document claims to sign. */
+export function documentGenerationPayload(doc: Pick<SignaturesDocument, "origin" | "generation" | "skills">): Uint8Array {
+  return generationPayload({ origin: doc.origin, generation: doc.generation, skills: doc.skills.map((s) => [s.name, s.revision] as const) });
+}
+
+/** The generation payload as JSON (what /v1/shelf shows beside the signature). */
+export function documentGenerationPayloadValue(doc: Pick<SignaturesDocument, "origin" | "generation" | "skills">) {
+  return generationPayloadValue({ origin: doc.origin, generation: doc.generation, skills: doc.skills.map((s) => [s.name, s.revision] as const) });
+}
+
+/** What signing needs from each record. */
+export type SignableRecord = Pick<SkillRecord, "name" | "files" | "version"> & { sha256: string };
+
+/**
+ * Signs every skill of a generation and the generation itself.
+ * @example const doc = await signGeneration(built.id, records, key, { origin: "https://shelf.example", keyId: "2026-01" })
+ */
+export async function signGeneration(
+  generation: string,
+  records: readonly SignableRecord[],
+  key: SigningKey,
+  options: { origin: string; keyId: string },
+): Promise<SignaturesDocument> {
+  const keyId = KeyIdSchema.safeParse(options.keyId);
+  if (!keyId.success) throw new SigningError(`key id ${JSON.stringify(options.keyId)}: ${keyId.error.issues[0]!.message}`);
+  const skills: SkillSignatureEntry[] = [];
+  for (const record of [...records].sort((a, b) => compareCodePoints(a.name, b.name))) {
+    const revision = await recordRevision(record);
+    const payload = snapshotPayload({ origin: options.origin, skillId: record.name, version: record.version, revision });
+    skills.push({
+      name: record.name,
+      record: record.sha256,
+      revision,
+      version: record.version,
+      key_id: options.keyId,
+      signature: toBase64(await sign(key, payload)),
+    });
+  }
+  const doc = { schema: SIGNATURES_SCHEMA, generation, origin: options.origin, skills } as const;
+  const generationSignature = toBase64(await sign(key, documentGenerationPayload(doc)));
+  return SignaturesDocumentSchema.parse({ ...doc, generation_signature: { key_id: options.keyId, signature: generationSignature } });
+}
+
+/** One signature that did not hold: the skill (null for the generation's) and why. */
+export interface SignatureFailure {
+  skill: string | null;
+  refusal: SignatureRefusal | "invalid_payload";
+  message: string;
+}
+
+/**
+ * Checks every signature of a document against a keyring; [] when all hold. Revoked keys verify
+ * nothing; with `activeOnly` retired keys do not count either (the edge's policy for a pointer move).
+ */
+export async function verifySignaturesDocument(doc: SignaturesDocument, ring: Keyring, options: { activeOnly?: boolean } = {}): Promise<SignatureFailure[]> {
+  const failures: SignatureFailure[] = [];
+  const check = async (skill: string | null, keyId: string, signature: string, payload: () => Uint8Array) => {
+    let bytes: Uint8Array;
+    try {
+      bytes = payload();
+    } catch (error) {
+      if (!(error instanceof SigningError)) throw error;
+      failures.push({ skill, refusal: "invalid_payload", message: error.message });
+      return;
+    }
+    const refusal = await ring.check(keyId, signature, bytes, options);
+    if (refusal) failures.push({ skill, refusal, message: refusalMessage(refusal, keyId) });
+  };
+  for (const entry of doc.skills) await check(entry.name, entry.key_id, entry.signature, () => entryPayload(doc.origin, entry));
+  await check(null, doc.generation_signature.key_id, doc.generation_signature.signature, () => documentGenerationPayload(doc));
+  return failures;
+}
