@@ -38,9 +38,11 @@ ul.skills h3{margin:0;font-size:1.1rem;overflow-wrap:anywhere}
 nav.pages{display:flex;gap:1rem;margin:1rem 0}
 .layout{display:grid;gap:1rem}
 @media (min-width:56rem){.layout{grid-template-columns:16rem 1fr}.layout aside{position:sticky;top:0;align-self:start;max-height:100vh;overflow:auto}}
-aside ol{padding-left:1rem;margin:0}aside li{margin:.2rem 0}
+aside ol{padding-left:1.75rem;margin:0}aside li{margin:.2rem 0}
 .toc-1{}.toc-2{margin-left:.75rem}.toc-3,.toc-4,.toc-5,.toc-6{margin-left:1.5rem}
-.body{border:1px solid var(--line);border-radius:8px;padding:0 1rem;overflow-wrap:anywhere}
+.body{border:1px solid var(--line);border-radius:8px;padding:0 1rem;overflow-wrap:anywhere;overflow-x:auto}
+.body table{display:block;overflow-x:auto}
+.layout>*{min-width:0}
 .body img{max-width:100%}
 table{border-collapse:collapse;width:100%;font-size:.875rem}
 th,td{border-bottom:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top}
