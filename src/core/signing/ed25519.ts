@@ -34,25 +34,28 @@ export function fromBase64(text: string): Uint8Array | null {
 
 const buffer = (bytes: Uint8Array) => bytes as Uint8Array<ArrayBuffer>;
 
+/** A WebCrypto key, spelled so both the Workers and the Node type libraries accept it. */
+export type WebCryptoKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+
 /** A private key ready to sign, with its public half as raw bytes. */
 export interface SigningKey {
-  privateKey: CryptoKey;
+  privateKey: WebCryptoKey;
   /** The raw 32-byte public key. */
   publicKey: Uint8Array;
 }
 
 /** A fresh Ed25519 key pair (extractable, so keygen can write it). */
 export async function generateSigningKey(): Promise<SigningKey> {
-  const pair = (await crypto.subtle.generateKey(ED25519, true, ["sign", "verify"])) as CryptoKeyPair;
+  const pair = (await crypto.subtle.generateKey(ED25519, true, ["sign", "verify"])) as { privateKey: WebCryptoKey; publicKey: WebCryptoKey };
   return { privateKey: pair.privateKey, publicKey: new Uint8Array((await crypto.subtle.exportKey("raw", pair.publicKey)) as ArrayBuffer) };
 }
 
-async function publicHalf(privateKey: CryptoKey): Promise<Uint8Array> {
-  const jwk = (await crypto.subtle.exportKey("jwk", privateKey)) as JsonWebKey;
+async function publicHalf(privateKey: WebCryptoKey): Promise<Uint8Array> {
+  const jwk = (await crypto.subtle.exportKey("jwk", privateKey)) as { x?: string };
   if (typeof jwk.x !== "string") throw new SigningError("the private key does not carry its public half");
   const base64 = jwk.x.replace(/-/g, "+").replace(/_/g, "/");
   const bytes = fromBase64(base64 + "=".repeat((4 - (base64.length % 4)) % 4));
-  if (!bytes || bytes.length !== 32) throw new SigningError("the private key's public half is not 32 bytes");
+  if (bytes?.length !== 32) throw new SigningError("the private key's public half is not 32 bytes");
   return bytes;
 }
 
@@ -61,7 +64,7 @@ async function publicHalf(privateKey: CryptoKey): Promise<Uint8Array> {
  * Throws SigningError when they are not an Ed25519 PKCS#8 key.
  */
 export async function importPkcs8(der: Uint8Array): Promise<SigningKey> {
-  let privateKey: CryptoKey;
+  let privateKey: WebCryptoKey;
   try {
     privateKey = await crypto.subtle.importKey("pkcs8", buffer(der), ED25519, true, ["sign"]);
   } catch {
@@ -80,7 +83,7 @@ export function importSeed(seed: Uint8Array): Promise<SigningKey> {
 }
 
 /** The PKCS#8 PEM text of a private key (what keygen writes). */
-export async function exportPkcs8Pem(privateKey: CryptoKey): Promise<string> {
+export async function exportPkcs8Pem(privateKey: WebCryptoKey): Promise<string> {
   const der = new Uint8Array((await crypto.subtle.exportKey("pkcs8", privateKey)) as ArrayBuffer);
   const lines = toBase64(der).match(/.{1,64}/g) ?? [];
   return `-----BEGIN ${PEM_LABEL}-----\n${lines.join("\n")}\n-----END ${PEM_LABEL}-----\n`;
@@ -99,7 +102,7 @@ export async function importPkcs8Pem(pem: string): Promise<SigningKey> {
 }
 
 /** Imports a raw 32-byte Ed25519 public key for verifying. */
-export async function importPublicKey(raw: Uint8Array): Promise<CryptoKey> {
+export async function importPublicKey(raw: Uint8Array): Promise<WebCryptoKey> {
   if (raw.length !== 32) throw new SigningError(`an Ed25519 public key is 32 bytes, not ${raw.length}`);
   try {
     return await crypto.subtle.importKey("raw", buffer(raw), ED25519, true, ["verify"]);
@@ -114,7 +117,7 @@ export async function sign(key: SigningKey, message: Uint8Array): Promise<Uint8A
 }
 
 /** True when `signature` is a valid Ed25519 signature of `message` under `publicKey`; a malformed signature is false. */
-export async function verify(publicKey: CryptoKey, signature: Uint8Array, message: Uint8Array): Promise<boolean> {
+export async function verify(publicKey: WebCryptoKey, signature: Uint8Array, message: Uint8Array): Promise<boolean> {
   if (signature.length !== 64) return false;
   try {
     return await crypto.subtle.verify(ED25519, publicKey, buffer(signature), buffer(message));

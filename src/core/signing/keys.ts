@@ -3,7 +3,7 @@
 // active (signs new generations), retired (still verifies what it signed) or revoked (verifies
 // nothing, old generations included).
 import { z } from "zod";
-import { fromBase64, importPublicKey, verify } from "./ed25519.ts";
+import { fromBase64, importPublicKey, verify, type WebCryptoKey } from "./ed25519.ts";
 import { originProblem, SigningError } from "./payloads.ts";
 
 export const KEY_STATUSES = ["active", "retired", "revoked"] as const;
@@ -82,12 +82,12 @@ export function refusalMessage(refusal: SignatureRefusal, keyId: string): string
 
 /** Public keys by id, imported once, for checking many signatures. */
 export class Keyring {
-  readonly #keys = new Map<string, { status: KeyStatus; key: Promise<CryptoKey> }>();
+  readonly #keys = new Map<string, { status: KeyStatus; key: Promise<WebCryptoKey> }>();
 
   constructor(entries: readonly PublicKeyEntry[]) {
     for (const entry of entries) {
       const raw = fromBase64(entry.public_key);
-      if (!raw || raw.length !== 32) throw new SigningError(`key ${entry.key_id}: public_key must be standard base64 of 32 raw bytes`);
+      if (raw?.length !== 32) throw new SigningError(`key ${entry.key_id}: public_key must be standard base64 of 32 raw bytes`);
       const key = importPublicKey(raw);
       key.catch(() => {}); // surfaced by check(); never an unhandled rejection
       this.#keys.set(entry.key_id, { status: entry.status, key });
@@ -115,7 +115,7 @@ export class Keyring {
     if (known.status === "revoked") return "revoked_key";
     if (options.activeOnly && known.status !== "active") return "retired_key";
     const raw = fromBase64(signature);
-    if (!raw || raw.length !== 64) return "malformed_signature";
+    if (raw?.length !== 64) return "malformed_signature";
     return (await verify(await known.key, raw, payload)) ? undefined : "bad_signature";
   }
 }

@@ -3,12 +3,11 @@
 // signature in every generation and re-signing an unchanged shelf gives the same bytes (a
 // republish uploads nothing new).
 import { z } from "zod";
-import type { SkillRecord } from "../generation/manifest.ts";
 import { Sha256Schema } from "../generation/manifest.ts";
 import { compareCodePoints } from "./ascii-json.ts";
 import { sign, toBase64, type SigningKey } from "./ed25519.ts";
 import { base64Of, KeyIdSchema, type Keyring, refusalMessage, type SignatureRefusal } from "./keys.ts";
-import { contentRevision, generationPayload, generationPayloadValue, originProblem, SigningError, snapshotPayload } from "./payloads.ts";
+import { contentRevision, type RevisionFile, generationPayload, generationPayloadValue, originProblem, SigningError, snapshotPayload } from "./payloads.ts";
 
 export const SIGNATURES_SCHEMA = "skillshelf.signatures/1";
 
@@ -53,7 +52,7 @@ export function servedSignature(doc: Pick<SignaturesDocument, "origin">, entry: 
 }
 
 /** The revision of a stored skill record (its files' paths, sizes and digests). */
-export function recordRevision(record: Pick<SkillRecord, "files">): Promise<string> {
+export function recordRevision(record: { files: readonly RevisionFile[] }): Promise<string> {
   return contentRevision(record.files);
 }
 
@@ -73,7 +72,13 @@ export function documentGenerationPayloadValue(doc: Pick<SignaturesDocument, "or
 }
 
 /** What signing needs from each record. */
-export type SignableRecord = Pick<SkillRecord, "name" | "files" | "version"> & { sha256: string };
+export interface SignableRecord {
+  name: string;
+  files: readonly RevisionFile[];
+  version: string | null;
+  /** The record's SHA-256. */
+  sha256: string;
+}
 
 /**
  * Signs every skill of a generation and the generation itself.
