@@ -3,6 +3,7 @@
 // checks, so that a skill that passes parses identically in every client, and its file tree
 // against tree-rules.ts. Every problem is reported at once; each names the skill, the field and the fix.
 import { isMap, isScalar, isSeq } from "yaml";
+import { describeYamlValue, yamlReadingDifferences, type YamlReadingDifference } from "./yaml-versions.ts";
 import { MAX_NAME_CHARS, SKILL_NAME_RE, type SkillFile, type SkillMetadata } from "./skill.ts";
 import { treeProblems } from "./tree-rules.ts";
 import { codePointLength, pyStrip } from "../python-compat/py-text.ts";
@@ -264,6 +265,10 @@ export function validateSkillMd(folderName: string, bytes: Uint8Array): SkillVal
     add(key, `unknown top-level field ${JSON.stringify(key)} is ignored; move custom data under metadata:`, "warning");
   }
 
+  for (const difference of yamlReadingDifferences(parsed.frontmatterText, fm)) {
+    add(difference.path || "frontmatter", yamlVersionsMessage(difference), "warning");
+  }
+
   const metadataOut: SkillMetadata = {
     name,
     description,
@@ -294,6 +299,15 @@ const REGISTRY_CONFLICT = (field: string, expected: string) =>
 
 const ALLOWED_TOOLS_LIST_MESSAGE =
   "allowed-tools is a YAML list: agentskills-core 0.7's registry (agentskills-http) requires a list and AbstractSkill reads either form, but the specification defines a space-separated string, and agentskills-core 0.7's snapshot and signing checks (build_skill_manifest) refuse it; leave allowed-tools out and say it in the body if every client must load this shelf";
+
+/** A value YAML 1.1 and 1.2 read differently: Python references see one thing, MCP and JavaScript clients another. */
+function yamlVersionsMessage({ path, yaml11, yaml12 }: YamlReadingDifference): string {
+  if (path === "") return `YAML 1.2 readers (the MCP SDK, JavaScript clients) cannot read this frontmatter: ${String(yaml12)}`;
+  return (
+    `${path}: YAML 1.1 (PyYAML: agentskills-core, AbstractSkill) reads ${describeYamlValue(yaml11)}, YAML 1.2 (the MCP SDK, JavaScript clients) ` +
+    `reads ${describeYamlValue(yaml12)}; quote the value so every client reads the same string`
+  );
+}
 
 const EMPTY_BODY_MESSAGE =
   "SKILL.md has no instructions after the frontmatter; the specification, skills-ref and AbstractSkill accept that, but agentskills-core 0.7's registry (agentskills-http's register_all) refuses it (\"body is empty\"), and with it every skill its provider loads; write the body";
