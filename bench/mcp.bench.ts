@@ -52,7 +52,7 @@ class NodeDigestStream extends WritableStream<Uint8Array> {
 
 // workerd's ReadableStreamBYOBReader.readAtLeast (fill the view up to `min` bytes unless the stream ends), same use.
 type AtLeast = (min: number, view: Uint8Array) => Promise<{ done: boolean; value: Uint8Array | undefined }>;
-const byobProto = ReadableStreamBYOBReader.prototype as ReadableStreamBYOBReader & { readAtLeast?: AtLeast };
+const byobProto = ReadableStreamBYOBReader.prototype as unknown as { readAtLeast?: AtLeast };
 byobProto.readAtLeast ??= async function (this: ReadableStreamBYOBReader, min: number, view: Uint8Array) {
   // Each read transfers the buffer (detaching the old view), so offsets are kept, not re-read from views.
   const { byteOffset, byteLength } = view;

@@ -16,7 +16,7 @@ import { resetComputedCache } from "../src/worker/api/respond.ts";
 import app from "../src/worker/index.ts";
 import { resetSearchIndexCache, searchShelf } from "../src/worker/shelf/search.ts";
 import { ShelfService } from "../src/worker/shelf/service.ts";
-import { resetStorageMemory } from "../src/worker/storage/index.ts";
+import { resetStorageMemory, type StorageBindings } from "../src/worker/storage/index.ts";
 import { R2_ADVISORIES_KEY, R2_POINTER_KEY, r2Key } from "../src/worker/storage/keys.ts";
 
 const encoder = new TextEncoder();
@@ -162,7 +162,7 @@ const row = (label: string, cpu: Cpu) => console.log(`${label.padEnd(76)} ${cpu.
 
 const bucket = new MemoryBucket();
 const seeded = await seedShelf(bucket);
-const bindings = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv, SHELF_VISIBILITY: "public" };
+const bindings = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv, SHELF_VISIBILITY: "public" } as unknown as StorageBindings & { SHELF_VISIBILITY: string };
 
 /** One request through the whole Worker app, its body read as bytes. */
 async function request(path: string, init: RequestInit = {}): Promise<Uint8Array> {
