@@ -168,7 +168,6 @@ describe("a private shelf in the browser", () => {
     assert.equal(new URL(page.url()).pathname, "/ui/");
     await page.getByRole("heading", { name: "This shelf is private" }).waitFor();
     assert.deepEqual(await seriousViolations(page), []);
-    if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, "sign-in.png") });
     await signIn(page, "sk_wrong_token_0123456789");
     await page.getByText("That read token was not accepted.").waitFor();
     await signIn(page);
