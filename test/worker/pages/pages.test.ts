@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { resetComputedCache } from "../../../src/worker/api/respond.ts";
+import { isUiPath } from "../../../src/worker/auth/read-access.ts";
 import { pageCsp, prefersHtml, readCookie } from "../../../src/worker/pages/security.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
@@ -320,6 +321,11 @@ describe("a private shelf", () => {
     expect(ok.headers.get("Location")).toBe("/ui/");
     expect(ok.headers.get("Set-Cookie")).toBe(readCookie(TOKEN));
     expect(readCookie(TOKEN)).toBe(`skillshelf_read=${TOKEN}; Path=/ui; Max-Age=43200; HttpOnly; Secure; SameSite=Lax`);
+  });
+
+  it("accepts the cookie on the pages' paths only (isUiPath)", () => {
+    for (const path of ["/ui", "/ui/", "/ui/skills/solo", `/g/${"a".repeat(64)}/ui/skills/solo`]) expect(isUiPath(path), path).toBe(true);
+    for (const path of ["/", "/uix", "/v1/ui/x", "/skills/ui/SKILL.md", "/mcp", "/c/tok/ui/", "/g/x/v1/skills"]) expect(isUiPath(path), path).toBe(false);
   });
 
   it("shows the shelf to the cookie on /ui only, never on the API, files or /mcp", async () => {
