@@ -13,6 +13,8 @@ import { sourceCandidates, validationsFor } from "../../core/trust/evaluate.ts";
 import { loadShelfRecords, type ShelfRecordFiles, type ShelfRecords } from "../../core/trust/records.ts";
 import { readShelfRecordFiles } from "./shelf-records.ts";
 import { advisoryToDict, validationToDict } from "../../core/trust/serialize.ts";
+import { canonicalJson } from "../../core/generation/canonical-json.ts";
+import { SignaturesDocumentSchema, type SignaturesDocument } from "../../core/signing/signatures.ts";
 import { CliError } from "./cli.ts";
 import { listShelfSkillDirs, loadSkill, requireDir, type LoadedSkill } from "./skill-dir.ts";
 
@@ -163,6 +165,8 @@ export async function buildShelf(shelfDir: string, options: BuildShelfOptions = 
 /** Folder names inside a build folder, one per object kind. */
 export const BUILD_DIRS = { blob: "blobs", record: "records", shard: "shards" } as const;
 export const BUILD_MANIFEST = "manifest.json";
+/** A signed build's signatures (canonical JSON, src/core/signing), beside the manifest, never inside what they sign. */
+export const BUILD_SIGNATURES = "signatures.json";
 
 /** The real path of `p`: symlinks resolved for the longest existing prefix, the rest appended. */
 async function realPathOf(p: string): Promise<string> {
@@ -182,7 +186,7 @@ function isWithin(inner: string, outer: string): boolean {
 }
 
 /** Names a build folder holds at its top level, and nothing else. */
-const BUILD_ENTRIES: ReadonlySet<string> = new Set([BUILD_MANIFEST, ...Object.values(BUILD_DIRS)]);
+const BUILD_ENTRIES: ReadonlySet<string> = new Set([BUILD_MANIFEST, BUILD_SIGNATURES, ...Object.values(BUILD_DIRS)]);
 
 /**
  * Refuses a build target that writeBuild must not replace, touching nothing: the shelf itself, a
@@ -231,7 +235,7 @@ export async function checkBuildTarget(outDir: string, shelfDir?: string): Promi
  * missing or empty folder or an earlier build folder is replaced ({@link checkBuildTarget});
  * anything else is refused with nothing touched.
  */
-export async function writeBuild(built: BuiltGeneration, outDir: string, options: { shelfDir?: string } = {}): Promise<void> {
+export async function writeBuild(built: BuiltGeneration, outDir: string, options: { shelfDir?: string; signatures?: SignaturesDocument } = {}): Promise<void> {
   await checkBuildTarget(outDir, options.shelfDir);
   const parent = path.dirname(path.resolve(outDir));
   await mkdir(parent, { recursive: true });
@@ -242,6 +246,7 @@ export async function writeBuild(built: BuiltGeneration, outDir: string, options
     for (const dir of Object.values(BUILD_DIRS)) await mkdir(path.join(tmp, dir), { recursive: true });
     for (const object of built.objects) await writeFile(path.join(tmp, BUILD_DIRS[object.kind], object.sha256), object.bytes);
     await writeFile(path.join(tmp, BUILD_MANIFEST), built.manifestBytes);
+    if (options.signatures) await writeFile(path.join(tmp, BUILD_SIGNATURES), canonicalJson(options.signatures));
     let hadOld = false;
     try {
       await rename(outDir, old);
@@ -263,6 +268,8 @@ export interface BuildFolder {
   id: string;
   manifest: GenerationManifest;
   manifestBytes: Uint8Array;
+  /** The build's signatures as written, or null for an unsigned build. */
+  signatures: Uint8Array | null;
 }
 
 /** Reads a build folder's manifest and checks it parses and hashes to its id. */
@@ -281,7 +288,21 @@ export async function readBuildFolder(dir: string): Promise<BuildFolder> {
   } catch (error) {
     throw new CliError(`${file} is not a skillshelf generation manifest (${(error as Error).message.split("\n")[0]}); rebuild it`);
   }
-  return { dir, id: await sha256Hex(bytes), manifest, manifestBytes: bytes };
+  const id = await sha256Hex(bytes);
+  const signatures = await readFile(path.join(dir, BUILD_SIGNATURES)).then(
+    (b) => new Uint8Array(b),
+    () => null,
+  );
+  if (signatures) {
+    let doc: SignaturesDocument;
+    try {
+      doc = SignaturesDocumentSchema.parse(JSON.parse(new TextDecoder().decode(signatures)));
+    } catch (error) {
+      throw new CliError(`${path.join(dir, BUILD_SIGNATURES)} is not a signatures document (${(error as Error).message.split("\n")[0]}); rebuild it`);
+    }
+    if (doc.generation !== id) throw new CliError(`${path.join(dir, BUILD_SIGNATURES)} signs generation ${doc.generation}, not this build's ${id}; rebuild it`);
+  }
+  return { dir, id, manifest, manifestBytes: bytes, signatures };
 }
 
 /** Reads one object of a build folder. */

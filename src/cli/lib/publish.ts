@@ -44,6 +44,7 @@ export async function buildFolderSource(dir: string): Promise<PublishSource> {
     id: folder.id,
     manifest: folder.manifest,
     manifestBytes: folder.manifestBytes,
+    signatures: folder.signatures,
     read: (kind, sha) => readBuildObject(dir, kind, sha),
   };
 }

@@ -8,6 +8,7 @@
 import type { z } from "zod";
 import { walkGeneration, type ObjectKind } from "../generation/graph.ts";
 import { mapLimit } from "./map-limit.ts";
+import { sha256Hex } from "../skill/hash.ts";
 import type { AdvisoriesRecord, GenerationManifest, Pointer } from "../generation/manifest.ts";
 import {
   ADMIN_API,
@@ -38,6 +39,8 @@ export interface PublishSource {
   id: string;
   manifest: GenerationManifest;
   manifestBytes: Uint8Array;
+  /** The build's signatures (canonical JSON), or null/absent for an unsigned build. */
+  signatures?: Uint8Array | null;
   read(kind: "blob" | "record" | "shard", sha256: string): Promise<Uint8Array>;
 }
 
@@ -77,6 +80,8 @@ export interface PublishResult {
   bytesUploaded: number;
   requests: number;
   advisoriesChanged: boolean;
+  /** True when the build's signatures were uploaded (false: unsigned, or the Worker had these exact ones). */
+  signaturesUploaded: boolean;
   /** Objects uploaded again because gc collected them after the Worker said they were stored. */
   reuploaded: number;
 }
@@ -223,6 +228,16 @@ export class AdminClient {
     return (await this.request(UPLOAD_ROUTES[kind], { sha, bytes })).body;
   }
 
+  /** `GET /signatures/{sha}`: the SHA-256 of a generation's stored signatures, or null. */
+  async storedSignatures(generation: string): Promise<string | null> {
+    return (await this.request(ADMIN_API.signatures, { sha: generation })).body.sha256;
+  }
+
+  /** `PUT /signatures/{sha}`: stores a generation's signatures (the Worker verifies them first). */
+  async uploadSignatures(generation: string, bytes: Uint8Array): Promise<Stored> {
+    return (await this.request(ADMIN_API.putSignatures, { sha: generation, bytes })).body;
+  }
+
   /** `GET /pointer`: the pointer, or null when nothing has been published. */
   async pointer(): Promise<Pointer | null> {
     return (await this.request(ADMIN_API.pointer, {})).body.pointer;
@@ -281,7 +296,16 @@ export async function publishGeneration(source: PublishSource, options: PublishO
     bytesUploaded: 0,
     requests: 0,
     advisoriesChanged: false,
+    signaturesUploaded: false,
     reuploaded: 0,
+  };
+  // Signatures go beside a stored manifest, before the pointer moves (a shelf may require them),
+  // and only when the Worker lacks these exact bytes: a republish of a signed shelf sends nothing.
+  const syncSignatures = async () => {
+    if (!source.signatures) return;
+    if ((await client.storedSignatures(source.id)) === (await sha256Hex(source.signatures))) return;
+    await client.uploadSignatures(source.id, source.signatures);
+    result.signaturesUploaded = true;
   };
   const finish = () => ({ ...result, requests: client.requests });
   // Uploads again what gc collected under a publish in flight: objects of this build only (an
@@ -310,6 +334,7 @@ export async function publishGeneration(source: PublishSource, options: PublishO
   result.previous = await client.current();
   if (result.previous === source.id) {
     result.alreadyCurrent = true;
+    await syncSignatures();
     return finish();
   }
 
@@ -344,6 +369,7 @@ export async function publishGeneration(source: PublishSource, options: PublishO
   }
 
   progress({ phase: "finishing", objectsDone, objectsTotal: uploads.length, bytesDone: result.bytesUploaded, bytesTotal });
+  await syncSignatures();
   // Advisories first: a new build's blocks are in force before anyone is served the build.
   if (source.manifest.shelf.advisories) {
     const list = JSON.parse(decoder.decode(await source.read("blob", source.manifest.shelf.advisories.sha256))) as { advisories: unknown[] };

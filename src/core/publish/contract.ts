@@ -12,6 +12,7 @@ import {
   SkillRecordSchema,
 } from "../generation/manifest.ts";
 import type { DocumentKind, ObjectKind } from "../generation/graph.ts";
+import { SignaturesDocumentSchema } from "../signing/signatures.ts";
 import { SHA256_HEX_RE } from "../skill/hash.ts";
 import { AdvisoryEntrySchema } from "../trust/records.ts";
 
@@ -85,6 +86,13 @@ export const ADMIN_ERRORS = {
   /** The body lists up to 50 `missing` R2 keys. */
   missing_references: 422,
   invalid_advisories: 422,
+  /** Signatures that do not verify, name another generation or skills, or sign other content (src/core/signing). */
+  invalid_signatures: 422,
+  /**
+   * SHELF_REQUIRE_SIGNATURES is on and the generation's skills and generation signature are not
+   * all signed by a key the Worker's configuration lists as active: the pointer did not move.
+   */
+  signatures_required: 422,
   admin_disabled: 503,
   storage_unavailable: 503,
   inconsistent: 503,
@@ -199,6 +207,10 @@ export const GcRequestSchema = z.object({
 export type GcRequest = z.input<typeof GcRequestSchema>;
 
 const byKind = <T extends z.ZodType>(value: T) => z.object({ generation: value, shard: value, record: value, blob: value });
+/** `GET /signatures/{sha}`: the SHA-256 of the stored signatures of a generation, or null when it has none. */
+export const StoredSignaturesSchema = z.object({ sha256: Sha256Schema.nullable() });
+export type StoredSignatures = z.infer<typeof StoredSignaturesSchema>;
+
 /** gc's answer, dry run or applied. */
 export const GcReportSchema = z.object({
   applied: z.boolean(),
@@ -265,6 +277,21 @@ export const ADMIN_API = {
   putRecord: upload("record", SkillRecordSchema),
   putShard: upload("shard", ShardSchema),
   putGeneration: upload("generation", GenerationManifestSchema),
+  signatures: {
+    method: "get",
+    path: "/signatures/{sha}",
+    summary: "The SHA-256 of a generation's stored signatures (null when it has none)",
+    params: shaParams("generation"),
+    response: StoredSignaturesSchema,
+  },
+  putSignatures: {
+    method: "put",
+    path: "/signatures/{sha}",
+    summary: "Store (or replace with a verified re-signing) the signatures of a stored generation",
+    params: shaParams("generation"),
+    body: { type: "bytes", maxBytes: MAX_DOCUMENT_BYTES, document: SignaturesDocumentSchema },
+    response: StoredSchema,
+  },
   pointer: { method: "get", path: "/pointer", summary: "The pointer to the current generation", response: CurrentPointerSchema },
   movePointer: {
     method: "post",

@@ -7,7 +7,7 @@ import { OBJECT_KINDS_TOP_DOWN, walkGeneration, type DocumentKind, type ObjectKi
 import type { Pointer } from "../../core/generation/manifest.ts";
 import { DEFAULT_GC_GRACE_SECONDS, DEFAULT_GC_KEEP, MIN_GC_GRACE_SECONDS, type GcReport } from "../../core/publish/contract.ts";
 import type { Clock } from "../storage/index.ts";
-import { kvKey, r2Key, r2Prefix } from "../storage/keys.ts";
+import { kvKey, r2Key, r2Prefix, R2_SIGNATURES_PREFIX, signaturesKey } from "../storage/keys.ts";
 import { AdminError } from "./errors.ts";
 import { GC_LEASE_MIN_LEFT_MS, GC_SETTLE_MS, releaseGcLease, takeGcLease } from "./gc-lease.ts";
 import { readPointer } from "./pointer.ts";
@@ -178,19 +178,35 @@ export class GarbageCollector {
     });
 
     const { doomed, report } = planDeletions(listed, walk.reached, { applied: apply, keep, grace_seconds: graceSeconds, kept_generations: keptIds });
-    if (apply) await this.#deleteDoomed(doomed, report, budget);
+    // A generation's signatures go with it (and any whose generation is gone already).
+    const signatures = [...(await this.#listKeys(R2_SIGNATURES_PREFIX, budget)).keys()].filter((id) => !walk.reached.generation.has(id));
+    if (apply) {
+      await this.#deleteDoomed(doomed, report, budget);
+      for (let i = 0; i < signatures.length; i += 1000) {
+        budget.ops++;
+        await this.#storage.delete(
+          signatures.slice(i, i + 1000).map((id) => signaturesKey(id)),
+          "R2 failed while gc was deleting the signatures of collected generations; storage is consistent. Rerun gc --apply to continue",
+        );
+      }
+    }
     return report;
   }
 
   /** Every object of a kind with its upload time and size (paginated list; ≤1000 per page). */
-  async #list(kind: ObjectKind, budget: GcBudget): Promise<Listing> {
+  #list(kind: ObjectKind, budget: GcBudget): Promise<Listing> {
+    return this.#listKeys(r2Prefix(kind), budget);
+  }
+
+  /** Every object under a prefix, by the rest of its key, with its upload time and size. */
+  async #listKeys(prefix: string, budget: GcBudget): Promise<Listing> {
     const out: Listing = new Map();
     let cursor: string | undefined;
     do {
       if (++budget.reads > GC_MAX_READS) throw tooLargeForGc();
       budget.ops++;
-      const page = await this.#storage.list(r2Prefix(kind), cursor, NOTHING_CHANGED);
-      for (const o of page.objects) out.set(o.key.slice(r2Prefix(kind).length), { uploaded: o.uploaded.getTime(), size: o.size });
+      const page = await this.#storage.list(prefix, cursor, NOTHING_CHANGED);
+      for (const o of page.objects) out.set(o.key.slice(prefix.length), { uploaded: o.uploaded.getTime(), size: o.size });
       cursor = page.truncated ? page.cursor : undefined;
     } while (cursor);
     return out;

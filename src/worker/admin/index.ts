@@ -15,11 +15,14 @@ import { AdminError } from "./errors.ts";
 import { GarbageCollector } from "./gc.ts";
 import { historyOf, movePointer, readPointer, rollback } from "./pointer.ts";
 import { AdminStorage } from "./storage.ts";
+import { enforceSignaturePolicy, putSignatures, storedSignaturesSha } from "./signatures.ts";
 import { presence, putBlob, putDocument } from "./uploads.ts";
+import type { SigningBindings } from "../shelf/signing.ts";
 
 /** The bindings the admin API uses. */
 export type AdminBindings = StorageBindings &
-  PublishAuthBindings & {
+  PublishAuthBindings &
+  SigningBindings & {
     /** Overrides gc's settle wait in milliseconds (tests set 0; never lower it in production). */
     SHELF_GC_SETTLE_MS?: string;
   };
@@ -123,16 +126,28 @@ export function adminRoutes(options: AdminRoutesOptions = {}): OpenAPIHono<Admin
     });
   }
 
+  admin.openapi(uploadRoute(ADMIN_API.putSignatures, [cappedBody(ADMIN_API.putSignatures.body.maxBytes, "signatures")]), async (c) => {
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    const result = await putSignatures(storage(c), clock, c.env, c.req.valid("param").sha, bytes);
+    return result.stored ? c.json(result, 201) : c.json(result, 200);
+  });
+  const signaturesRoute = ADMIN_API.signatures;
+  admin.openapi({ ...readRoute(signaturesRoute), request: { params: signaturesRoute.params } }, async (c) =>
+    c.json({ sha256: await storedSignaturesSha(storage(c), c.req.valid("param").sha) }, 200),
+  );
+
   admin.openapi(readRoute(ADMIN_API.pointer), async (c) => c.json({ pointer: (await readPointer(storage(c)))?.pointer ?? null }, 200));
 
   admin.openapi(jsonRoute(ADMIN_API.movePointer), async (c) => {
     const { generation, previous } = c.req.valid("json");
-    return c.json({ pointer: await movePointer(storage(c), clock, generation, previous ?? null, "publish") }, 200);
+    const policy = (id: string) => enforceSignaturePolicy(storage(c), c.env, id);
+    return c.json({ pointer: await movePointer(storage(c), clock, generation, previous ?? null, "publish", policy) }, 200);
   });
 
   admin.openapi(jsonRoute(ADMIN_API.rollback), async (c) => {
     const { generation, previous } = c.req.valid("json");
-    return c.json({ pointer: await rollback(storage(c), clock, generation, previous ?? null) }, 200);
+    const policy = (id: string) => enforceSignaturePolicy(storage(c), c.env, id);
+    return c.json({ pointer: await rollback(storage(c), clock, generation, previous ?? null, policy) }, 200);
   });
 
   admin.openapi(readRoute(ADMIN_API.history), async (c) => c.json(historyOf(await readPointer(storage(c))), 200));

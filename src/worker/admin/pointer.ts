@@ -34,6 +34,8 @@ export async function movePointer(
   generation: string,
   previous: string | null,
   action: "publish" | "rollback",
+  /** A policy the target must meet once it is known complete (signatures: admin/signatures.ts). */
+  policy: (generation: string) => Promise<void> = async () => {},
 ): Promise<Pointer> {
   if (!isSha256Hex(generation)) throw new AdminError("invalid_request", "generation must be a 64-character lowercase hex id");
   if (previous !== null && !isSha256Hex(previous)) throw new AdminError("invalid_request", "previous must be a generation id or null");
@@ -48,6 +50,7 @@ export async function movePointer(
   }
   await assertNoGcRunning(storage, clock);
   await verifyGenerationComplete(storage, generation, current?.pointer ?? null);
+  await policy(generation);
   const now = new Date(clock()).toISOString();
   const seq = (current?.pointer.seq ?? 0) + 1;
   const pointer: Pointer = {
@@ -74,13 +77,19 @@ export async function movePointer(
 }
 
 /** Rolls back (or forward) to a generation the history remembers. */
-export async function rollback(storage: AdminStorage, clock: Clock, generation: string, previous: string | null): Promise<Pointer> {
+export async function rollback(
+  storage: AdminStorage,
+  clock: Clock,
+  generation: string,
+  previous: string | null,
+  policy?: (generation: string) => Promise<void>,
+): Promise<Pointer> {
   const current = await readPointer(storage);
   if (!current) throw new AdminError("conflict", "nothing has been published yet; there is nothing to roll back");
   if (!current.pointer.history.some((h) => h.generation === generation)) {
     throw new AdminError("unknown_generation", `generation ${generation} is not in the history; list it with skillshelf history`);
   }
-  return movePointer(storage, clock, generation, previous, "rollback");
+  return movePointer(storage, clock, generation, previous, "rollback", policy);
 }
 
 /** 410 for a generation the history remembers but gc has collected, saying how to bring it back. */

@@ -29,6 +29,7 @@ import {
 } from "./documents.ts";
 import { MissingObjectError, StorageUnavailableError } from "./errors.ts";
 import { r2Key } from "./keys.ts";
+import { resetSignaturesCache } from "./signatures.ts";
 import { loadAdvisories, loadPointer, resetLive, type AdvisoriesInForce } from "./live.ts";
 
 /** Options for openGeneration and openGenerationById. */
@@ -40,6 +41,7 @@ export interface OpenGenerationOptions {
 export function resetStorageMemory(): void {
   resetDocuments();
   resetLive();
+  resetSignaturesCache();
   pinnedSeenAt.clear();
 }
 

@@ -11,6 +11,12 @@ const R2_RECORD_PREFIX = "records/";
 const R2_SHARD_PREFIX = "shards/";
 /** R2: generation manifests (canonical JSON), immutable, by generation id. */
 const R2_GENERATION_PREFIX = "generations/";
+/**
+ * R2: a generation's signatures (canonical JSON, src/core/signing), beside its manifest under the
+ * same id: never inside what they sign, replaced only by a re-signing the admin API verified, and
+ * deleted by gc with the generation.
+ */
+export const R2_SIGNATURES_PREFIX = "signatures/";
 /** R2: the one mutable pointer to the current generation (moved by compare-and-swap). */
 export const R2_POINTER_KEY = "pointer.json";
 /** R2: the advisories in force (replaced by compare-and-swap). */
@@ -52,6 +58,11 @@ export function r2Key(kind: ObjectKind, sha256: string): string {
 /** The KV key of a cached JSON document (blobs are never cached in KV). */
 export function kvKey(kind: Exclude<ObjectKind, "blob">, sha256: string): string {
   return KV_PREFIX[kind] + checkedHex(sha256);
+}
+
+/** The R2 key of a generation's signatures. Throws on anything but 64 lowercase hex. */
+export function signaturesKey(generation: string): string {
+  return R2_SIGNATURES_PREFIX + checkedHex(generation);
 }
 
 /** The R2 prefix of a kind, for listing (gc). */

@@ -1,0 +1,175 @@
+// Signatures through the admin API: storing a generation's signatures beside its manifest once
+// they verify against the Worker's configured keys and the stored content, and the policy a
+// pointer move meets when SHELF_REQUIRE_SIGNATURES is on. Keys come only from configuration.
+import { canonicalJson } from "../../core/generation/canonical-json.ts";
+import { GenerationManifestSchema, ShardReferencesSchema, SkillRecordSchema, type GenerationManifest } from "../../core/generation/manifest.ts";
+import { mapLimit } from "../../core/publish/map-limit.ts";
+import { readJsonText } from "../../core/publish/json-text.ts";
+import { recordRevision, SignaturesDocumentSchema, verifySignaturesDocument, type SignaturesDocument } from "../../core/signing/signatures.ts";
+import { sha256Hex } from "../../core/skill/hash.ts";
+import { r2Key, signaturesKey } from "../storage/keys.ts";
+import { resetSignaturesCache } from "../storage/signatures.ts";
+import { signingConfig, SigningConfigError, type SigningBindings, type SigningConfig } from "../shelf/signing.ts";
+import type { Clock } from "../storage/index.ts";
+import { AdminError } from "./errors.ts";
+import { assertNoGcRunning } from "./gc-lease.ts";
+import { readPointer } from "./pointer.ts";
+import { HEAD_CONCURRENCY, NOTHING_CHANGED, type AdminStorage } from "./storage.ts";
+
+const NOT_STORED = "R2 did not answer; nothing was stored. Retry shortly";
+
+function invalid(message: string): AdminError {
+  return new AdminError("invalid_signatures", `${message}; nothing was stored`);
+}
+
+/** The configuration, or 503 admin_disabled naming the var that is wrong. */
+function configOf(env: SigningBindings): SigningConfig {
+  try {
+    return signingConfig(env);
+  } catch (error) {
+    if (error instanceof SigningConfigError) throw new AdminError("admin_disabled", `the Worker's signing configuration is invalid: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The SHA-256 of the stored signatures of `generation`, or null. */
+export async function storedSignaturesSha(storage: AdminStorage, generation: string): Promise<string | null> {
+  const stored = await storage.getJson(signaturesKey(generation));
+  return stored ? sha256Hex(canonicalJson(stored.json)) : null;
+}
+
+async function readManifest(storage: AdminStorage, generation: string, failure: string): Promise<GenerationManifest | null> {
+  const stored = await storage.getJson(r2Key("generation", generation), { failure });
+  return stored ? GenerationManifestSchema.parse(stored.json) : null;
+}
+
+/** Every skill of a manifest: name → record SHA-256 (one read per shard). */
+async function skillsOf(storage: AdminStorage, manifest: GenerationManifest, failure: string): Promise<Map<string, string>> {
+  const shards = await mapLimit(manifest.shards, HEAD_CONCURRENCY, async (ref) => {
+    const stored = await storage.getJson(r2Key("shard", ref.sha256), { failure });
+    if (!stored) throw new AdminError("missing_references", `shard ${ref.sha256} of the generation is not stored`, { missing: [r2Key("shard", ref.sha256)] });
+    return ShardReferencesSchema.parse(stored.json).skills as { name?: unknown; record: { sha256: string } }[];
+  });
+  return new Map(shards.flat().map((s) => [String(s.name), s.record.sha256]));
+}
+
+/**
+ * Stores the signatures of a stored generation after checking them: canonical JSON of the
+ * schema, naming this generation and exactly its skills and records, each revision and version
+ * what the record's files and frontmatter give (records are read only for skills whose record,
+ * revision and version the current generation's signatures have not already vouched for), the
+ * configured origin, and every signature verifying under a configured key that is not revoked
+ * (with SHELF_REQUIRE_SIGNATURES, an active one). Replacing differing signatures is a re-signing.
+ */
+export async function putSignatures(
+  storage: AdminStorage,
+  clock: Clock,
+  env: SigningBindings,
+  generation: string,
+  bytes: Uint8Array,
+): Promise<{ stored: boolean }> {
+  const config = configOf(env);
+  const read = readJsonText(bytes, "signatures");
+  if (!read.ok) throw new AdminError(read.code, read.message);
+  const json = read.value;
+  const canonical = canonicalJson(json);
+  if (canonical.length !== bytes.length || canonical.some((b, i) => b !== bytes[i])) {
+    throw new AdminError("not_canonical", "the signatures are not canonical JSON (RFC 8785); nothing was stored");
+  }
+  const parsed = SignaturesDocumentSchema.safeParse(json);
+  if (!parsed.success) throw invalid(`not a signatures document: ${parsed.error.issues[0]!.path.join(".")}: ${parsed.error.issues[0]!.message}`);
+  const doc = parsed.data;
+  if (doc.generation !== generation) throw invalid(`the signatures are for generation ${doc.generation}, not ${generation}`);
+  if (config.origin !== null && doc.origin !== config.origin)
+    throw invalid(`the signatures bind origin ${doc.origin}; this shelf's origin is ${config.origin}`);
+
+  const manifest = await readManifest(storage, generation, NOT_STORED);
+  if (!manifest)
+    throw new AdminError("missing_references", `generation ${generation} is not stored; upload it first`, { missing: [r2Key("generation", generation)] });
+  const skills = await skillsOf(storage, manifest, NOT_STORED);
+  const named = new Set(doc.skills.map((s) => s.name));
+  const unsigned = [...skills.keys()].filter((name) => !named.has(name));
+  const foreign = doc.skills.filter((s) => skills.get(s.name) !== s.record);
+  if (unsigned.length) throw invalid(`${unsigned.length} skill(s) of the generation have no signature (${unsigned.slice(0, 5).join(", ")})`);
+  if (foreign.length)
+    throw invalid(
+      `${foreign
+        .map((s) => s.name)
+        .slice(0, 5)
+        .join(", ")}: not a skill of the generation with that record`,
+    );
+
+  // Revisions from the stored records, except where the current generation's signatures already
+  // checked the same record, revision and version (a republish re-reads only what changed).
+  const current = await readPointer(storage);
+  const vouched = new Set<string>();
+  if (current && current.pointer.generation !== generation) {
+    const prior = await storage.getJson(signaturesKey(current.pointer.generation), { failure: NOT_STORED });
+    const priorDoc = prior ? SignaturesDocumentSchema.safeParse(prior.json) : null;
+    for (const s of priorDoc?.success ? priorDoc.data.skills : []) vouched.add(`${s.record} ${s.revision} ${s.version}`);
+  }
+  const toCheck = doc.skills.filter((s) => !vouched.has(`${s.record} ${s.revision} ${s.version}`));
+  const wrong = (
+    await mapLimit(toCheck, HEAD_CONCURRENCY, async (s) => {
+      const stored = await storage.getJson(r2Key("record", s.record), { failure: NOT_STORED });
+      if (!stored) return `${s.name}: its record is not stored`;
+      const record = SkillRecordSchema.parse(stored.json);
+      if ((await recordRevision(record)) !== s.revision) return `${s.name}: the revision is not that of the skill's files`;
+      if (record.version !== s.version) return `${s.name}: the version is ${JSON.stringify(s.version)}, the skill's is ${JSON.stringify(record.version)}`;
+      return null;
+    })
+  ).filter((w): w is string => w !== null);
+  if (wrong.length) throw invalid(wrong.slice(0, 5).join("; "));
+
+  const failures = (await verifySignaturesDocument(doc, config.ring, { activeOnly: config.require })).filter(
+    // A key the Worker does not list cannot be checked here; clients pin their own (unless the shelf requires signatures).
+    (f) => config.require || f.refusal !== "unknown_key",
+  );
+  if (failures.length)
+    throw invalid(
+      failures
+        .slice(0, 5)
+        .map((f) => `${f.skill ?? "the generation signature"}: ${f.message}`)
+        .join("; "),
+    );
+
+  const key = signaturesKey(generation);
+  const existing = await storage.getJson(key, { failure: NOT_STORED });
+  if (existing && (await sha256Hex(canonicalJson(existing.json))) === (await sha256Hex(bytes))) return { stored: false };
+  await assertNoGcRunning(storage, clock);
+  await storage.put(key, bytes, { httpMetadata: { contentType: "application/json" } }, NOT_STORED);
+  resetSignaturesCache();
+  return { stored: true };
+}
+
+/**
+ * With SHELF_REQUIRE_SIGNATURES on, refuses (422 signatures_required) a pointer move to a
+ * generation whose skills and generation signature are not all signed by an active configured
+ * key for the configured origin. Reads the generation's signatures and checks every signature:
+ * the keys may have changed since they were stored. A no-op when the var is off.
+ */
+export async function enforceSignaturePolicy(storage: AdminStorage, env: SigningBindings, generation: string): Promise<void> {
+  const config = configOf(env);
+  if (!config.require) return;
+  const stored = await storage.getJson(signaturesKey(generation), { failure: NOTHING_CHANGED });
+  if (!stored) {
+    throw new AdminError(
+      "signatures_required",
+      `this shelf requires signatures and generation ${generation} has none; build with --sign-key and --origin ${config.origin} and publish again. The pointer did not move`,
+    );
+  }
+  const parsed = SignaturesDocumentSchema.safeParse(stored.json);
+  if (!parsed.success || parsed.data.generation !== generation)
+    throw new AdminError("inconsistent", `${signaturesKey(generation)} is not a signatures document of this generation`);
+  const doc: SignaturesDocument = parsed.data;
+  const problems: string[] = [];
+  if (doc.origin !== config.origin) problems.push(`the signatures bind origin ${doc.origin}, not ${config.origin}`);
+  for (const f of await verifySignaturesDocument(doc, config.ring, { activeOnly: true }))
+    problems.push(`${f.skill ?? "the generation signature"}: ${f.message}`);
+  if (problems.length) {
+    throw new AdminError(
+      "signatures_required",
+      `this shelf requires every skill and the generation to be signed by an active key; generation ${generation} is not: ${problems.slice(0, 5).join("; ")}${problems.length > 5 ? `; and ${problems.length - 5} more` : ""}. The pointer did not move`,
+    );
+  }
+}

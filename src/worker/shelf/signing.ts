@@ -1,0 +1,92 @@
+// The Worker's signing configuration and what it serves from it. The keys a shelf accepts live
+// only in its configuration (SHELF_SIGNING_KEYS, per environment), never in an uploaded
+// generation, so the holder of the publish token cannot supply both key and signature, and a
+// rollback cannot un-revoke a key. See docs/signing.md.
+import { Keyring, type KeysDocument, parseKeyList, type PublicKeyEntry } from "../../core/signing/keys.ts";
+import { originProblem, SigningError } from "../../core/signing/payloads.ts";
+import { documentGenerationPayloadValue, servedSignature, type SkillSignature } from "../../core/signing/signatures.ts";
+import type { StorageBindings } from "../storage/index.ts";
+import { readSignatures, type StoredSignatures } from "../storage/signatures.ts";
+
+/** The vars signing reads (wrangler.toml [vars] per environment; public keys are not secrets). */
+export interface SigningBindings {
+  /** The shelf's stable identity signatures bind to, e.g. https://skills.example.com. */
+  SHELF_SIGNING_ORIGIN?: string;
+  /** JSON [{key_id, public_key (standard base64 of 32 raw bytes), status: active|retired|revoked}]. */
+  SHELF_SIGNING_KEYS?: string;
+  /** "on": the admin API moves the pointer only to generations signed throughout by an active key. */
+  SHELF_REQUIRE_SIGNATURES?: string;
+}
+
+/** The configuration, parsed. */
+export interface SigningConfig {
+  origin: string | null;
+  keys: PublicKeyEntry[];
+  ring: Keyring;
+  require: boolean;
+}
+
+/** A var that is set but malformed: the deployment is misconfigured (500 on reads, 503 on the admin API). */
+export class SigningConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SigningConfigError";
+  }
+}
+
+// Parsing and importing keys once per isolate per configuration text.
+let cached: { text: string; config: SigningConfig } | null = null;
+
+/**
+ * The signing configuration of this environment. Throws SigningConfigError naming the var that is wrong.
+ * @example const { ring, origin } = signingConfig(c.env)
+ */
+export function signingConfig(env: SigningBindings): SigningConfig {
+  const originVar = env.SHELF_SIGNING_ORIGIN?.trim() ?? "";
+  const text = `${originVar}\n${env.SHELF_SIGNING_KEYS ?? ""}\n${env.SHELF_REQUIRE_SIGNATURES ?? ""}`;
+  if (cached?.text === text) return cached.config;
+  const requireVar = (env.SHELF_REQUIRE_SIGNATURES ?? "off").trim();
+  if (requireVar !== "on" && requireVar !== "off" && requireVar !== "")
+    throw new SigningConfigError(`SHELF_REQUIRE_SIGNATURES must be "on" or "off", not ${JSON.stringify(requireVar)}`);
+  const origin = originVar === "" ? null : originVar;
+  if (origin !== null && originProblem(origin)) throw new SigningConfigError(`SHELF_SIGNING_ORIGIN: ${originProblem(origin)}`);
+  let keys: PublicKeyEntry[];
+  let ring: Keyring;
+  try {
+    keys = parseKeyList(env.SHELF_SIGNING_KEYS);
+    ring = new Keyring(keys);
+  } catch (error) {
+    if (error instanceof SigningError) throw new SigningConfigError(`SHELF_SIGNING_KEYS: ${error.message}`);
+    throw error;
+  }
+  const require = requireVar === "on";
+  if (require && (origin === null || !keys.some((k) => k.status === "active"))) {
+    throw new SigningConfigError("SHELF_REQUIRE_SIGNATURES is on, so SHELF_SIGNING_ORIGIN and an active key in SHELF_SIGNING_KEYS must be set");
+  }
+  const config = { origin, keys, ring, require };
+  cached = { text, config };
+  return config;
+}
+
+/** `/.well-known/skillshelf/keys.json`, or null when the shelf has no origin configured (it does not sign). */
+export function keysDocument(env: SigningBindings): KeysDocument | null {
+  const config = signingConfig(env);
+  return config.origin === null ? null : { origin: config.origin, keys: config.keys };
+}
+
+/** A generation's signatures (null for one built before signing or published unsigned). */
+export function generationSignatures(env: StorageBindings, generation: string): Promise<StoredSignatures | null> {
+  return readSignatures(env, generation);
+}
+
+/** One skill's signature as served, or null when the generation carries none for it. */
+export function skillSignatureOf(signed: StoredSignatures | null, name: string): SkillSignature | null {
+  const entry = signed?.doc.skills.find((s) => s.name === name);
+  return entry && signed ? servedSignature(signed.doc, entry) : null;
+}
+
+/** The generation signature and the payload it signs, as /v1/shelf shows them. */
+export function generationSigning(signed: StoredSignatures | null) {
+  if (!signed) return null;
+  return { ...signed.doc.generation_signature, origin: signed.doc.origin, payload: documentGenerationPayloadValue(signed.doc) };
+}

@@ -1,0 +1,211 @@
+// Signatures through the admin API in workerd: a signed publish stores them beside the manifest
+// and a republish sends nothing; uploads that do not verify (flipped byte, wrong origin, revoked
+// or unknown key, another generation's skills, a revision of other files) are refused; with
+// SHELF_REQUIRE_SIGNATURES a pointer move or rollback to a generation not signed throughout by an
+// active configured key is refused with signatures_required; gc takes signatures with their generation.
+import { reset } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { beforeEach, describe, expect, it } from "vitest";
+import vector from "../../goldens/signing/vector.json";
+import type { BuiltGeneration } from "../../../src/core/generation/assemble.ts";
+import { canonicalJson } from "../../../src/core/generation/canonical-json.ts";
+import { SkillRecordSchema } from "../../../src/core/generation/manifest.ts";
+import { AdminClient, PublishError, publishGeneration } from "../../../src/core/publish/client.ts";
+import { generateSigningKey, importSeed, toBase64, type SigningKey } from "../../../src/core/signing/ed25519.ts";
+import { signGeneration, type SignaturesDocument } from "../../../src/core/signing/signatures.ts";
+import { fromHex } from "../../../src/core/skill/hash.ts";
+import { signaturesKey } from "../../../src/worker/storage/keys.ts";
+import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
+import { adminEnv, adminRequest, buildGeneration, memorySource, pastMinGrace, skillInput, TOKEN, WORKER_URL, workerFetch } from "./helpers.ts";
+
+const ORIGIN = "https://shelf.test";
+const noSleep = async () => {};
+
+async function shelf(version = "1") {
+  return buildGeneration([await skillInput("alpha"), await skillInput("beta", { "references/café.md": `# Café ${version}\n` })]);
+}
+
+async function sign(built: BuiltGeneration, key: SigningKey, keyId = "k1", origin = ORIGIN): Promise<SignaturesDocument> {
+  const records = built.objects
+    .filter((o) => o.kind === "record")
+    .map((o) => ({ ...SkillRecordSchema.parse(JSON.parse(new TextDecoder().decode(o.bytes))), sha256: o.sha256 }));
+  return signGeneration(built.id, records, key, { origin, keyId });
+}
+
+type KeyStatus = "active" | "retired" | "revoked";
+async function signingEnv(keys: { id: string; key: SigningKey; status: KeyStatus }[], require = false) {
+  return {
+    ...(await adminEnv()),
+    SHELF_SIGNING_ORIGIN: ORIGIN,
+    SHELF_SIGNING_KEYS: JSON.stringify(keys.map((k) => ({ key_id: k.id, public_key: toBase64(k.key.publicKey), status: k.status }))),
+    SHELF_REQUIRE_SIGNATURES: require ? "on" : "off",
+  };
+}
+
+function publish(built: BuiltGeneration, workerEnv: object, signatures?: SignaturesDocument) {
+  const source = { ...memorySource(built), signatures: signatures ? canonicalJson(signatures) : null };
+  return publishGeneration(source, { url: WORKER_URL, token: TOKEN, fetch: workerFetch(workerEnv), sleep: noSleep });
+}
+
+async function putSignatures(workerEnv: object, generation: string, doc: unknown) {
+  const res = await workerFetch(workerEnv)(
+    new Request(`${WORKER_URL}/admin/v1/signatures/${generation}`, {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/octet-stream" },
+      body: canonicalJson(doc),
+    }),
+  );
+  return { status: res.status, body: (await res.json()) as { error?: string; message?: string; stored?: boolean } };
+}
+
+let key: SigningKey;
+beforeEach(async () => {
+  await reset();
+  resetStorageMemory();
+  key = await importSeed(fromHex(vector.seed_hex));
+});
+
+describe("a signed publish", () => {
+  it("stores the signatures beside the manifest, and a republish uploads nothing", async () => {
+    const workerEnv = await signingEnv([{ id: "k1", key, status: "active" }], true);
+    const built = await shelf();
+    const doc = await sign(built, key);
+    const first = await publish(built, workerEnv, doc);
+    expect(first.signaturesUploaded).toBe(true);
+    const stored = await env.SHELF_BUCKET.get(signaturesKey(built.id));
+    expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(canonicalJson(doc));
+    const again = await publish(built, workerEnv, await sign(built, key));
+    expect(again).toMatchObject({ alreadyCurrent: true, signaturesUploaded: false, bytesUploaded: 0 });
+    // The admin API names the stored document by its SHA-256, so the client asks before it sends.
+    expect(await new AdminClient({ url: WORKER_URL, token: TOKEN, fetch: workerFetch(workerEnv) }).storedSignatures(built.id)).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("an unchanged skill keeps its signature in the next generation", async () => {
+    const v1 = await shelf("1");
+    const v2 = await shelf("2");
+    const [d1, d2] = [await sign(v1, key), await sign(v2, key)];
+    expect(d2.skills.find((s) => s.name === "alpha")).toEqual(d1.skills.find((s) => s.name === "alpha"));
+    expect(d2.skills.find((s) => s.name === "beta")!.signature).not.toBe(d1.skills.find((s) => s.name === "beta")!.signature);
+  });
+
+  it("an unsigned shelf keeps working when signatures are not required", async () => {
+    const result = await publish(await shelf(), await signingEnv([{ id: "k1", key, status: "active" }]));
+    expect(result.signaturesUploaded).toBe(false);
+    expect(result.uploaded.generation).toBe(1);
+  });
+});
+
+describe("uploads that do not hold are refused", () => {
+  async function stored(workerEnv: object) {
+    const built = await shelf();
+    await publish(built, workerEnv);
+    return { built, doc: await sign(built, key) };
+  }
+
+  it("a flipped byte in a signature", async () => {
+    const workerEnv = await signingEnv([{ id: "k1", key, status: "active" }]);
+    const { built, doc } = await stored(workerEnv);
+    const bytes = Uint8Array.from(atob(doc.skills[0]!.signature), (c) => c.charCodeAt(0));
+    bytes[10]! ^= 1;
+    doc.skills[0]!.signature = toBase64(bytes);
+    const res = await putSignatures(workerEnv, built.id, doc);
+    expect(res.status).toBe(422);
+    expect(res.body.error).toBe("invalid_signatures");
+    expect(res.body.message).toContain("alpha: the signature does not verify under key k1");
+    expect(await env.SHELF_BUCKET.head(signaturesKey(built.id))).toBeNull();
+  });
+
+  it("a wrong origin, a revoked key, an unknown key on a requiring shelf, and a revision of other files", async () => {
+    const other = await generateSigningKey();
+    const workerEnv = await signingEnv([
+      { id: "k1", key, status: "active" },
+      { id: "old", key: other, status: "revoked" },
+    ]);
+    const { built } = await stored(workerEnv);
+    const wrongOrigin = await putSignatures(workerEnv, built.id, await sign(built, key, "k1", "https://elsewhere.test"));
+    expect(wrongOrigin.body.message).toContain("this shelf's origin is https://shelf.test");
+    const revoked = await putSignatures(workerEnv, built.id, await sign(built, other, "old"));
+    expect(revoked.body.message).toContain("key old is revoked and verifies nothing");
+    const requiring = await signingEnv([{ id: "k1", key, status: "active" }], true);
+    const unknown = await putSignatures(requiring, built.id, await sign(built, other, "stranger"));
+    expect(unknown.body.message).toContain("key stranger is not a trusted key");
+    const doc = await sign(built, key);
+    doc.skills[1]!.revision = doc.skills[0]!.revision;
+    const lying = await putSignatures(workerEnv, built.id, doc);
+    expect(lying.body.message).toContain("beta: the revision is not that of the skill's files");
+    for (const res of [wrongOrigin, revoked, unknown, lying]) expect([res.status, res.body.error]).toEqual([422, "invalid_signatures"]);
+  });
+
+  it("signatures of another generation, or missing a skill", async () => {
+    const workerEnv = await signingEnv([{ id: "k1", key, status: "active" }]);
+    const { built, doc } = await stored(workerEnv);
+    const other = await shelf("2");
+    expect((await putSignatures(workerEnv, other.id, doc)).body.message).toContain(`the signatures are for generation ${built.id}`);
+    const partial = await sign(built, key);
+    partial.skills.pop();
+    expect((await putSignatures(workerEnv, built.id, partial)).body.message).toMatch(/schema|generation signature|no signature/);
+  });
+});
+
+describe("SHELF_REQUIRE_SIGNATURES", () => {
+  it("refuses to make an unsigned generation current, naming what to do", async () => {
+    const workerEnv = await signingEnv([{ id: "k1", key, status: "active" }], true);
+    const error = await publish(await shelf(), workerEnv).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PublishError);
+    expect((error as PublishError).code).toBe("signatures_required");
+    expect((error as PublishError).message).toContain("has none; build with --sign-key and --origin https://shelf.test");
+    expect(await env.SHELF_BUCKET.head("pointer.json")).toBeNull();
+  });
+
+  it("a revoked key verifies nothing: a rollback to a generation it signed is refused", async () => {
+    const newer = await generateSigningKey();
+    const before = await signingEnv([{ id: "k1", key, status: "active" }], true);
+    const v1 = await shelf("1");
+    await publish(v1, before, await sign(v1, key));
+    const after = await signingEnv(
+      [
+        { id: "k1", key, status: "revoked" },
+        { id: "k2", key: newer, status: "active" },
+      ],
+      true,
+    );
+    const v2 = await shelf("2");
+    await publish(v2, after, await sign(v2, newer, "k2"));
+    const res = await workerFetch(after)(adminRequest("POST", "/rollback", { generation: v1.id, previous: v2.id }));
+    const body = (await res.json()) as { error: string; message: string };
+    expect([res.status, body.error]).toEqual([422, "signatures_required"]);
+    expect(body.message).toContain("key k1 is revoked and verifies nothing");
+    // Retired keys still verify old generations for clients, but a move under the policy needs an active one.
+    const retired = await signingEnv(
+      [
+        { id: "k1", key, status: "retired" },
+        { id: "k2", key: newer, status: "active" },
+      ],
+      true,
+    );
+    const again = await workerFetch(retired)(adminRequest("POST", "/rollback", { generation: v1.id, previous: v2.id }));
+    expect(((await again.json()) as { message: string }).message).toContain("key k1 is retired, not active");
+  });
+
+  it("a misconfigured require is refused with the var's name", async () => {
+    const workerEnv = { ...(await adminEnv()), SHELF_REQUIRE_SIGNATURES: "on" };
+    const built = await shelf();
+    const res = await putSignatures(workerEnv, built.id, await sign(built, key));
+    expect([res.status, res.body.error]).toEqual([503, "admin_disabled"]);
+    expect(res.body.message).toContain("SHELF_REQUIRE_SIGNATURES is on, so SHELF_SIGNING_ORIGIN and an active key");
+  });
+});
+
+describe("gc", () => {
+  it("deletes the signatures of the generations it collects and keeps the current one's", async () => {
+    const workerEnv = await signingEnv([{ id: "k1", key, status: "active" }]);
+    const v1 = await shelf("1");
+    const v2 = await shelf("2");
+    await publish(v1, workerEnv, await sign(v1, key));
+    await publish(v2, workerEnv, await sign(v2, key));
+    const res = await pastMinGrace(() => workerFetch(workerEnv)(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true })));
+    expect(res.status).toBe(200);
+    expect(await env.SHELF_BUCKET.head(signaturesKey(v1.id))).toBeNull();
+    expect(await env.SHELF_BUCKET.head(signaturesKey(v2.id))).not.toBeNull();
+  });
+});
