@@ -1,5 +1,5 @@
-// The two live (mutable) documents: the pointer to the current generation and the advisories in
-// force. R2 alone decides them: an isolate serves what R2 said at its last read, keeps it in
+// The live (mutable) documents: the pointer to the current generation, the advisories in force and
+// the version index (versions.ts). R2 alone decides them: an isolate serves what R2 said at its last read, keeps it in
 // memory for LIVE_MEMORY_TTL_MS, then asks KV only whether something changed (a higher seq),
 // confirms any change against R2, and re-reads R2 at least every LIVE_R2_REVALIDATE_MS.
 import { AdvisoriesRecordSchema, PointerSchema } from "../../core/generation/manifest.ts";
@@ -43,13 +43,13 @@ export interface AdvisoriesInForce {
 }
 
 /** What KV says of a live document: only its seq counts (and its text, to recognise a repeat). */
-interface KvAnnouncement {
+export interface KvAnnouncement {
   seq: number;
   text: string;
 }
 
 /** A live document's two sources: KV, which can only announce a change, and R2, which decides. */
-interface LiveSources<T> {
+export interface LiveSources<T> {
   /** KV's copy; null on a miss, a failure or a copy without a seq. */
   kv(): Promise<KvAnnouncement | null>;
   /** R2's document; null when R2 holds none. Throws StorageUnavailableError when R2 fails. */
@@ -70,14 +70,18 @@ interface LiveValue<T> {
   refuted: string | null;
 }
 
+/** The live documents: the pointer, the advisories in force, and the version index (storage/versions.ts). */
+export type LiveName = "pointer" | "advisories" | "versions";
+
 // Module state is per isolate.
-const live: { pointer?: LiveValue<PointerSummary>; advisories?: LiveValue<AdvisoriesInForce> } = {};
+const live: Partial<Record<LiveName, LiveValue<unknown>>> = {};
 let r2ReadsStarted = 0;
 
 /** Forgets the pointer and advisories (part of resetStorageMemory). */
 export function resetLive(): void {
   delete live.pointer;
   delete live.advisories;
+  delete live.versions;
 }
 
 /**
@@ -87,7 +91,7 @@ export function resetLive(): void {
  * what it says is kept, whatever seq KV or memory held. So a KV value is never served: a forged
  * or damaged one costs at most one R2 read, and a lagging one delays nothing past the R2 bound.
  */
-async function readLive<T>(name: "pointer" | "advisories", clock: Clock, scope: RequestReads, sources: LiveSources<T>, ttl: number): Promise<T | null> {
+export async function readLive<T>(name: LiveName, clock: Clock, scope: RequestReads, sources: LiveSources<T>, ttl: number): Promise<T | null> {
   const now = clock();
   const state = live[name] as LiveValue<T> | undefined;
   if (state && now - state.checkedAt < ttl) return state.value;
@@ -122,12 +126,12 @@ async function readLive<T>(name: "pointer" | "advisories", clock: Clock, scope: 
   });
 }
 
-function store<T>(name: "pointer" | "advisories", value: LiveValue<T>): void {
+function store<T>(name: LiveName, value: LiveValue<T>): void {
   (live as Record<string, LiveValue<T>>)[name] = value;
 }
 
 /** The seq a KV copy of a live document announces; null when it has none (read R2 instead). */
-async function kvAnnouncement(env: StorageBindings, key: string, budget: RequestReads): Promise<KvAnnouncement | null> {
+export async function kvAnnouncement(env: StorageBindings, key: string, budget: RequestReads): Promise<KvAnnouncement | null> {
   const text = await kvText(env, key, KV_LIVE_CACHE_TTL_S, budget);
   if (text === null) return null;
   const seq = (safeJson(text) as { seq?: unknown } | undefined)?.seq;
@@ -180,7 +184,7 @@ export async function loadAdvisories(env: StorageBindings, clock: Clock, budget:
   return value ?? { advisories: [], seq: 0 };
 }
 
-function safeJson(text: string): unknown {
+export function safeJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
