@@ -39,7 +39,7 @@ function isMapping(value: unknown): value is Record<string, unknown> {
 
 function compare(path: string, a: unknown, b: unknown, out: YamlReadingDifference[]): void {
   if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
-    a.forEach((item, i) => compare(`${path}[${i}]`, item, b[i], out));
+    for (const [i, item] of a.entries()) compare(`${path}[${i}]`, item, b[i], out);
     return;
   }
   if (isMapping(a) && isMapping(b)) {
