@@ -100,7 +100,7 @@ export function applyMove(index: VersionIndex, move: VersionMove, skills: readon
  * finds it again if a generation between them survives).
  * @example pruneCollected(index, new Set([current])).moves.every((m) => m.generation === current)
  */
-export function pruneCollected(index: VersionIndex, surviving: ReadonlySet<string>): VersionIndex {
+export function pruneCollected(index: VersionIndex, surviving: { has(generation: string): boolean }): VersionIndex {
   const moveBySeq = new Map(index.moves.map((m) => [m.seq, m]));
   const survives = (seq: number) => {
     const move = moveBySeq.get(seq);

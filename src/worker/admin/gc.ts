@@ -11,6 +11,7 @@ import { kvKey, r2Key, r2Prefix, R2_SIGNATURES_PREFIX, signaturesKey } from "../
 import { AdminError } from "./errors.ts";
 import { GC_LEASE_MIN_LEFT_MS, GC_SETTLE_MS, releaseGcLease, takeGcLease } from "./gc-lease.ts";
 import { readPointer } from "./pointer.ts";
+import { pruneVersionIndex } from "./versions.ts";
 import { NOTHING_CHANGED, type AdminStorage } from "./storage.ts";
 
 /**
@@ -181,6 +182,9 @@ export class GarbageCollector {
     // A generation's signatures go with it (and any whose generation is gone already).
     const signatures = [...(await this.#listKeys(R2_SIGNATURES_PREFIX, budget)).keys()].filter((id) => !walk.reached.generation.has(id));
     if (apply) {
+      // The version index first, so it never names a generation that is gone (a read, a write, its KV announcement).
+      budget.ops += 3;
+      await pruneVersionIndex(this.#storage, this.#timing.clock, walk.reached.generation);
       await this.#deleteDoomed(doomed, report, budget);
       for (let i = 0; i < signatures.length; i += 1000) {
         budget.ops++;

@@ -17,6 +17,8 @@ import { historyOf, movePointer, readPointer, rollback } from "./pointer.ts";
 import { AdminStorage } from "./storage.ts";
 import { enforceSignaturePolicy, putSignatures, storedSignaturesSha } from "./signatures.ts";
 import { presence, putBlob, putDocument } from "./uploads.ts";
+import { rebuildVersionIndex, versionIndexAfterMove } from "./versions.ts";
+import { VERSIONS_ADMIN_API } from "../../core/versions/admin.ts";
 import type { SigningBindings } from "../shelf/signing.ts";
 
 /** The bindings the admin API uses. */
@@ -141,13 +143,17 @@ export function adminRoutes(options: AdminRoutesOptions = {}): OpenAPIHono<Admin
   admin.openapi(jsonRoute(ADMIN_API.movePointer), async (c) => {
     const { generation, previous } = c.req.valid("json");
     const policy = (id: string) => enforceSignaturePolicy(storage(c), c.env, id);
-    return c.json({ pointer: await movePointer(storage(c), clock, generation, previous ?? null, "publish", policy) }, 200);
+    const pointer = await movePointer(storage(c), clock, generation, previous ?? null, "publish", policy);
+    await versionIndexAfterMove(storage(c), clock, pointer);
+    return c.json({ pointer }, 200);
   });
 
   admin.openapi(jsonRoute(ADMIN_API.rollback), async (c) => {
     const { generation, previous } = c.req.valid("json");
     const policy = (id: string) => enforceSignaturePolicy(storage(c), c.env, id);
-    return c.json({ pointer: await rollback(storage(c), clock, generation, previous ?? null, policy) }, 200);
+    const pointer = await rollback(storage(c), clock, generation, previous ?? null, policy);
+    await versionIndexAfterMove(storage(c), clock, pointer);
+    return c.json({ pointer }, 200);
   });
 
   admin.openapi(readRoute(ADMIN_API.history), async (c) => c.json(historyOf(await readPointer(storage(c))), 200));
@@ -155,6 +161,10 @@ export function adminRoutes(options: AdminRoutesOptions = {}): OpenAPIHono<Admin
   admin.openapi(readRoute(ADMIN_API.advisories), async (c) => c.json((await readAdvisories(storage(c))).record, 200));
 
   admin.openapi(jsonRoute(ADMIN_API.mergeAdvisories), async (c) => c.json(await mergeAdvisories(storage(c), clock, c.req.valid("json").advisories), 200));
+
+  admin.openapi(jsonRoute(VERSIONS_ADMIN_API.reindex), async (c) =>
+    c.json(await rebuildVersionIndex(storage(c), clock, c.req.valid("json").fresh === true), 200),
+  );
 
   admin.openapi(jsonRoute(ADMIN_API.gc), async (c) => {
     const { keep, grace_seconds, apply } = c.req.valid("json");

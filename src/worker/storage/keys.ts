@@ -21,12 +21,16 @@ export const R2_SIGNATURES_PREFIX = "signatures/";
 export const R2_POINTER_KEY = "pointer.json";
 /** R2: the advisories in force (replaced by compare-and-swap). */
 export const R2_ADVISORIES_KEY = "advisories.json";
+/** R2: the version index (src/core/versions/record.ts; replaced by compare-and-swap). */
+export const R2_VERSIONS_KEY = "versions.json";
 /** R2: gc's lease (empty body, `until` in custom metadata): present while gc lists and deletes. */
 export const R2_GC_LEASE_KEY = "gc-lease";
 
 /** KV (cache only): copies of the R2 pointer, advisories, manifests, shards and records. */
 export const KV_POINTER_KEY = "pointer";
 export const KV_ADVISORIES_KEY = "advisories";
+/** KV: `{seq, pointer_seq}` of the last version index written: announces a change, never served. */
+export const KV_VERSIONS_KEY = "versions";
 const KV_GENERATION_PREFIX = "gen:";
 const KV_SHARD_PREFIX = "shard:";
 const KV_RECORD_PREFIX = "record:";

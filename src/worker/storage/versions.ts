@@ -5,12 +5,8 @@
 import { emptyVersionIndex, VersionIndexSchema, type VersionIndex } from "../../core/versions/record.ts";
 import type { Clock, StorageBindings } from "./bindings.ts";
 import { parseWith, r2Text, RequestReads } from "./documents.ts";
+import { KV_VERSIONS_KEY, R2_VERSIONS_KEY } from "./keys.ts";
 import { kvAnnouncement, liveTtlMs, readLive } from "./live.ts";
-
-/** R2: the version index (replaced by compare-and-swap on its etag). */
-export const R2_VERSIONS_KEY = "versions.json";
-/** KV: `{seq, pointer_seq}` of the last index written, announcing a change (never served). */
-export const KV_VERSIONS_KEY = "versions";
 
 /**
  * The version index as R2 last said (30 s in memory, KV announcing changes, R2 at least every
