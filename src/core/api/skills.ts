@@ -2,6 +2,7 @@
 // and its progressive disclosure (body, outline, one section, resources), as agentskills-core
 // serves them to an agent. Plain zod: the Worker binds these routes (src/worker/api/skills.ts)
 // and the OpenAPI document is generated from the same schemas.
+import { SkillSignatureSchema } from "../signing/signatures.ts";
 import { z } from "zod";
 import { BuildVerdictSchema } from "../generation/manifest.ts";
 import { TRUST_LEVELS } from "../trust/records.ts";
@@ -182,6 +183,9 @@ export const SkillDetailSchema = z
     files: z.array(SkillFileSchema),
     requires: z.object({ requires_tools: z.array(z.string()), requires_mcp: z.array(z.string()) }),
     trust: SkillTrustNowSchema,
+    signature: SkillSignatureSchema.nullable().describe(
+      "The publisher's detached Ed25519 signature over the agentskills-snapshot-v1 payload (docs/signing.md); null when the generation is unsigned",
+    ),
     links: SkillLinksSchema.extend({ body: z.string(), outline: z.string(), resources: z.string() }),
   })
   .meta({ id: "SkillDetail" });
@@ -260,6 +264,14 @@ export const SKILLS_API = {
     summary: "One skill: frontmatter, files, hashes, trust verdict under the advisories in force, requirements and URLs",
     params: SkillParamsSchema,
     responses: [{ mediaType: "application/json", schema: SkillDetailSchema }],
+    errors: ["invalid_parameter", "not_found", "blocked"],
+  },
+  signature: {
+    method: "get",
+    path: "/skills/{name}/signature",
+    summary: "The skill's detached signature (agentskills-core DetachedSignature plus the origin, revision and version it signs); 404 when unsigned",
+    params: SkillParamsSchema,
+    responses: [{ mediaType: "application/json", schema: SkillSignatureSchema }],
     errors: ["invalid_parameter", "not_found", "blocked"],
   },
   body: {

@@ -80,8 +80,10 @@ export async function putSignatures(
   if (!parsed.success) throw invalid(`not a signatures document: ${parsed.error.issues[0]!.path.join(".")}: ${parsed.error.issues[0]!.message}`);
   const doc = parsed.data;
   if (doc.generation !== generation) throw invalid(`the signatures are for generation ${doc.generation}, not ${generation}`);
-  if (config.origin !== null && doc.origin !== config.origin)
-    throw invalid(`the signatures bind origin ${doc.origin}; this shelf's origin is ${config.origin}`);
+  if (config.origin === null) {
+    throw invalid("this shelf has no SHELF_SIGNING_ORIGIN, so it serves no signatures; set it (and SHELF_SIGNING_KEYS) in the Worker's configuration first");
+  }
+  if (doc.origin !== config.origin) throw invalid(`the signatures bind origin ${doc.origin}; this shelf's origin is ${config.origin}`);
 
   const manifest = await readManifest(storage, generation, NOT_STORED);
   if (!manifest)

@@ -2,6 +2,7 @@
 // entries, the records and the caller's URL prefix: the paged list, one skill's detail and its
 // resources. Every URL is path-absolute behind the caller's access prefix ("" or /c/<token>),
 // with a pinned twin under /g/<generation> that never changes.
+import type { SkillSignature } from "../../core/signing/signatures.ts";
 import { API_BASE, splitList } from "../../core/api/contract.ts";
 import { RESOURCE_KINDS, type ResourceKind } from "../../core/api/skills.ts";
 import { catalogSelection, type CatalogSkill } from "../../core/disclosure/catalog.ts";
@@ -154,7 +155,7 @@ export function skillPage(served: readonly ServedSkill[], args: SkillListArgs, b
 }
 
 /** One skill in full: its record, its verdict under the advisories in force now (shelf/trust.ts, as /v1/trust/{name}), its requirements and URLs. */
-export function skillDetail(base: LinkBase, skill: ServedSkill, record: SkillRecord, trust: SkillTrustView) {
+export function skillDetail(base: LinkBase, skill: ServedSkill, record: SkillRecord, trust: SkillTrustView, signature: SkillSignature | null = null) {
   const self = `${base.prefix}${API_BASE}/skills/${skill.name}`;
   return {
     generation: base.generation,
@@ -176,6 +177,7 @@ export function skillDetail(base: LinkBase, skill: ServedSkill, record: SkillRec
     files: record.files.map((f) => ({ path: f.path, size: f.size, sha256: f.sha256, media_type: f.media_type })),
     requires: { requires_tools: record.requires.tools, requires_mcp: record.requires.mcp },
     trust: { ...trust.verdict, source: trust.source, build: record.trust.verdict },
+    signature,
     links: { ...skillLinks(base, skill), body: `${self}/body`, outline: `${self}/outline`, resources: `${self}/resources` },
   };
 }

@@ -13,6 +13,7 @@ import { STORAGE_RETRY_AFTER_SECONDS } from "../http/errors.ts";
 import { storedFile } from "../routes/context.ts";
 import { cachePolicy } from "../routes/policy.ts";
 import { missingSectionKeys, renderableOutline, resourceOf, resourceText, sectionText } from "../shelf/disclosure.ts";
+import { generationSignatures, skillSignatureOf } from "../shelf/signing.ts";
 import { skillTrust } from "../shelf/trust.ts";
 import { problem } from "./problem.ts";
 import { computed, computedJson } from "./respond.ts";
@@ -48,16 +49,28 @@ export function skillRoutes(app: ApiApp): void {
   bindRoute(app, SKILLS_API.skill, async (c) => {
     const { name } = paramsOf(c, SKILLS_API.skill);
     await c.var.shelf.skill(name);
+    // The signatures' own digest is in the key: a re-signing of the same generation changes the answer.
+    const signed = await generationSignatures(c.env, (await c.var.shelf.generation()).id);
     return computedJson(
       c,
       "skill",
-      { name },
+      { name, signatures: signed?.sha256 ?? null },
       async () => {
         const { skill, record } = await c.var.shelf.record(name);
-        return skillDetail(await linkBase(c), skill, record, skillTrust((await c.var.shelf.generation()).advisories, skill, record));
+        const trust = skillTrust((await c.var.shelf.generation()).advisories, skill, record);
+        return skillDetail(await linkBase(c), skill, record, trust, skillSignatureOf(signed, name));
       },
       true,
     );
+  });
+
+  bindRoute(app, SKILLS_API.signature, async (c) => {
+    const { name } = paramsOf(c, SKILLS_API.signature);
+    await c.var.shelf.skill(name);
+    const generation = (await c.var.shelf.generation()).id;
+    const signature = skillSignatureOf(await generationSignatures(c.env, generation), name);
+    if (!signature) throw problem("not_found", `Skill '${name}' has no signature in generation ${generation}: it was published unsigned.`);
+    return computedJson(c, "signature", { name, signature: signature.signature, key_id: signature.key_id }, async () => signature);
   });
 
   bindRoute(app, SKILLS_API.body, async (c) => {

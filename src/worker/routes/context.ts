@@ -7,11 +7,13 @@ import { ifNoneMatchMatches } from "../http/conditional.ts";
 import { GENERATION_HEADER } from "../http/headers.ts";
 import { serveFile, serveJson } from "../http/file-response.ts";
 import { ShelfService, type ShelfFile } from "../shelf/service.ts";
+import type { SigningBindings } from "../shelf/signing.ts";
 import type { StorageBindings } from "../storage/index.ts";
 
 /** The bindings the read routes use. */
 export type ReadBindings = StorageBindings &
-  ReadAccessEnv & {
+  ReadAccessEnv &
+  SigningBindings & {
     /** "all" (default), or a comma list of the well-known families to serve: "v0.2", "v0.1". */
     SHELF_DISCOVERY?: string;
   };

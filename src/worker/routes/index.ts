@@ -18,7 +18,7 @@ import { discoveryEnabled, wellKnownRoutes } from "./well-known.ts";
 export type { ReadBindings, ReadEnv } from "./context.ts";
 
 /** Every path a read view answers (per prefix); anything else is the group's JSON 404. */
-const READ_PATHS = ["/skills/*", "/.well-known/agent-skills/*", "/.well-known/skills/*", "/v1/*", "/api/search", "/mcp"];
+const READ_PATHS = ["/skills/*", "/.well-known/agent-skills/*", "/.well-known/skills/*", "/.well-known/skillshelf/*", "/v1/*", "/api/search", "/mcp"];
 
 /** The read paths that also take a POST (a JSON body), so their preflight allows it. */
 const POST_PATHS: ReadonlySet<string> = new Set(["/v1/select"]);

@@ -2,6 +2,7 @@
 // for the per-skill listing, the skill's record). Pure functions: same inputs, same
 // bytes, so an index's ETag can be derived from what it was built from.
 import { discoveryType, type SkillEntry, type SkillRecord } from "../../core/generation/manifest.ts";
+import type { SkillSignature } from "../../core/signing/signatures.ts";
 import { DISCOVERY_SCHEMA_V2, immutableArchiveUrl, immutableSkillMdUrl } from "./urls.ts";
 
 /** The resource kinds agentskills-http can reach (RESOURCE_KINDS in agentskills-core). */
@@ -63,14 +64,15 @@ export interface DiscoveryEntryV2 {
 /**
  * The well-known v0.2.0 index. Each `url` is immutable (pinned to `generation`) and `digest` is
  * the SHA-256 of exactly the bytes served there: SKILL.md for a lone SKILL.md, the .tar.gz
- * archive otherwise. Extra fields (`review`) mark skills that require review; clients ignore
- * unknown fields, as the RFC requires them to.
+ * archive otherwise. Extra fields (`requires_review`, and `signature` on a signed shelf) ride along;
+ * clients ignore unknown fields, as the RFC requires them to.
  */
 export function discoveryIndexV2(
   entries: readonly SkillEntry[],
   generation: string,
   accessPrefix: string,
-): { $schema: string; skills: Array<DiscoveryEntryV2 & { requires_review?: true }> } {
+  signatureOf: (name: string) => SkillSignature | null = () => null,
+): { $schema: string; skills: Array<DiscoveryEntryV2 & { requires_review?: true; signature?: SkillSignature }> } {
   const skills = [...entries]
     .sort((a, b) => byCodePoint(a.name, b.name))
     .map((entry) => {
@@ -78,6 +80,7 @@ export function discoveryIndexV2(
       const artifact = type === "skill-md" ? entry.skill_md : entry.archives.tar_gz;
       const url =
         type === "skill-md" ? immutableSkillMdUrl(accessPrefix, generation, entry.name) : immutableArchiveUrl(accessPrefix, generation, entry.name, "tar.gz");
+      const signature = signatureOf(entry.name);
       return {
         name: entry.name,
         type,
@@ -85,6 +88,7 @@ export function discoveryIndexV2(
         url,
         digest: `sha256:${artifact.sha256}`,
         ...(entry.trust.requires_review ? { requires_review: true as const } : {}),
+        ...(signature ? { signature } : {}),
       };
     });
   return { $schema: DISCOVERY_SCHEMA_V2, skills };

@@ -1,7 +1,9 @@
 // /v1/shelf: the shelf's state for operators and dashboards (generation, publish time, counts,
-// skills needing review, blocked skills, advisories in force), a thin view over the shelf service.
+// skills needing review, blocked skills, advisories in force, and the generation signature with the
+// payload it signs), a thin view over the shelf service.
 import { Hono } from "hono";
 import { etagFor } from "../http/conditional.ts";
+import { generationSignatures, generationSigning } from "../shelf/signing.ts";
 import { generated, type ReadEnv } from "./context.ts";
 import { cachePolicy } from "./policy.ts";
 
@@ -14,10 +16,13 @@ export function shelfStatusRoutes(): Hono<ReadEnv> {
   routes.get("/v1/shelf", cachePolicy("generated"), async (c) => {
     const generation = await c.var.shelf.generation();
     const visibility = c.var.shelfAccess.visibility;
-    // The body also carries published_at (a rollback to the same generation changes it) and the
-    // visibility, so the pointer move and both of those are in the ETag too.
-    const etag = etagFor(`shelf-${generation.id}-${generation.advisoriesSeq}-${generation.seq ?? "pinned"}-${generation.publishedAt ?? "none"}-${visibility}`);
-    return generated(c, etag, async () => ({ ...(await c.var.shelf.status()), visibility }));
+    const signed = await generationSignatures(c.env, generation.id);
+    // The body also carries published_at (a rollback to the same generation changes it), the
+    // visibility and the signatures (a re-signing changes them), so all of those are in the ETag too.
+    const etag = etagFor(
+      `shelf-${generation.id}-${generation.advisoriesSeq}-${generation.seq ?? "pinned"}-${generation.publishedAt ?? "none"}-${visibility}-${signed?.sha256 ?? "unsigned"}`,
+    );
+    return generated(c, etag, async () => ({ ...(await c.var.shelf.status()), visibility, signature: generationSigning(signed) }));
   });
   return routes;
 }

@@ -2,10 +2,13 @@
 // and the legacy v0.1 index with its file lists (/.well-known/skills/…). Thin views over the
 // shelf service; SHELF_DISCOVERY can switch either family off.
 import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { sha256Hex } from "../../core/skill/hash.ts";
 import { etagFor, ifNoneMatchMatches } from "../http/conditional.ts";
 import { GZIP_TYPE, MARKDOWN_TYPE, ZIP_TYPE } from "../http/content-type.ts";
 import { notFound } from "../http/errors.ts";
 import { serveJson } from "../http/file-response.ts";
+import { generationSignatures, keysDocument, skillSignatureOf, SigningConfigError } from "../shelf/signing.ts";
 import { generated, storedFile, type ReadEnv } from "./context.ts";
 import { discoveryIndexV1, discoveryIndexV2 } from "./indexes.ts";
 import { cachePolicy } from "./policy.ts";
@@ -41,8 +44,11 @@ export function wellKnownRoutes(): Hono<ReadEnv> {
   // --- v0.2.0 ------------------------------------------------------------------------------
   routes.get("/.well-known/agent-skills/index.json", cachePolicy("generated"), async (c) => {
     const generation = await c.var.shelf.generation();
-    const etag = etagFor(`v2-${generation.id}-${generation.advisoriesSeq}`);
-    return generated(c, etag, async () => discoveryIndexV2(await c.var.shelf.skills(), generation.id, c.var.shelfAccess.urlPrefix));
+    const signed = await generationSignatures(c.env, generation.id);
+    const etag = etagFor(`v2-${generation.id}-${generation.advisoriesSeq}-${signed?.sha256 ?? "unsigned"}`);
+    return generated(c, etag, async () =>
+      discoveryIndexV2(await c.var.shelf.skills(), generation.id, c.var.shelfAccess.urlPrefix, (name) => skillSignatureOf(signed, name)),
+    );
   });
 
   routes.get("/.well-known/agent-skills/:leaf", cachePolicy("stored"), async (c) => {
@@ -55,6 +61,21 @@ export function wellKnownRoutes(): Hono<ReadEnv> {
   routes.get("/.well-known/agent-skills/:name/:path{.+}", cachePolicy("stored"), async (c) => {
     const path = c.req.param("path");
     return storedFile(c, await c.var.shelf.file(c.req.param("name"), path), path === "SKILL.md" ? MARKDOWN_TYPE : undefined);
+  });
+
+  // --- the shelf's signing keys (docs/signing.md) -------------------------------------------
+  // Configuration, not generation data: the same under every prefix, behind the same read access.
+  routes.get("/.well-known/skillshelf/keys.json", cachePolicy("generated"), async (c) => {
+    let keys: ReturnType<typeof keysDocument>;
+    try {
+      keys = keysDocument(c.env);
+    } catch (error) {
+      if (error instanceof SigningConfigError) throw new HTTPException(500, { message: "the shelf's signing configuration is invalid" });
+      throw error;
+    }
+    if (!keys) throw notFound();
+    const digest = (await sha256Hex(JSON.stringify(keys))).slice(0, 32);
+    return generated(c, etagFor(`keys-${digest}`), async () => keys);
   });
 
   // --- v0.1 (legacy) -----------------------------------------------------------------------

@@ -74,8 +74,12 @@ export function keysDocument(env: SigningBindings): KeysDocument | null {
   return config.origin === null ? null : { origin: config.origin, keys: config.keys };
 }
 
-/** A generation's signatures (null for one built before signing or published unsigned). */
-export function generationSignatures(env: StorageBindings, generation: string): Promise<StoredSignatures | null> {
+/**
+ * A generation's signatures: null for one built before signing or published unsigned, and on a
+ * shelf with no SHELF_SIGNING_ORIGIN, which serves none (and so reads no storage for them).
+ */
+export async function generationSignatures(env: StorageBindings & SigningBindings, generation: string): Promise<StoredSignatures | null> {
+  if (signingConfig(env).origin === null) return null;
   return readSignatures(env, generation);
 }
 

@@ -88,6 +88,14 @@ describe("a signed publish", () => {
     expect(d2.skills.find((s) => s.name === "beta")!.signature).not.toBe(d1.skills.find((s) => s.name === "beta")!.signature);
   });
 
+  it("a shelf with no origin configured refuses signatures, naming the var", async () => {
+    const built = await shelf();
+    await publish(built, await adminEnv());
+    const res = await putSignatures(await adminEnv(), built.id, await sign(built, key));
+    expect([res.status, res.body.error]).toEqual([422, "invalid_signatures"]);
+    expect(res.body.message).toContain("this shelf has no SHELF_SIGNING_ORIGIN");
+  });
+
   it("an unsigned shelf keeps working when signatures are not required", async () => {
     const result = await publish(await shelf(), await signingEnv([{ id: "k1", key, status: "active" }]));
     expect(result.signaturesUploaded).toBe(false);

@@ -1,0 +1,140 @@
+// Serving signatures in workerd: /v1/skills/{name} carries the skill's signature and
+// /v1/skills/{name}/signature returns it alone, /v1/shelf the generation signature and its payload,
+// the v0.2 index a `signature` per entry, /.well-known/skillshelf/keys.json the configured keys;
+// every signature verifies with the core over bytes rebuilt here; an unsigned generation (one built
+// before signing) keeps serving with none; a private shelf keeps its auth on all of these.
+import { reset } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { beforeEach, describe, expect, it } from "vitest";
+import vector from "../../goldens/signing/vector.json";
+import type { BuiltGeneration } from "../../../src/core/generation/assemble.ts";
+import { canonicalJson } from "../../../src/core/generation/canonical-json.ts";
+import { SkillRecordSchema, type SkillRecord } from "../../../src/core/generation/manifest.ts";
+import { publishGeneration } from "../../../src/core/publish/client.ts";
+import { fromBase64, importPublicKey, importSeed, toBase64, verify, type SigningKey } from "../../../src/core/signing/ed25519.ts";
+import { contentRevision, generationPayload, snapshotPayload } from "../../../src/core/signing/payloads.ts";
+import { signGeneration } from "../../../src/core/signing/signatures.ts";
+import { fromHex, sha256Hex } from "../../../src/core/skill/hash.ts";
+import { resetComputedCache } from "../../../src/worker/api/respond.ts";
+import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
+import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
+import app from "../../../src/worker/index.ts";
+import { adminEnv, buildGeneration, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
+import { expectDocumented } from "./openapi-check.ts";
+
+const ORIGIN = "https://shelf.test";
+let key: SigningKey;
+
+async function bindings(extra: Record<string, string> = {}) {
+  return {
+    ...(await adminEnv()),
+    SHELF_SIGNING_ORIGIN: ORIGIN,
+    SHELF_SIGNING_KEYS: JSON.stringify([{ key_id: "k1", public_key: toBase64(key.publicKey), status: "active" }]),
+    ...extra,
+  };
+}
+
+function recordsOf(built: BuiltGeneration): (SkillRecord & { sha256: string })[] {
+  return built.objects
+    .filter((o) => o.kind === "record")
+    .map((o) => ({ ...SkillRecordSchema.parse(JSON.parse(new TextDecoder().decode(o.bytes))), sha256: o.sha256 }));
+}
+
+async function publish(built: BuiltGeneration, signed: boolean) {
+  const signatures = signed ? canonicalJson(await signGeneration(built.id, recordsOf(built), key, { origin: ORIGIN, keyId: "k1" })) : null;
+  await publishGeneration(
+    { ...memorySource(built), signatures },
+    { url: WORKER_URL, token: TOKEN, fetch: workerFetch(await bindings()), sleep: async () => {} },
+  );
+}
+
+async function get(path: string, init: RequestInit = {}, over?: object) {
+  const res = await app.request(`https://shelf.test${path}`, init, over ?? (await bindings()));
+  if (path.includes("/v1/") && !path.endsWith("/v1/shelf")) await expectDocumented("get", path, res);
+  return res;
+}
+
+let unsigned: BuiltGeneration;
+let signedGen: BuiltGeneration;
+beforeEach(async () => {
+  await reset();
+  resetStorageMemory();
+  resetComputedCache();
+  resetBodyCache();
+  key = await importSeed(fromHex(vector.seed_hex));
+  unsigned = await buildGeneration([await skillInput("alpha")]);
+  signedGen = await buildGeneration([await skillInput("alpha"), await skillInput("beta", { "references/naïve.md": "# Naïve\n" })]);
+  await publish(unsigned, false);
+  await publish(signedGen, true);
+});
+
+describe("skill signatures", () => {
+  it("/v1/skills/{name} and /signature carry a signature that verifies over the skill's own files", async () => {
+    const detail = (await (await get("/v1/skills/beta")).json()) as {
+      signature: Record<string, string | null>;
+      files: { path: string; size: number; sha256: string }[];
+    };
+    const alone = (await (await get("/v1/skills/beta/signature")).json()) as Record<string, string | null>;
+    expect(alone).toEqual(detail.signature);
+    expect(alone).toMatchObject({ key_id: "k1", origin: ORIGIN, version: null });
+    // Rebuilt from the files the detail lists (the Worker's revision is not taken on trust).
+    const revision = await contentRevision(detail.files);
+    expect(alone.revision).toBe(revision);
+    const payload = snapshotPayload({ origin: ORIGIN, skillId: "beta", version: null, revision });
+    expect(await verify(await importPublicKey(key.publicKey), fromBase64(alone.signature!)!, payload)).toBe(true);
+  });
+
+  it("a generation built before signing keeps serving, pinned, with no signatures", async () => {
+    const detail = (await (await get(`/g/${unsigned.id}/v1/skills/alpha`)).json()) as { signature: unknown };
+    expect(detail.signature).toBeNull();
+    const res = await get(`/g/${unsigned.id}/v1/skills/alpha/signature`);
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { detail: string }).detail).toBe(`Skill 'alpha' has no signature in generation ${unsigned.id}: it was published unsigned.`);
+    const index = (await (await get(`/g/${unsigned.id}/.well-known/agent-skills/index.json`)).json()) as { skills: Record<string, unknown>[] };
+    expect(index.skills[0]).not.toHaveProperty("signature");
+  });
+
+  it("the v0.2 index entries carry the same signature", async () => {
+    const index = (await (await get("/.well-known/agent-skills/index.json")).json()) as { skills: { name: string; signature: unknown }[] };
+    const alone = await (await get("/v1/skills/alpha/signature")).json();
+    expect(index.skills.find((s) => s.name === "alpha")!.signature).toEqual(alone);
+  });
+});
+
+describe("/v1/shelf", () => {
+  it("shows the generation signature and the payload it signs, rebuildable from the skills' revisions", async () => {
+    const shelf = (await (await get("/v1/shelf")).json()) as {
+      signature: { key_id: string; signature: string; origin: string; payload: { generation: string; skills: [string, string][] } };
+    };
+    expect(shelf.signature.payload.generation).toBe(signedGen.id);
+    const revisions = await Promise.all(recordsOf(signedGen).map(async (r) => [r.name, await contentRevision(r.files)] as [string, string]));
+    const payload = generationPayload({ origin: ORIGIN, generation: signedGen.id, skills: revisions });
+    expect(shelf.signature.payload).toEqual(JSON.parse(new TextDecoder().decode(payload)));
+    expect(await verify(await importPublicKey(key.publicKey), fromBase64(shelf.signature.signature)!, payload)).toBe(true);
+    const old = (await (await get(`/g/${unsigned.id}/v1/shelf`)).json()) as { signature: unknown };
+    expect(old.signature).toBeNull();
+  });
+});
+
+describe("/.well-known/skillshelf/keys.json", () => {
+  it("serves the configured keys, and 404 when the shelf has no origin", async () => {
+    const res = await get("/.well-known/skillshelf/keys.json");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ origin: ORIGIN, keys: [{ key_id: "k1", public_key: vector.public_key, status: "active" }] });
+    expect((await get("/.well-known/skillshelf/keys.json", {}, env)).status).toBe(404);
+  });
+
+  it("a malformed key list is a 500, never served", async () => {
+    const res = await get("/.well-known/skillshelf/keys.json", {}, await bindings({ SHELF_SIGNING_KEYS: '[{"key_id":"k1"}]' }));
+    expect(res.status).toBe(500);
+  });
+
+  it("a private shelf keeps its auth on the keys, the signature and /v1/shelf", async () => {
+    const token = "sk_read_token_for_signing_tests_0123";
+    const over = await bindings({ SHELF_VISIBILITY: "private", READ_TOKEN_SHA256: await sha256Hex(token) });
+    for (const path of ["/.well-known/skillshelf/keys.json", "/v1/skills/beta/signature", "/v1/shelf"]) {
+      expect((await app.request(`https://shelf.test${path}`, {}, over)).status, path).toBe(401);
+      expect((await app.request(`https://shelf.test${path}`, { headers: { Authorization: `Bearer ${token}` } }, over)).status, path).toBe(200);
+    }
+  });
+});
