@@ -6,6 +6,7 @@ import { SkillSignatureSchema } from "../signing/signatures.ts";
 import { z } from "zod";
 import { BuildVerdictSchema } from "../generation/manifest.ts";
 import { TRUST_LEVELS } from "../trust/records.ts";
+import { MAX_RANGE_CHARS } from "../versions/resolve.ts";
 import { TrustVerdictSchema } from "./trust.ts";
 import { API_LIMITS, integerParam, listParam, SkillNameSchema, type ApiRoute } from "./contract.ts";
 
@@ -82,6 +83,18 @@ export const SkillListQuerySchema = z.object({
     .regex(/^[A-Za-z0-9_-]+$/, "a cursor from next_cursor")
     .optional()
     .describe("The previous page's next_cursor; the page starts after the skill it names."),
+});
+
+/** The arguments of GET /v1/skills/{name}: a version range to resolve instead of the current version (src/core/api/versions.ts). */
+export const SkillVersionQuerySchema = z.object({
+  version: z
+    .string()
+    .min(1)
+    .max(MAX_RANGE_CHARS)
+    .optional()
+    .describe(
+      "A semver range, exact version, latest or sha256:<tree hash>: answers that version's record, pinned to its generation (as /v1/skills/{name}/versions/{range})",
+    ),
 });
 
 /** The arguments of GET /v1/skills/{name}/outline. */
@@ -263,6 +276,7 @@ export const SKILLS_API = {
     path: "/skills/{name}",
     summary: "One skill: frontmatter, files, hashes, trust verdict under the advisories in force, requirements and URLs",
     params: SkillParamsSchema,
+    query: SkillVersionQuerySchema,
     responses: [{ mediaType: "application/json", schema: SkillDetailSchema }],
     errors: ["invalid_parameter", "not_found", "blocked"],
   },

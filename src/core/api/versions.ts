@@ -22,11 +22,6 @@ export const RangeSchema = z
 /** `{name}` and a `{range}`. */
 export const VersionParamsSchema = z.object({ name: SkillNameSchema.describe("a skill name"), range: RangeSchema });
 
-/** GET /v1/skills/{name}?version=… */
-export const SkillVersionQuerySchema = z.object({
-  version: RangeSchema.optional().describe("Resolve a version instead of the current one (see /v1/skills/{name}/versions/{range})"),
-});
-
 /** A version's trust verdict under the advisories in force now. */
 export const VersionTrustSchema = z
   .object({

@@ -18,6 +18,7 @@ import { skillTrust } from "../shelf/trust.ts";
 import { problem } from "./problem.ts";
 import { computed, computedJson } from "./respond.ts";
 import { bindRoute, bindWildcardRoute, paramsOf, queryOf, type ApiApp, type ApiContext } from "./routes.ts";
+import { resolvedSkillAnswer } from "./versions.ts";
 import { skillDetail, skillListArgs, skillPage, skillResources, type LinkBase } from "./skill-views.ts";
 
 /** Where this request's URLs point. */
@@ -48,6 +49,8 @@ export function skillRoutes(app: ApiApp): void {
 
   bindRoute(app, SKILLS_API.skill, async (c) => {
     const { name } = paramsOf(c, SKILLS_API.skill);
+    const { version } = queryOf(c, SKILLS_API.skill);
+    if (version !== undefined) return resolvedSkillAnswer(c, name, version, "version");
     await c.var.shelf.skill(name);
     // The signatures' own digest is in the key: a re-signing of the same generation changes the answer.
     const signed = await generationSignatures(c.env, (await c.var.shelf.generation()).id);
