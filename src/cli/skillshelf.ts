@@ -25,7 +25,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     load: () => import("./commands/attest.ts"),
   },
   build: {
-    summary: "build <shelf-dir> [--out <dir>] [--json]  build the shelf into a content-addressed generation",
+    summary: "build <shelf-dir> [--out <dir>] [--sign-key <file> --origin <url> --key-id <id>] [--json]  build the shelf into a content-addressed generation",
     example: "skillshelf build shelf --out dist/shelf",
     load: () => import("./commands/build.ts"),
   },
@@ -54,6 +54,12 @@ const COMMANDS: Record<string, CommandEntry> = {
     summary: "inspect <skill-dir> [--json]  inventory, hashes and frontmatter (a summary for people, the whole report with --json)",
     example: "skillshelf inspect shelf/release-checklist",
     load: () => import("./commands/inspect.ts"),
+  },
+  keygen: {
+    summary:
+      "keygen --out <file> [--key-id <id>] [--shelf <dir>] [--build <dir>] [--json]  write an Ed25519 signing key (PKCS#8 PEM, mode 0600) and print its public half",
+    example: "skillshelf keygen --out ~/.config/skillshelf/signing.pem --key-id 2026-12",
+    load: () => import("./commands/keygen.ts"),
   },
   outline: {
     summary: "outline <skill-dir> [--json]  a skill's sections, keys and token estimates",
@@ -97,6 +103,12 @@ const COMMANDS: Record<string, CommandEntry> = {
     summary: "validate <skill-or-shelf-dir> [--json]  check every skill, list every problem",
     example: "skillshelf validate shelf",
     load: () => import("./commands/validate.ts"),
+  },
+  verify: {
+    summary:
+      "verify <url> (--key-id <id> --public-key <base64> | --keys <file> | --trust-on-first-use <file>) [--origin <origin>] [--token-env NAME] [--json]  download a shelf and check every digest and signature",
+    example: "skillshelf verify http://localhost:8787 --trust-on-first-use .skillshelf/pinned-keys.json",
+    load: () => import("./commands/verify.ts"),
   },
 };
 

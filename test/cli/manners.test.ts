@@ -14,6 +14,7 @@ const COMMANDS = [
   "hash",
   "history",
   "inspect",
+  "keygen",
   "outline",
   "publish",
   "rollback",
@@ -22,6 +23,7 @@ const COMMANDS = [
   "select",
   "trust",
   "validate",
+  "verify",
 ];
 
 describe("--help and --version", () => {
