@@ -3,7 +3,9 @@
 // local tokens on first run (their hashes in .dev.vars), publishes the build to the Worker it started and
 // prints URLs to try; `--env <team>` does the same for a team environment of wrangler.toml. It reports
 // success only once the Worker answering is the one this run started (a per-run nonce that /healthz
-// echoes). `startShelf()` is importable so tests start a shelf the same way; `stop()` ends what it started.
+// echoes). The build is signed with a throwaway Ed25519 key kept under the git-ignored .skillshelf/ and the
+// Worker is configured with its public key (docs/signing.md), so `skillshelf verify` and agentskills-core's
+// TrustPolicy can check it. `startShelf()` is importable so tests start a shelf the same way; `stop()` ends what it started.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
@@ -14,9 +16,13 @@ import { parseArgs } from "node:util";
 import { buildShelf, writeBuild } from "../src/cli/lib/build.ts";
 import { CliError, UsageError } from "../src/cli/lib/cli.ts";
 import { buildFolderSource } from "../src/cli/lib/publish.ts";
+import { signBuilt, writeSecretFile } from "../src/cli/lib/signing.ts";
+import { exportPkcs8Pem, generateSigningKey, importPkcs8Pem, type SigningKey, toBase64 } from "../src/core/signing/ed25519.ts";
 import { type PublishResult, publishGeneration } from "../src/core/publish/client.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+/** The throwaway signing key's id (its file is {@link LocalPaths.signingKeyFile}). */
+export const LOCAL_SIGNING_KEY_ID = "local-throwaway";
 /** Default loopback port (wrangler's); a team environment's default is the next ones (see {@link teamPort}). */
 export const DEFAULT_PORT = 8787;
 /** Where the local publish token lives (git-ignored via .skillshelf/). */
@@ -98,6 +104,8 @@ export interface RunningShelf {
   readToken?: string;
   /** Whether reads need a read token (the Worker answered 401 without one). */
   private?: boolean;
+  /** The throwaway key's public half (standard base64), configured as key {@link LOCAL_SIGNING_KEY_ID}; the origin is `url`. */
+  signingPublicKey?: string;
   /** Settles when wrangler exits, with its exit code and the end of its output. */
   exited?: Promise<{ code: number | null; output: string }>;
 }
@@ -111,6 +119,8 @@ export interface LocalPaths {
   persistTo: string;
   /** The secrets file wrangler reads for this environment: .dev.vars, or .dev.vars.<team> (which replaces it). */
   devVarsFile: string;
+  /** The throwaway signing key (PKCS#8 PEM, 0600), created on first run. */
+  signingKeyFile: string;
 }
 
 /**
@@ -119,7 +129,15 @@ export interface LocalPaths {
  * @example localPaths("acme").readTokenFile // => ".skillshelf/env/acme/read-token"
  */
 export function localPaths(env?: string): LocalPaths {
-  if (env === undefined) return { publishTokenFile: LOCAL_TOKEN_FILE, buildDir: ".skillshelf/build", persistTo: ".wrangler/state", devVarsFile: ".dev.vars" };
+  if (env === undefined) {
+    return {
+      publishTokenFile: LOCAL_TOKEN_FILE,
+      buildDir: ".skillshelf/build",
+      persistTo: ".wrangler/state",
+      devVarsFile: ".dev.vars",
+      signingKeyFile: ".skillshelf/signing-key.pem",
+    };
+  }
   const dir = `.skillshelf/env/${env}`;
   return {
     publishTokenFile: `${dir}/publish-token`,
@@ -127,7 +145,22 @@ export function localPaths(env?: string): LocalPaths {
     buildDir: `${dir}/build`,
     persistTo: `.wrangler/env/${env}`,
     devVarsFile: `.dev.vars.${env}`,
+    signingKeyFile: `${dir}/signing-key.pem`,
   };
+}
+
+/** Reads the local throwaway signing key, creating it (mode 0600) on first run. */
+async function ensureSigningKey(file: string): Promise<SigningKey> {
+  try {
+    return await importPkcs8Pem(await readFile(file, "utf8"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+      throw new CliError(`${file} is not a signing key (${(error as Error).message}); remove it and rerun`);
+  }
+  const key = await generateSigningKey();
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeSecretFile(file, await exportPkcs8Pem(key.privateKey));
+  return key;
 }
 
 /** An unused loopback port, for starting a shelf beside others (tests, interop). */
@@ -327,9 +360,20 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
   }
   if (!(await loopbackPortIsFree(port))) throw await busyPortError(port, `port ${port} on 127.0.0.1 is in use`, flag);
 
+  const url = `http://127.0.0.1:${port}`;
   const built = await buildShelf(shelfDir);
-  await writeBuild(built, buildDir, { shelfDir });
-  log(`built ${shelfDir}: generation ${built.id} (${built.manifest.skill_count} skills, ${built.manifest.file_count} files)`);
+  // Signed for this run's URL (the origin a local client verifies against) with the throwaway key.
+  const signingKeyFile = path.join(root, local.signingKeyFile);
+  const signingKey = await ensureSigningKey(signingKeyFile);
+  const signatures = await signBuilt(built, { key: signingKey, keyFile: signingKeyFile, origin: url, keyId: LOCAL_SIGNING_KEY_ID });
+  await writeBuild(built, buildDir, { shelfDir, signatures });
+  log(
+    `built ${shelfDir}: generation ${built.id} (${built.manifest.skill_count} skills, ${built.manifest.file_count} files), signed by ${LOCAL_SIGNING_KEY_ID} for ${url}`,
+  );
+  const signingVars = {
+    SHELF_SIGNING_ORIGIN: url,
+    SHELF_SIGNING_KEYS: JSON.stringify([{ key_id: LOCAL_SIGNING_KEY_ID, public_key: toBase64(signingKey.publicKey), status: "active" }]),
+  };
   const token = await ensureToken(path.join(root, local.publishTokenFile), "sk_local_");
   const readToken = local.readTokenFile === undefined ? undefined : await ensureToken(path.join(root, local.readTokenFile), "sk_local_read_");
   await writeDevVars(path.join(root, local.devVarsFile), sha256Hex(token), readToken === undefined ? undefined : sha256Hex(readToken));
@@ -350,7 +394,7 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
     "warn",
   ];
   if (env !== undefined) args.push("--env", env);
-  for (const [name, value] of Object.entries(devVars(options.vars, nonce))) args.push("--var", `${name}:${value}`);
+  for (const [name, value] of Object.entries(devVars({ ...signingVars, ...options.vars }, nonce))) args.push("--var", `${name}:${value}`);
   const child = spawn(process.execPath, [wrangler, ...args], {
     cwd: root,
     detached: true, // its own process group, so stop() ends workerd too
@@ -388,7 +432,6 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
     process.off("exit", onExit);
   };
 
-  const url = `http://127.0.0.1:${port}`;
   try {
     await waitForOurWorker(url, port, nonce, child, () => output, flag);
     log(`wrangler dev is serving ${url}${env === undefined ? "" : ` as [env.${env}]`}`);
@@ -400,7 +443,7 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
     );
     // Success is reported only while the Worker this run started still holds the port.
     if ((await probeHealth(url, nonce)) !== "ours") throw new CliError(`the Worker this run started no longer answers at ${url}:\n${output.slice(-2000)}`);
-    const shelf: RunningShelf = { url, port, generation: built.id, publish, stop, exited };
+    const shelf: RunningShelf = { url, port, generation: built.id, publish, stop, exited, signingPublicKey: toBase64(signingKey.publicKey) };
     if (env !== undefined) Object.assign(shelf, { env, readToken, private: await refusesAnonymousReads(url) });
     return shelf;
   } catch (error) {
@@ -537,6 +580,11 @@ async function main(): Promise<number> {
   } else {
     log(`  npx skills add ${shelf.url} --list`);
   }
+  const tokenEnv = shelf.private ? `SKILLSHELF_READ_TOKEN=$(cat ${local.readTokenFile}) ` : "";
+  log(
+    `\nSigned with a throwaway key (${local.signingKeyFile}; the Worker lists its public half as ${LOCAL_SIGNING_KEY_ID}). Check every signature:\n` +
+      `  ${tokenEnv}npx skillshelf verify ${shelf.url} --key-id ${LOCAL_SIGNING_KEY_ID} --public-key ${shelf.signingPublicKey}${shelf.private ? " --token-env SKILLSHELF_READ_TOKEN" : ""}`,
+  );
   const flags = [
     args.port === undefined ? "" : `--port ${args.port}`,
     args.env === undefined ? "" : `--env ${args.env}`,
@@ -545,7 +593,7 @@ async function main(): Promise<number> {
     .filter(Boolean)
     .join(" ");
   log(
-    `\nPublish again after editing ${shelfName}: npm start${flags ? ` -- ${flags}` : ""} (or: npx skillshelf build ${shelfName} --out ${local.buildDir} && SKILLSHELF_PUBLISH_TOKEN=$(cat ${local.publishTokenFile}) npx skillshelf publish --url ${shelf.url} --dir ${local.buildDir})`,
+    `\nPublish again after editing ${shelfName}: npm start${flags ? ` -- ${flags}` : ""} (or: npx skillshelf build ${shelfName} --out ${local.buildDir} --sign-key ${local.signingKeyFile} --key-id ${LOCAL_SIGNING_KEY_ID} --origin ${shelf.url} && SKILLSHELF_PUBLISH_TOKEN=$(cat ${local.publishTokenFile}) npx skillshelf publish --url ${shelf.url} --dir ${local.buildDir})`,
   );
   log("Press Ctrl+C to stop.");
   // wrangler dying on its own ends npm start too, loudly: a shelf that stopped answering is not "serving".

@@ -6,6 +6,10 @@
 //     all of it, every skill passes agentskills-core's snapshot and signing checks and reads back
 //     byte-identical, and the `skills` CLI installs all of it; `skills find` (SKILLS_API_URL) finds
 //     a curated skill through /api/search and `skills add <source> --skill` installs it.
+//  1s. signatures (docs/signing.md): npm start signs the curated shelf with a throwaway key;
+//     agentskills-core 0.7.0's own TrustPolicy(...).verify(...) accepts every skill's served signature
+//     over the files agentskills-http captures (and refuses a changed byte, another origin or key),
+//     the generation signature verifies, and `skillshelf verify` exits 0 (1 for a wrong origin).
 //  1c. the forms the curated shelf avoids (fixtures/other-forms-shelf): agentskills-core refuses
 //     exactly the ones fixtures/other-forms.json says, which are the ones validate warns about.
 //  1d. MCP (/mcp): the official @modelcontextprotocol/client SkillsClient reads every file of the
@@ -21,6 +25,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { runBounded, type BoundedRun } from "./bounded-child.ts";
 import { compareToolGoldens, readEverySkill, writeGoldenShelf } from "./mcp.ts";
+import { LOCAL_SIGNING_KEY_ID } from "../../scripts/start.ts";
 import { startShelf, stopAll, type RunningShelf } from "./shelf-server.ts";
 import { installAndCompare } from "./skills-cli.ts";
 import { findAndInstall } from "./skills-find.ts";
@@ -71,6 +76,42 @@ async function withShelf<T>(shelfDir: string, state: string, vars: Record<string
   }
 }
 
+/** The curated shelf's signatures, through agentskills-core's verifier and `skillshelf verify`. */
+async function signatureChecks(shelf: RunningShelf): Promise<void> {
+  const signing = { SKILLSHELF_SIGNING_KEY_ID: LOCAL_SIGNING_KEY_ID, SKILLSHELF_SIGNING_PUBLIC_KEY: shelf.signingPublicKey ?? "" };
+  const trust = await pytest(shelf.url, "test_signed_shelf.py", signing);
+  report(
+    `agentskills-core TrustPolicy.verify accepts every curated skill's signature over the files captured from the Worker, and the generation signature (${trust.output.trim().split("\n").at(-1) ?? ""})`,
+    trust.code === 0 ? [] : [`pytest exited ${trust.code}`],
+    trust.code === 0 ? "" : trust.output,
+  );
+  const verify = (...extra: string[]) =>
+    runBounded(
+      process.execPath,
+      [
+        path.join(ROOT, "src", "cli", "skillshelf.ts"),
+        "verify",
+        shelf.url,
+        "--key-id",
+        LOCAL_SIGNING_KEY_ID,
+        "--public-key",
+        signing.SKILLSHELF_SIGNING_PUBLIC_KEY,
+        ...extra,
+      ],
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? "" }, timeoutMs: PYTEST_TIMEOUT_MS },
+    );
+  const good = await verify();
+  const wrongOrigin = await verify("--origin", "https://elsewhere.example");
+  const problems: string[] = [];
+  if (good.code !== 0) problems.push(`skillshelf verify exited ${good.code}`);
+  if (wrongOrigin.code !== 1) problems.push(`skillshelf verify --origin <another> exited ${wrongOrigin.code}, expected 1`);
+  report(
+    `skillshelf verify ${shelf.url} (${good.output.trim().split("\n").at(-1) ?? ""}); another origin is refused`,
+    problems,
+    problems.length ? `${good.output}\n${wrongOrigin.output}` : "",
+  );
+}
+
 async function main(): Promise<void> {
   const work = await mkdtemp(path.join(tmpdir(), "skillshelf-interop-"));
   try {
@@ -105,6 +146,7 @@ async function main(): Promise<void> {
       );
       const mcp = await readEverySkill(shelf.url, CURATED_SHELF);
       report(`MCP SkillsClient reads every file of the curated shelf at /mcp, verified (${mcp.summary})`, mcp.problems);
+      await signatureChecks(shelf);
     });
 
     // --- MCP tools: the agentskills-mcp-server 0.6.0 goldens over HTTP -----------------------

@@ -62,6 +62,7 @@ describe("ports and local files", () => {
       buildDir: ".skillshelf/build",
       persistTo: ".wrangler/state",
       devVarsFile: ".dev.vars",
+      signingKeyFile: ".skillshelf/signing-key.pem",
     });
     expect(localPaths("acme")).toEqual({
       publishTokenFile: ".skillshelf/env/acme/publish-token",
@@ -69,6 +70,7 @@ describe("ports and local files", () => {
       buildDir: ".skillshelf/env/acme/build",
       persistTo: ".wrangler/env/acme",
       devVarsFile: ".dev.vars.acme",
+      signingKeyFile: ".skillshelf/env/acme/signing-key.pem",
     });
   });
 });
