@@ -55,11 +55,23 @@ const COMMANDS: Record<string, CommandEntry> = {
     example: "skillshelf inspect shelf/release-checklist",
     load: () => import("./commands/inspect.ts"),
   },
+  install: {
+    summary:
+      "install --to <skills-dir> [--url <shelf-url>] [--lock skillshelf-lock.json] [--force] [--token-env NAME]  install exactly the locked bytes of every skill in the lockfile (digests and tree hashes checked)",
+    example: "skillshelf install --to .claude/skills",
+    load: () => import("./commands/install.ts"),
+  },
   keygen: {
     summary:
       "keygen --out <file> [--key-id <id>] [--shelf <dir>] [--build <dir>] [--json]  write an Ed25519 signing key (PKCS#8 PEM, mode 0600) and print its public half",
     example: "skillshelf keygen --out ~/.config/skillshelf/signing.pem --key-id 2026-12",
     load: () => import("./commands/keygen.ts"),
+  },
+  lock: {
+    summary:
+      "lock --url <shelf-url> <name[@range]>... [--out skillshelf-lock.json] [--token-env NAME] [--json]  resolve versions on a shelf and write a lockfile",
+    example: "skillshelf lock --url http://localhost:8787 code-review@^1.2",
+    load: () => import("./commands/lock.ts"),
   },
   outline: {
     summary: "outline <skill-dir> [--json]  a skill's sections, keys and token estimates",
@@ -71,6 +83,11 @@ const COMMANDS: Record<string, CommandEntry> = {
       "publish --url <worker-url> [--dir <build>] [--token-env NAME] [--json] [--wait] [--wait-timeout S]  upload what changed and make the build current (--wait: until the Worker serves it)",
     example: "skillshelf publish --url http://localhost:8787 --dir dist/shelf",
     load: () => import("./commands/publish.ts"),
+  },
+  reindex: {
+    summary: "reindex --url <worker-url> [--token-env NAME] [--json]  rebuild the shelf's version index from the pointer's history",
+    example: "skillshelf reindex --url http://localhost:8787",
+    load: () => import("./commands/reindex.ts"),
   },
   rollback: {
     summary:

@@ -1,0 +1,39 @@
+// skillshelf install --to <skills-dir> [--url <shelf>] [--lock skillshelf-lock.json] [--force] [--token-env NAME]:
+// installs exactly the locked bytes of every skill in the lockfile (digests and tree hashes
+// checked), one skill at a time, each atomically; local edits are never clobbered without --force.
+import { LOCK_FILE } from "../../core/versions/lock.ts";
+import { CliError, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
+import { DEFAULT_READ_TOKEN_ENV, installSkill, readLockFile } from "../lib/install.ts";
+import { workerUrl } from "../lib/publish.ts";
+
+const USAGE = "skillshelf install --to <skills-dir> [--url <shelf-url>] [--lock skillshelf-lock.json] [--force] [--token-env NAME]";
+
+export const run: Command = async (ctx) => {
+  const { values, positionals } = parseCommandArgs(
+    ctx.args,
+    { to: { type: "string" }, url: { type: "string" }, lock: { type: "string" }, force: { type: "boolean" }, "token-env": { type: "string" } },
+    USAGE,
+  );
+  if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}\nusage: ${USAGE}`);
+  if (!values.to) throw new UsageError(`--to is required: the agent's skills folder, e.g. .claude/skills\nusage: ${USAGE}`);
+  const lock = await readLockFile(values.lock ?? LOCK_FILE);
+  const url = workerUrl(values.url ?? lock.shelf, USAGE);
+  const token = ctx.env[values["token-env"] ?? DEFAULT_READ_TOKEN_ENV]?.trim() || undefined;
+  const names = Object.keys(lock.skills).sort();
+  const failures: string[] = [];
+  for (const [i, name] of names.entries()) {
+    const skill = lock.skills[name]!;
+    const label = `${name}@${skill.version ?? `sha256:${skill.tree_hash.slice(0, 12)}`}`;
+    ctx.stderr(`[${i + 1}/${names.length}] ${label}: ${skill.files.length} file(s), ${skill.files.reduce((n, f) => n + f.size, 0)} bytes\n`);
+    try {
+      const outcome = await installSkill({ url, token }, values.to, name, skill, values.force === true);
+      ctx.stdout(`${outcome}\t${label}\t${values.to}/${name}\n`);
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      ctx.stderr(`skillshelf: ${error.message}\n`);
+      failures.push(name);
+    }
+  }
+  if (failures.length) throw new CliError(`${failures.length} of ${names.length} skill(s) not installed: ${failures.join(", ")}`);
+  return 0;
+};
