@@ -64,7 +64,7 @@ export interface DiscoveryEntryV2 {
 /**
  * The well-known v0.2.0 index. Each `url` is immutable (pinned to `generation`) and `digest` is
  * the SHA-256 of exactly the bytes served there: SKILL.md for a lone SKILL.md, the .tar.gz
- * archive otherwise. Extra fields (`requires_review`, and `signature` on a signed shelf) ride along;
+ * archive otherwise. Extra fields (`version` when the skill declares one, `requires_review`, and `signature` on a signed shelf) ride along;
  * clients ignore unknown fields, as the RFC requires them to.
  */
 export function discoveryIndexV2(
@@ -72,7 +72,7 @@ export function discoveryIndexV2(
   generation: string,
   accessPrefix: string,
   signatureOf: (name: string) => SkillSignature | null = () => null,
-): { $schema: string; skills: Array<DiscoveryEntryV2 & { requires_review?: true; signature?: SkillSignature }> } {
+): { $schema: string; skills: Array<DiscoveryEntryV2 & { version?: string; requires_review?: true; signature?: SkillSignature }> } {
   const skills = [...entries]
     .sort((a, b) => byCodePoint(a.name, b.name))
     .map((entry) => {
@@ -87,6 +87,7 @@ export function discoveryIndexV2(
         description: entry.description,
         url,
         digest: `sha256:${artifact.sha256}`,
+        ...(entry.version !== null ? { version: entry.version } : {}),
         ...(entry.trust.requires_review ? { requires_review: true as const } : {}),
         ...(signature ? { signature } : {}),
       };
@@ -110,12 +111,13 @@ export interface DiscoveryEntryV1 {
  * The legacy v0.1 index: `files` lists every path, SKILL.md first. The paths come from each
  * entry (the shard carries them), so it needs no record. A skill with a path v0.1 cannot express
  * is left out of this index (and logged) rather than listed incompletely; it stays installable
- * through v0.2, whose archives carry any path.
+ * through v0.2, whose archives carry any path. `version` (when declared) and `requires_review`
+ * are extra fields, which v0.1 clients ignore.
  */
-export function discoveryIndexV1(entries: readonly Pick<SkillEntry, "name" | "description" | "paths" | "trust">[]): {
-  skills: Array<DiscoveryEntryV1 & { requires_review?: true }>;
+export function discoveryIndexV1(entries: readonly Pick<SkillEntry, "name" | "description" | "version" | "paths" | "trust">[]): {
+  skills: Array<DiscoveryEntryV1 & { version?: string; requires_review?: true }>;
 } {
-  const out: Array<DiscoveryEntryV1 & { requires_review?: true }> = [];
+  const out: Array<DiscoveryEntryV1 & { version?: string; requires_review?: true }> = [];
   for (const entry of [...entries].sort((a, b) => byCodePoint(a.name, b.name))) {
     const paths = entry.paths;
     if (!paths.every(isLegacyFilePath)) {
@@ -127,6 +129,7 @@ export function discoveryIndexV1(entries: readonly Pick<SkillEntry, "name" | "de
       name: entry.name,
       description: entry.description,
       files,
+      ...(entry.version !== null ? { version: entry.version } : {}),
       ...(entry.trust.requires_review ? { requires_review: true as const } : {}),
     });
   }

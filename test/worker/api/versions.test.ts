@@ -213,6 +213,19 @@ describe("reading and repairing the index", () => {
     expect((await json<{ code: string }>(`/v1/skills/plain/versions/${enc("^1")}`)).status).toBe(404);
     expect((await json<{ generation: string }>("/v1/skills/plain/versions/latest")).body.generation).toBe(v2.id);
 
+    // Both well-known indexes carry the version as an extra field, only where the skill declares one.
+    for (const index of ["/.well-known/agent-skills/index.json", "/.well-known/skills/index.json"]) {
+      const listing = (await (await read(index)).json()) as { skills: Array<{ name: string; version?: string }> };
+      expect(
+        listing.skills.map((s) => [s.name, s.version]),
+        index,
+      ).toEqual([
+        ["code-review", "1.0.0"],
+        ["plain", undefined],
+      ]);
+      expect(Object.hasOwn(listing.skills[1]!, "version")).toBe(false);
+    }
+
     const bad = await json<{ code: string; param: string }>(`/v1/skills/code-review/versions/${enc(">=>=1")}`);
     expect([bad.status, bad.body.code, bad.body.param]).toEqual([400, "invalid_parameter", "range"]);
     const badQuery = await json<{ code: string; param: string }>(`/v1/skills/code-review?version=${enc("not a range")}`);
