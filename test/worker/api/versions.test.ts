@@ -167,6 +167,10 @@ describe("the version index through publish, rollback, re-publish, an advisory a
     const none = await json<{ code: string; versions: string[]; detail: string }>(`/v1/skills/code-review/versions/${enc("^2.0.0-rc.0")}`);
     expect([none.status, none.body.code, none.body.versions]).toEqual([404, "not_found", ["1.0.0"]]);
     expect(none.body.detail).toContain("1.0.0");
+    // A rebuild from the history skips the collected generations and finds the same.
+    const rebuilt = await admin("POST", "/versions/rebuild", { fresh: true });
+    expect(await rebuilt.json()).toMatchObject({ pointer_seq: 5, applied: 5, collected: 3, complete: true });
+    expect((await listed()).map((v) => [v.version, v.generation])).toEqual([["1.0.0", v100.id]]);
   }, 60_000);
 });
 
