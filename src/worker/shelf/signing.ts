@@ -83,10 +83,18 @@ export async function generationSignatures(env: StorageBindings & SigningBinding
   return readSignatures(env, generation);
 }
 
+// Each document's entries by name, built once (the v0.2 index asks for every skill's).
+const byName = new WeakMap<StoredSignatures, Map<string, SkillSignature>>();
+
 /** One skill's signature as served, or null when the generation carries none for it. */
 export function skillSignatureOf(signed: StoredSignatures | null, name: string): SkillSignature | null {
-  const entry = signed?.doc.skills.find((s) => s.name === name);
-  return entry && signed ? servedSignature(signed.doc, entry) : null;
+  if (!signed) return null;
+  let map = byName.get(signed);
+  if (!map) {
+    map = new Map(signed.doc.skills.map((entry) => [entry.name, servedSignature(signed.doc, entry)]));
+    byName.set(signed, map);
+  }
+  return map.get(name) ?? null;
 }
 
 /** The generation signature and the payload it signs, as /v1/shelf shows them. */

@@ -91,6 +91,25 @@ describe("build --sign-key", () => {
   });
 });
 
+describe("the shelf's signing settings", () => {
+  it("are read by build and never copied by seed into a team's shelf", async () => {
+    const keyFile = path.join(root, "config-key.pem");
+    await runInProcess(["keygen", "--out", keyFile, "--key-id", "cfg"]);
+    const bundle = shelfWithOneSkill();
+    writeFileSync(path.join(bundle, "catalog.yaml"), 'version: "2026.12.1"\nskills: []\n');
+    writeFileSync(path.join(bundle, "skillshelf-signing.json"), JSON.stringify({ origin: "https://bundle.example", key_id: "cfg", key_file: keyFile }));
+    const out = path.join(root, "config-out");
+    const built = await runInProcess(["build", bundle, "--out", out, "--json"]);
+    expect(built.code, built.stderr).toBe(0);
+    expect(JSON.parse(built.stdout).signed).toEqual({ origin: "https://bundle.example", key_id: "cfg" });
+    const team = path.join(root, "team-shelf");
+    const seeded = await runInProcess(["seed", "--from", bundle, "--to", team]);
+    expect(seeded.code, seeded.stderr).toBe(0);
+    expect(statSync(path.join(team, "skills", "hello", "SKILL.md")).isFile()).toBe(true);
+    expect(() => statSync(path.join(team, "skillshelf-signing.json"))).toThrow();
+  });
+});
+
 describe("verify's arguments", () => {
   it("needs exactly one source of trust and a URL; an unreachable shelf verifies nothing (exit 1)", async () => {
     expect((await runInProcess(["verify", "http://127.0.0.1:9"])).code).toBe(2);
