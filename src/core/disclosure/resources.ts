@@ -2,6 +2,7 @@
 // anything else becomes a JSON envelope (base64, or a note when too large), and images a model
 // can see natively are recognised by their magic bytes before their name.
 import { DEFAULT_MEDIA_TYPE } from "../skill/inventory.ts";
+import { pyJsonString } from "../python-compat/py-json.ts";
 
 /** Largest binary inlined as base64 (base64 costs ~1.37 characters per byte of context). */
 export const DEFAULT_MAX_INLINE_BINARY_BYTES = 64 * 1024;
@@ -184,24 +185,6 @@ function base64Of(bytes: Uint8Array): string {
     binary += String.fromCharCode(...bytes.subarray(i, i + chunk));
   }
   return btoa(binary);
-}
-
-/** A JSON string as Python's json.dumps writes it (ensure_ascii: non-ASCII as \uXXXX). */
-function pyJsonString(s: string): string {
-  let out = '"';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 0x22) out += '\\"';
-    else if (c === 0x5c) out += "\\\\";
-    else if (c === 0x0a) out += "\\n";
-    else if (c === 0x0d) out += "\\r";
-    else if (c === 0x09) out += "\\t";
-    else if (c === 0x08) out += "\\b";
-    else if (c === 0x0c) out += "\\f";
-    else if (c < 0x20 || c > 0x7e) out += `\\u${c.toString(16).padStart(4, "0")}`;
-    else out += s[i];
-  }
-  return `${out}"`;
 }
 
 /** A flat object as Python's json.dumps writes it: `{"k": v, "k2": v2}`. */

@@ -3,7 +3,8 @@
 // with sorted keys, so a Python agent rebuilds the first with the reference library and the second
 // with json.dumps alone.
 import { sha256Hex } from "../skill/hash.ts";
-import { asciiJsonBytes, compareCodePoints } from "./ascii-json.ts";
+import { compareCodePoints } from "../python-compat/py-text.ts";
+import { asciiJsonBytes } from "./ascii-json.ts";
 
 /** agentskills-core's contract name for a skill snapshot signature. */
 export const SNAPSHOT_CONTRACT = "agentskills-snapshot-v1";

@@ -4,7 +4,7 @@
 // republish uploads nothing new).
 import { z } from "zod";
 import { Sha256Schema } from "../generation/manifest.ts";
-import { compareCodePoints } from "./ascii-json.ts";
+import { compareCodePoints } from "../python-compat/py-text.ts";
 import { sign, toBase64, type SigningKey } from "./ed25519.ts";
 import { base64Of, KeyIdSchema, type Keyring, refusalMessage, type SignatureRefusal } from "./keys.ts";
 import { contentRevision, type RevisionFile, generationPayload, generationPayloadValue, originProblem, SigningError, snapshotPayload } from "./payloads.ts";

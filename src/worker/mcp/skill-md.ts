@@ -11,7 +11,7 @@ import { decodeSkillMd, parseSkillMd } from "../../core/skill/skill-md.ts";
 import type { ServedSkill, ShelfService } from "../shelf/service.ts";
 import { MemoryCache } from "../storage/memory-cache.ts";
 import { readVerified } from "../shelf/disclosure.ts";
-import { PyJsonTypeError, pyJsonDumps } from "./py-json.ts";
+import { PyJsonTypeError, pyJsonDumps } from "../../core/python-compat/py-json.ts";
 
 /** What one SKILL.md gives the MCP views. */
 export interface SkillMdFacts {

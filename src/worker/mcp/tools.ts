@@ -13,7 +13,7 @@ import { staticSkillIndex } from "../routes/indexes.ts";
 import { NotOnShelfError, SkillBlockedError } from "../shelf/errors.ts";
 import type { ShelfService } from "../shelf/service.ts";
 import { StorageUnavailableError } from "../storage/errors.ts";
-import { pyJsonDumps } from "./py-json.ts";
+import { pyJsonDumps } from "../../core/python-compat/py-json.ts";
 import { readVerified, renderableOutline, sectionText } from "../shelf/disclosure.ts";
 import { inScope, type McpScope } from "./scope.ts";
 import { skillMdFacts } from "./skill-md.ts";

@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import generations from "../../goldens/signing/generations.json";
 import snapshots from "../../goldens/signing/snapshots.json";
 import vector from "../../goldens/signing/vector.json";
-import { asciiJson, compareCodePoints } from "../../../src/core/signing/ascii-json.ts";
+import { compareCodePoints } from "../../../src/core/python-compat/py-text.ts";
+import { asciiJson } from "../../../src/core/signing/ascii-json.ts";
 import {
   exportPkcs8Pem,
   fromBase64,

@@ -1,18 +1,17 @@
-// Python's json.dumps with its defaults (", " and ": " separators, ensure_ascii, floats by
-// repr, NaN and infinities as bare words), for the tool texts agentskills-mcp-server returns:
-// get_skill_metadata and list_skill_resources are json.dumps of a dict.
-import { PyFloat } from "../../core/python-compat/pyfmt.ts";
+// Python's json module, where the references' bytes depend on it: a string literal as
+// json.dumps writes it with ensure_ascii=True (the default), which every JSON text the
+// references produce uses (resource envelopes, tool results, signed payloads), and json.dumps
+// with its defaults (", " and ": " separators, floats by repr, NaN and infinities as bare words),
+// the text of agentskills-mcp-server's get_skill_metadata and list_skill_resources.
+import { PyFloat } from "./pyfmt.ts";
 
-/** A value json.dumps refuses (Python raises TypeError with this message). */
-export class PyJsonTypeError extends Error {
-  constructor(typeName: string) {
-    super(`Object of type ${typeName} is not JSON serializable`);
-    this.name = "PyJsonTypeError";
-  }
-}
-
-/** A JSON string as json.dumps writes it (ensure_ascii: everything outside printable ASCII as \uXXXX). */
-function pyJsonString(s: string): string {
+/**
+ * A JSON string literal as Python's json.dumps writes it: its short escapes, and every other
+ * character outside printable ASCII as \uXXXX in lowercase hex, one per UTF-16 unit (so an
+ * astral character becomes its surrogate pair).
+ * @example pyJsonString("café\n") // => '"caf\\u00e9\\n"'
+ */
+export function pyJsonString(s: string): string {
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -27,6 +26,14 @@ function pyJsonString(s: string): string {
     else out += s[i];
   }
   return `${out}"`;
+}
+
+/** A value json.dumps refuses (Python raises TypeError with this message). */
+export class PyJsonTypeError extends Error {
+  constructor(typeName: string) {
+    super(`Object of type ${typeName} is not JSON serializable`);
+    this.name = "PyJsonTypeError";
+  }
 }
 
 /** float.__repr__ as json.dumps uses it, with JSON's words for the non-finite values. */
