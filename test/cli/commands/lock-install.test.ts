@@ -157,9 +157,9 @@ describe("skillshelf lock and install", () => {
     // A lockfile naming a path outside the skill is refused before anything is fetched.
     lock.skills["code-review"].files[0].path = "../escape.md";
     writeFileSync(lockFile, JSON.stringify(lock));
-    const escape = await cli("install", ["--lock", lockFile, "--to", target]);
-    expect(escape.code).toBe(1);
-    expect(escape.stderr).toContain("not a skillshelf.lock/1 lockfile");
+    const escaping = await cli("install", ["--lock", lockFile, "--to", target]);
+    expect(escaping.code).toBe(1);
+    expect(escaping.stderr).toContain("not a skillshelf.lock/1 lockfile");
     expect((await cli("install", ["--lock", path.join(work, "missing.json"), "--to", target])).code).toBe(2);
     expect((await cli("install", ["--lock", lockFile])).code).toBe(2);
   }, 120_000);
