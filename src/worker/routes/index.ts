@@ -21,7 +21,7 @@ export type { ReadBindings, ReadEnv } from "./context.ts";
 const READ_PATHS = ["/skills/*", "/.well-known/agent-skills/*", "/.well-known/skills/*", "/.well-known/skillshelf/*", "/v1/*", "/api/search", "/mcp"];
 
 /** The read paths that also take a POST (a JSON body), so their preflight allows it. */
-const POST_PATHS: ReadonlySet<string> = new Set(["/v1/select"]);
+const POST_PATHS: ReadonlySet<string> = new Set(["/v1/select", "/v1/resolve"]);
 
 // Raw (still-encoded) path fragments that are never part of a published URL: encoded
 // separators and NULs. Checked on the raw URL because Hono decodes parameters.

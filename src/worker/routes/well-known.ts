@@ -2,11 +2,10 @@
 // and the legacy v0.1 index with its file lists (/.well-known/skills/…). Thin views over the
 // shelf service; SHELF_DISCOVERY can switch either family off.
 import { Hono } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { sha256Hex } from "../../core/skill/hash.ts";
 import { etagFor, ifNoneMatchMatches } from "../http/conditional.ts";
 import { GZIP_TYPE, MARKDOWN_TYPE, ZIP_TYPE } from "../http/content-type.ts";
-import { notFound } from "../http/errors.ts";
+import { httpError, notFound } from "../http/errors.ts";
 import { serveJson } from "../http/file-response.ts";
 import { generationSignatures, keysDocument, skillSignatureOf, SigningConfigError } from "../shelf/signing.ts";
 import { generated, storedFile, type ReadEnv } from "./context.ts";
@@ -70,8 +69,9 @@ export function wellKnownRoutes(): Hono<ReadEnv> {
     try {
       keys = keysDocument(c.env);
     } catch (error) {
-      if (error instanceof SigningConfigError) throw new HTTPException(500, { message: "the shelf's signing configuration is invalid" });
-      throw error;
+      if (!(error instanceof SigningConfigError)) throw error;
+      console.error("signing configuration invalid", error);
+      throw httpError(500, "signing_misconfigured", "The shelf's signing configuration is invalid; its operator has to fix the SHELF_SIGNING_* variables.");
     }
     if (!keys) throw notFound();
     const digest = (await sha256Hex(JSON.stringify(keys))).slice(0, 32);

@@ -76,10 +76,20 @@ export function keysDocument(env: SigningBindings): KeysDocument | null {
 
 /**
  * A generation's signatures: null for one built before signing or published unsigned, and on a
- * shelf with no SHELF_SIGNING_ORIGIN, which serves none (and so reads no storage for them).
+ * shelf with no SHELF_SIGNING_ORIGIN, which serves none (and so reads no storage for them). A
+ * malformed signing configuration serves none either (logged): the indexes and skills keep
+ * answering, clients that require signatures refuse what they get, and keys.json says why.
  */
 export async function generationSignatures(env: StorageBindings & SigningBindings, generation: string): Promise<StoredSignatures | null> {
-  if (signingConfig(env).origin === null) return null;
+  let origin: string | null;
+  try {
+    origin = signingConfig(env).origin;
+  } catch (error) {
+    if (!(error instanceof SigningConfigError)) throw error;
+    console.error("signing configuration invalid; serving no signatures", error);
+    return null;
+  }
+  if (origin === null) return null;
   return readSignatures(env, generation);
 }
 

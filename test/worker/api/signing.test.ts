@@ -124,9 +124,18 @@ describe("/.well-known/skillshelf/keys.json", () => {
     expect((await get("/.well-known/skillshelf/keys.json", {}, env)).status).toBe(404);
   });
 
-  it("a malformed key list is a 500, never served", async () => {
-    const res = await get("/.well-known/skillshelf/keys.json", {}, await bindings({ SHELF_SIGNING_KEYS: '[{"key_id":"k1"}]' }));
+  it("a malformed key list: keys.json is a JSON 500 naming the problem, and everything else is served unsigned", async () => {
+    const broken = await bindings({ SHELF_SIGNING_KEYS: '[{"key_id":"k1"}]' });
+    const res = await get("/.well-known/skillshelf/keys.json", {}, broken);
     expect(res.status).toBe(500);
+    expect(res.headers.get("Content-Type")).toBe("application/json");
+    expect(res.headers.get("Cache-Control")).toBe("no-store");
+    expect(((await res.json()) as { error: string }).error).toBe("signing_misconfigured");
+    for (const path of ["/.well-known/agent-skills/index.json", "/v1/shelf", "/v1/skills/beta"]) {
+      const answer = await get(path, {}, broken);
+      expect(answer.status, path).toBe(200);
+      expect(JSON.stringify(await answer.json()), path).not.toContain('"signature":{');
+    }
   });
 
   it("a private shelf keeps its auth on the keys, the signature and /v1/shelf", async () => {
