@@ -112,9 +112,9 @@ describe("content types and security headers", () => {
     for (const h of ["range", "if-range", "if-none-match"]) expect(allowed, h).toContain(h);
   });
 
-  it("allows POST with a JSON body only where a read path takes one (/v1/select), also pinned and under a capability prefix", async () => {
+  it("allows POST with a JSON body only where a read path takes one (/v1/select, /v1/resolve), also pinned and under a capability prefix", async () => {
     const preflight = (path: string) => get(path, { method: "OPTIONS", headers: { Origin: "https://x.test", "Access-Control-Request-Method": "POST" } });
-    for (const path of ["/v1/select", `/g/${shelf.generation}/v1/select`]) {
+    for (const path of ["/v1/select", "/v1/resolve", `/g/${shelf.generation}/v1/select`]) {
       const res = await preflight(path);
       expect(res.status, path).toBe(204);
       expect(res.headers.get("Access-Control-Allow-Methods"), path).toBe("GET, HEAD, POST, OPTIONS");
