@@ -3,7 +3,7 @@
 // checked), one skill at a time, each atomically; local edits are never clobbered without --force.
 import { LOCK_FILE } from "../../core/versions/lock.ts";
 import { CliError, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
-import { DEFAULT_READ_TOKEN_ENV, installSkill, readLockFile } from "../lib/install.ts";
+import { installSkill, readLockFile, readTokenFrom } from "../lib/install.ts";
 import { workerUrl } from "../lib/publish.ts";
 
 const USAGE = "skillshelf install --to <skills-dir> [--url <shelf-url>] [--lock skillshelf-lock.json] [--force] [--token-env NAME]";
@@ -16,9 +16,9 @@ export const run: Command = async (ctx) => {
   );
   if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}\nusage: ${USAGE}`);
   if (!values.to) throw new UsageError(`--to is required: the agent's skills folder, e.g. .claude/skills\nusage: ${USAGE}`);
+  const token = readTokenFrom(ctx.env, values["token-env"], USAGE);
   const lock = await readLockFile(values.lock ?? LOCK_FILE);
   const url = workerUrl(values.url ?? lock.shelf, USAGE);
-  const token = ctx.env[values["token-env"] ?? DEFAULT_READ_TOKEN_ENV]?.trim() || undefined;
   const names = Object.keys(lock.skills).sort();
   const failures: string[] = [];
   for (const [i, name] of names.entries()) {

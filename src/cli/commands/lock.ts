@@ -3,7 +3,7 @@
 import { LOCK_FILE, parseSkillSpec, renderLockFile } from "../../core/versions/lock.ts";
 import { SKILL_NAME_RE } from "../../core/skill/skill.ts";
 import { parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
-import { DEFAULT_READ_TOKEN_ENV, resolveLock, shelfAddressForLock, writeFileAtomic } from "../lib/install.ts";
+import { readTokenFrom, resolveLock, shelfAddressForLock, writeFileAtomic } from "../lib/install.ts";
 import { workerUrl } from "../lib/publish.ts";
 
 const USAGE = "skillshelf lock --url <shelf-url> <name[@range]>... [--out skillshelf-lock.json] [--token-env NAME] [--json]";
@@ -24,7 +24,7 @@ export const run: Command = async (ctx) => {
     if (skills[name] !== undefined && skills[name] !== range) throw new UsageError(`${name} is named twice with different ranges`);
     skills[name] = range;
   }
-  const token = ctx.env[values["token-env"] ?? DEFAULT_READ_TOKEN_ENV]?.trim() || undefined;
+  const token = readTokenFrom(ctx.env, values["token-env"], USAGE);
   ctx.stderr(`resolving ${Object.keys(skills).length} skill(s) on ${new URL(url).origin}\n`);
   const lock = await resolveLock({ url, token }, skills);
   const out = values.out ?? LOCK_FILE;

@@ -8,7 +8,7 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { sha256Hex, treeHash } from "../../core/skill/hash.ts";
 import { LOCK_SCHEMA, LockFileSchema, lockedFileUrl, type LockedSkill, type LockFile } from "../../core/versions/lock.ts";
-import { CliError } from "./cli.ts";
+import { CliError, UsageError } from "./cli.ts";
 import { readSkillDir } from "./skill-dir.ts";
 
 /** The environment variable `lock` and `install` read a private shelf's read token from, unless --token-env names another. */
@@ -243,4 +243,15 @@ async function recordInstalled(dir: string, name: string, skill: LockedSkill): P
       .map((k) => [k, installed[k]!]),
   );
   await writeFileAtomic(path.join(dir, INSTALLED_FILE), `${JSON.stringify({ schema: INSTALLED_SCHEMA, skills: sorted }, null, 2)}\n`);
+}
+
+/**
+ * The read token to send: from `--token-env NAME` (which must then be set: naming a variable
+ * that is empty is a mistake, not a public shelf), else from DEFAULT_READ_TOKEN_ENV if set.
+ * @throws UsageError when --token-env names an unset variable
+ */
+export function readTokenFrom(env: Readonly<Record<string, string | undefined>>, tokenEnv: string | undefined, usage: string): string | undefined {
+  const token = env[tokenEnv ?? DEFAULT_READ_TOKEN_ENV]?.trim() || undefined;
+  if (tokenEnv !== undefined && token === undefined) throw new UsageError(`--token-env ${tokenEnv}: the variable is not set\nusage: ${usage}`);
+  return token;
 }
