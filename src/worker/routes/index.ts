@@ -2,7 +2,7 @@
 // the read API (/v1, src/worker/api), each at the current generation, pinned at /g/<generation>/…, and under /c/<token>/…
 // for capability URLs (404 unless switched on), and the pages for browsers ("/" and /ui, src/worker/pages). The group's header policy is middleware here:
 // CORS around every answer, the strict security headers and read access on every read path.
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { apiRoutes } from "../api/index.ts";
 import { readAccess, shelfVisibility } from "../auth/read-access.ts";
 import { notFound } from "../http/errors.ts";
@@ -48,11 +48,14 @@ function readSurface(): Hono<ReadEnv> {
     });
   }
 
+  const rejectEncodedSeparators: MiddlewareHandler<ReadEnv> = async (c, next) => {
+    if (FORBIDDEN_RAW.test(new URL(c.req.url).pathname)) throw notFound();
+    return next();
+  };
+  // The pages' file views name stored paths too; their headers and access are the pages' own.
+  surface.use("/ui/*", rejectEncodedSeparators);
   for (const pattern of READ_PATHS) {
-    surface.use(pattern, async function rejectEncodedSeparators(c, next) {
-      if (FORBIDDEN_RAW.test(new URL(c.req.url).pathname)) throw notFound();
-      return next();
-    });
+    surface.use(pattern, rejectEncodedSeparators);
     // Preflights carry no credentials, so they are answered before read access.
     surface.options(pattern, (c) => {
       const path = c.req.path.replace(/^(\/c\/[^/]+)?(\/g\/[^/]+)?/, "");

@@ -256,6 +256,10 @@ describe("a skill's page", () => {
   });
 
   it("serves files for viewing as text, images as images, downloads as attachments, all sandboxed", async () => {
+    // Encoded separators never name a stored path, here as on every read route.
+    for (const raw of ["references%2Fguide.md", "references%5Cguide.md", "references/guide.md%00"]) {
+      expect((await get(`/ui/files/nested/${raw}`)).status, raw).toBe(404);
+    }
     const text = await get("/ui/files/nested/references/guide.md");
     expect(text.headers.get("Content-Type")).toBe("text/plain; charset=utf-8");
     expect(await text.text()).toBe("# Guide\n\n<b>bold?</b>\n");
