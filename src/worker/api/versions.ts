@@ -10,6 +10,7 @@ import { NO_STORE } from "../http/headers.ts";
 import { immutableArchiveUrl } from "../routes/urls.ts";
 import { NotOnShelfError, SkillBlockedError } from "../shelf/errors.ts";
 import { ShelfService } from "../shelf/service.ts";
+import { generationSignatures, skillSignatureOf } from "../shelf/signing.ts";
 import { skillTrust } from "../shelf/trust.ts";
 import { describeVersion, NoMatchingVersionError, resolveVersion, skillVersionsNow, type JudgedVersion, type ResolvedVersion } from "../shelf/versions.ts";
 import { jsonBody } from "./body.ts";
@@ -64,10 +65,12 @@ function versionSummary(prefix: string, name: string, v: JudgedVersion) {
 }
 
 /** The resolved version's record, as GET /v1/skills/{name} answers it, with every URL pinned to its generation. */
-async function pinnedDetail(prefix: string, resolved: ResolvedVersion) {
+async function pinnedDetail(env: ApiContext["env"], prefix: string, resolved: ResolvedVersion) {
   const { skill, record } = resolved.found;
   const generation = await resolved.shelf.generation();
-  const detail = skillDetail({ prefix, generation: generation.id }, skill, record, skillTrust(generation.advisories, skill, record));
+  // The signature that generation was published with, as /g/<id>/v1/skills/{name} serves it.
+  const signature = skillSignatureOf(await generationSignatures(env, generation.id), skill.name);
+  const detail = skillDetail({ prefix, generation: generation.id }, skill, record, skillTrust(generation.advisories, skill, record), signature);
   const self = `${prefix}/g/${generation.id}${API_BASE}/skills/${skill.name}`;
   const pin = <T extends { url: string; pinned_url: string }>(link: T): T => ({ ...link, url: link.pinned_url });
   return {
@@ -100,7 +103,7 @@ export async function resolvedSkillAnswer(c: ApiContext, name: string, range: st
     { name, selector, index: view.index.seq, current: view.generation },
     async () => {
       try {
-        return await pinnedDetail(prefix, await resolveVersion(c.env, view.versions.get(name) ?? [], name, range, selector));
+        return await pinnedDetail(c.env, prefix, await resolveVersion(c.env, view.versions.get(name) ?? [], name, range, selector));
       } catch (error) {
         if (error instanceof NoMatchingVersionError) throw noMatch(error, param);
         throw error;

@@ -94,6 +94,14 @@ describe("skill signatures", () => {
     expect(index.skills[0]).not.toHaveProperty("signature");
   });
 
+  it("a version lookup answers the resolved generation's signature too", async () => {
+    const detail = (await (await get("/v1/skills/beta")).json()) as { tree_hash: string; signature: unknown };
+    const resolved = (await (await get(`/v1/skills/beta/versions/sha256:${detail.tree_hash}`)).json()) as { generation: string; signature: unknown };
+    expect(resolved.generation).toBe(signedGen.id);
+    expect(resolved.signature).toEqual(detail.signature);
+    expect(resolved.signature).not.toBeNull();
+  });
+
   it("the v0.2 index entries carry the same signature", async () => {
     const index = (await (await get("/.well-known/agent-skills/index.json")).json()) as { skills: { name: string; signature: unknown }[] };
     const alone = await (await get("/v1/skills/alpha/signature")).json();
