@@ -3,8 +3,8 @@
 // the contract's query validation, the computed-answer cache, the core's renderCatalog) in Node's
 // V8 over in-memory R2 and KV bindings, side by side with the baseline the CLI pays:
 // renderCatalog over the same 1,000 skills' metadata alone. The chain is assembled here from the
-// same middleware src/worker/routes/index.ts uses, because the whole app imports .tsx pages, which
-// Node cannot load. The issue's budget is under 5 ms CPU on a cache miss and on a hit.
+// same middleware src/worker/routes/index.ts uses, so the figures are the /v1 chain's alone
+// (bench/search.bench.ts goes through the whole app). The budget is under 5 ms CPU on a miss and a hit.
 // Run: npm run bench. Not a test: nothing here asserts.
 import { cpus, loadavg } from "node:os";
 import { Hono, type MiddlewareHandler } from "hono";
