@@ -1,7 +1,8 @@
-// The shelf's read group, ready to mount at "/": the static layout, well-known discovery and
-// the read API (/v1, src/worker/api), each at the current generation, pinned at /g/<generation>/…, and under /c/<token>/…
-// for capability URLs (404 unless switched on), and the pages for browsers ("/" and /ui, src/worker/pages). The group's header policy is middleware here:
-// CORS around every answer, the strict security headers and read access on every read path.
+// The shelf's read group, ready to mount at "/": the static layout, well-known discovery, the
+// read API (/v1, src/worker/api), /mcp and the pages for browsers ("/" and /ui, src/worker/pages),
+// each at the current generation, pinned at /g/<generation>/…, and under /c/<token>/… for
+// capability URLs (404 unless switched on). The group's header policy is middleware here: CORS
+// around every answer, the strict security headers and read access on every read path.
 import { Hono, type MiddlewareHandler } from "hono";
 import { apiRoutes } from "../api/index.ts";
 import { readAccess, shelfVisibility } from "../auth/read-access.ts";
