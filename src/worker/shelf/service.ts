@@ -2,8 +2,9 @@
 // the generation (current, or pinned by id), applies the edge verdict (blocked skills are never
 // served, requires_review is re-decided against the advisories in force) and raises typed errors
 // (NotOnShelfError, SkillBlockedError, storage's StorageUnavailableError). Every view (the static
-// layout, well-known discovery, /v1/shelf, and later /v1, /mcp and the pages) is a thin sibling
-// over it; none of them touches storage or trust directly.
+// layout, well-known discovery, the read API, /mcp and the pages) is a thin sibling over it and
+// the modules beside it that derive from it (disclosure, trust, selection, search); the live
+// records besides the pointer and advisories (signatures, the version index) are read beside it.
 import type { SkillEntry, SkillRecord } from "../../core/generation/manifest.ts";
 import { isSha256Hex, sha256Hex } from "../../core/skill/hash.ts";
 import { decodeSkillMd, parseSkillMd } from "../../core/skill/skill-md.ts";
