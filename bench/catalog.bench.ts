@@ -15,6 +15,7 @@ import { buildInventory } from "../src/core/skill/inventory.ts";
 import type { SkillFile, SkillMetadata } from "../src/core/skill/skill.ts";
 import { validateSkillMd } from "../src/core/skill/validate.ts";
 import type { TrustVerdict } from "../src/core/trust/evaluate.ts";
+import { cpuPerCall, emptyKv, MemoryBucket, type Cpu } from "./harness.ts";
 
 /**
  * A Worker module, loaded untyped: its sources use the Workers types (R2Bucket, FixedLengthStream),
@@ -68,39 +69,6 @@ function skillMd(i: number): string {
   return `---\n${lines.join("\n")}\n---\n\n# Skill ${id}\n\nFollow the steps.\n`;
 }
 
-/** In-memory R2: what the read path calls (get, head), plus put for seeding. */
-class MemoryBucket {
-  readonly objects = new Map<string, Uint8Array>();
-  async put(key: string, value: Uint8Array | string): Promise<void> {
-    this.objects.set(key, typeof value === "string" ? encoder.encode(value) : value);
-  }
-  async get(key: string, options: { range?: { offset: number; length: number } } = {}) {
-    const stored = this.objects.get(key);
-    if (stored === undefined) return null;
-    const bytes = options.range ? stored.slice(options.range.offset, options.range.offset + options.range.length) : stored;
-    return {
-      key,
-      size: stored.byteLength,
-      text: async () => new TextDecoder().decode(bytes),
-      arrayBuffer: async () => bytes.slice().buffer,
-      get body() {
-        return new Response(bytes).body;
-      },
-    };
-  }
-  async head(key: string) {
-    const stored = this.objects.get(key);
-    return stored === undefined ? null : { key, size: stored.byteLength, checksums: {} };
-  }
-}
-
-/** In-memory KV that holds nothing: every read falls back to R2, as on a shelf whose KV copies expired. */
-const emptyKv = {
-  async get(key: string | string[]) {
-    return Array.isArray(key) ? new Map(key.map((k) => [k, null])) : null;
-  },
-};
-
 async function seedShelf(bucket: MemoryBucket): Promise<SkillMetadata[]> {
   const inputs: SkillBuildInput[] = [];
   const metas: SkillMetadata[] = [];
@@ -146,33 +114,6 @@ async function seedShelf(bucket: MemoryBucket): Promise<SkillMetadata[]> {
 }
 
 /** CPU per call in milliseconds: the whole process (every thread: GC helpers, the crypto pool) and the main thread alone. */
-interface Cpu {
-  process: number;
-  thread: number;
-}
-
-/**
- * Mean CPU per call over `runs` sequential calls, after warm-up and one full GC; `before` runs
- * inside the timed loop (it only clears a cache). GC during the loop is counted: it is part of
- * the cost. Each call awaits its own promise, and the bindings answer from memory, so no call
- * waits on I/O.
- */
-async function cpuPerCall(fn: () => unknown, runs: number, before: () => void = () => {}): Promise<Cpu> {
-  for (let i = 0; i < 3; i++) {
-    before();
-    await fn();
-  }
-  (globalThis as { gc?: () => void }).gc?.();
-  const processStart = process.cpuUsage();
-  const threadStart = process.threadCpuUsage();
-  for (let i = 0; i < runs; i++) {
-    before();
-    await fn();
-  }
-  const processUsed = process.cpuUsage(processStart);
-  const threadUsed = process.threadCpuUsage(threadStart);
-  return { process: (processUsed.user + processUsed.system) / 1000 / runs, thread: (threadUsed.user + threadUsed.system) / 1000 / runs };
-}
 
 const row = (label: string, cpu: Cpu) => console.log(`${label.padEnd(72)} ${cpu.process.toFixed(3).padStart(8)} ms ${cpu.thread.toFixed(3).padStart(8)} ms`);
 
@@ -191,7 +132,7 @@ const app = readApiApp();
 
 const bucket = new MemoryBucket();
 const metas = await seedShelf(bucket);
-const bindings = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv, SHELF_VISIBILITY: "public" };
+const bindings = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv(), SHELF_VISIBILITY: "public" };
 
 /** One request through the whole Worker app, its body read as bytes. */
 async function request(path: string, init: RequestInit = {}): Promise<Uint8Array> {

@@ -31,6 +31,7 @@ import { staticLayoutRoutes } from "../src/worker/routes/static-layout.ts";
 import { wellKnownRoutes } from "../src/worker/routes/well-known.ts";
 import { resetStorageMemory } from "../src/worker/storage/index.ts";
 import { R2_ADVISORIES_KEY, R2_POINTER_KEY, r2Key } from "../src/worker/storage/keys.ts";
+import { emptyKv, MemoryBucket } from "./harness.ts";
 
 const encoder = new TextEncoder();
 const SKILLS = 1_000;
@@ -78,42 +79,6 @@ const skillMd = (i: number) =>
 const calls: Record<string, number> = {};
 const count = (key: string) => {
   calls[key] = (calls[key] ?? 0) + 1;
-};
-
-/** In-memory R2 that counts what the read path calls (get, head); put seeds it uncounted. */
-class MemoryBucket {
-  readonly objects = new Map<string, Uint8Array>();
-  async put(key: string, value: Uint8Array | string): Promise<void> {
-    this.objects.set(key, typeof value === "string" ? encoder.encode(value) : value);
-  }
-  async get(key: string, options: { range?: { offset: number; length: number } } = {}) {
-    count("R2.get");
-    const stored = this.objects.get(key);
-    if (stored === undefined) return null;
-    const bytes = options.range ? stored.slice(options.range.offset, options.range.offset + options.range.length) : stored;
-    return {
-      key,
-      size: stored.byteLength,
-      text: async () => new TextDecoder().decode(bytes),
-      arrayBuffer: async () => bytes.slice().buffer,
-      get body() {
-        return new Response(bytes).body;
-      },
-    };
-  }
-  async head(key: string) {
-    count("R2.head");
-    const stored = this.objects.get(key);
-    return stored === undefined ? null : { key, size: stored.byteLength, checksums: {} };
-  }
-}
-
-/** In-memory KV that holds nothing and counts lookups. */
-const emptyKv = {
-  async get(key: string | string[]) {
-    count("KV.get");
-    return Array.isArray(key) ? new Map(key.map((k) => [k, null])) : null;
-  },
 };
 
 async function seedShelf(bucket: MemoryBucket): Promise<void> {
@@ -168,9 +133,9 @@ function readApp(): Hono<ReadEnv> {
   return app;
 }
 
-const bucket = new MemoryBucket();
+const bucket = new MemoryBucket(count);
 await seedShelf(bucket);
-const bindings = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv, SHELF_VISIBILITY: "public" };
+const bindings = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv(count), SHELF_VISIBILITY: "public" };
 const app = readApp();
 const appFetch = async (input: string | URL | Request, init?: RequestInit) => app.request(input instanceof Request ? input : String(input), init, bindings);
 

@@ -15,6 +15,7 @@ import { ADVISORIES_SCHEMA, POINTER_SCHEMA } from "../src/core/generation/manife
 import { buildInventory } from "../src/core/skill/inventory.ts";
 import type { SkillFile } from "../src/core/skill/skill.ts";
 import { validateSkillMd } from "../src/core/skill/validate.ts";
+import { cpuPerCall, emptyKv, MemoryBucket, type Cpu } from "./harness.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SKILLS = 1_000;
@@ -78,39 +79,6 @@ function skillMd(i: number): string {
   return `---\n${front.join("\n")}\n---\n\n# Skill ${id}\n\nFollow the steps.\n\n${sections.join("\n")}`;
 }
 
-/** In-memory R2: what the read path calls (get, head), plus put for seeding. */
-class MemoryBucket {
-  readonly objects = new Map<string, Uint8Array>();
-  async put(key: string, value: Uint8Array | string): Promise<void> {
-    this.objects.set(key, typeof value === "string" ? encoder.encode(value) : value);
-  }
-  async get(key: string, options: { range?: { offset: number; length: number } } = {}) {
-    const stored = this.objects.get(key);
-    if (stored === undefined) return null;
-    const bytes = options.range ? stored.slice(options.range.offset, options.range.offset + options.range.length) : stored;
-    return {
-      key,
-      size: stored.byteLength,
-      text: async () => new TextDecoder().decode(bytes),
-      arrayBuffer: async () => bytes.slice().buffer,
-      get body() {
-        return new Response(bytes).body;
-      },
-    };
-  }
-  async head(key: string) {
-    const stored = this.objects.get(key);
-    return stored === undefined ? null : { key, size: stored.byteLength, checksums: {} };
-  }
-}
-
-/** In-memory KV that holds nothing: every read falls back to R2. */
-const emptyKv = {
-  async get(key: string | string[]) {
-    return Array.isArray(key) ? new Map(key.map((k) => [k, null])) : null;
-  },
-};
-
 /** R2 keys as src/worker/storage/keys.ts writes them (the bench seeds the layout docs/storage.md documents). */
 const keys = { pointer: "pointer.json", advisories: "advisories.json", object: (kind: string, sha: string) => `${kind}s/${sha}` };
 
@@ -140,29 +108,6 @@ async function seedShelf(bucket: MemoryBucket, r2Key: (kind: string, sha: string
   await bucket.put(keys.advisories, JSON.stringify({ schema: ADVISORIES_SCHEMA, advisories: [], seq: 1, updated_at: at }));
 }
 
-interface Cpu {
-  process: number;
-  thread: number;
-}
-
-/** Mean CPU per call over `runs` sequential calls, after warm-up and one full GC; `before` runs inside the loop. */
-async function cpuPerCall(fn: () => unknown, runs: number, before: () => void = () => {}): Promise<Cpu> {
-  for (let i = 0; i < 3; i++) {
-    before();
-    await fn();
-  }
-  (globalThis as { gc?: () => void }).gc?.();
-  const processStart = process.cpuUsage();
-  const threadStart = process.threadCpuUsage();
-  for (let i = 0; i < runs; i++) {
-    before();
-    await fn();
-  }
-  const processUsed = process.cpuUsage(processStart);
-  const threadUsed = process.threadCpuUsage(threadStart);
-  return { process: (processUsed.user + processUsed.system) / 1000 / runs, thread: (threadUsed.user + threadUsed.system) / 1000 / runs };
-}
-
 const row = (label: string, cpu: Cpu, extra = "") =>
   console.log(`${label.padEnd(64)} ${cpu.process.toFixed(3).padStart(8)} ms ${cpu.thread.toFixed(3).padStart(8)} ms  ${extra}`);
 
@@ -173,7 +118,7 @@ keys.pointer = R2_POINTER_KEY!;
 keys.advisories = R2_ADVISORIES_KEY!;
 const bucket = new MemoryBucket();
 await seedShelf(bucket, r2Key);
-const bindings = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv, SHELF_VISIBILITY: "public", SHELF_CAPABILITY_URLS: "off", SHELF_DISCOVERY: "all" };
+const bindings = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv(), SHELF_VISIBILITY: "public", SHELF_CAPABILITY_URLS: "off", SHELF_DISCOVERY: "all" };
 const BROWSER = { Accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
 
 /** One request through the whole app; its body's bytes. */

@@ -18,6 +18,7 @@ import { resetSearchIndexCache, searchShelf } from "../src/worker/shelf/search.t
 import { ShelfService } from "../src/worker/shelf/service.ts";
 import { resetStorageMemory, type StorageBindings } from "../src/worker/storage/index.ts";
 import { R2_ADVISORIES_KEY, R2_POINTER_KEY, r2Key } from "../src/worker/storage/keys.ts";
+import { cpuPerCall, emptyKv, MemoryBucket, type Cpu } from "./harness.ts";
 
 const encoder = new TextEncoder();
 const SKILLS = 1_000;
@@ -60,39 +61,6 @@ function skillMd(i: number): string {
   ].join("\n");
 }
 
-/** In-memory R2: what the read path calls (get, head), plus put for seeding. */
-class MemoryBucket {
-  readonly objects = new Map<string, Uint8Array>();
-  async put(key: string, value: Uint8Array | string): Promise<void> {
-    this.objects.set(key, typeof value === "string" ? encoder.encode(value) : value);
-  }
-  async get(key: string, options: { range?: { offset: number; length: number } } = {}) {
-    const stored = this.objects.get(key);
-    if (stored === undefined) return null;
-    const bytes = options.range ? stored.slice(options.range.offset, options.range.offset + options.range.length) : stored;
-    return {
-      key,
-      size: stored.byteLength,
-      text: async () => new TextDecoder().decode(bytes),
-      arrayBuffer: async () => bytes.slice().buffer,
-      get body() {
-        return new Response(bytes).body;
-      },
-    };
-  }
-  async head(key: string) {
-    const stored = this.objects.get(key);
-    return stored === undefined ? null : { key, size: stored.byteLength, checksums: {} };
-  }
-}
-
-/** In-memory KV that holds nothing: every read falls back to R2, as on a shelf whose KV copies expired. */
-const emptyKv = {
-  async get(key: string | string[]) {
-    return Array.isArray(key) ? new Map(key.map((k) => [k, null])) : null;
-  },
-};
-
 async function point(bucket: MemoryBucket, generation: string): Promise<void> {
   const at = "2026-12-01T00:00:00.000Z";
   await bucket.put(
@@ -131,38 +99,12 @@ async function seedShelf(bucket: MemoryBucket): Promise<{ id: string; indexBytes
 }
 
 /** CPU per call in milliseconds: the whole process (every thread: GC helpers, the crypto pool) and the main thread alone. */
-interface Cpu {
-  process: number;
-  thread: number;
-}
-
-/**
- * Mean CPU per call over `runs` sequential calls, after warm-up and one full GC; `before` runs
- * inside the timed loop (it only clears a cache). GC during the loop is counted: it is part of
- * the cost. The bindings answer from memory, so no call waits on I/O.
- */
-async function cpuPerCall(fn: () => unknown, runs: number, before: () => void = () => {}): Promise<Cpu> {
-  for (let i = 0; i < 3; i++) {
-    before();
-    await fn();
-  }
-  (globalThis as { gc?: () => void }).gc?.();
-  const processStart = process.cpuUsage();
-  const threadStart = process.threadCpuUsage();
-  for (let i = 0; i < runs; i++) {
-    before();
-    await fn();
-  }
-  const processUsed = process.cpuUsage(processStart);
-  const threadUsed = process.threadCpuUsage(threadStart);
-  return { process: (processUsed.user + processUsed.system) / 1000 / runs, thread: (threadUsed.user + threadUsed.system) / 1000 / runs };
-}
 
 const row = (label: string, cpu: Cpu) => console.log(`${label.padEnd(76)} ${cpu.process.toFixed(3).padStart(8)} ms ${cpu.thread.toFixed(3).padStart(8)} ms`);
 
 const bucket = new MemoryBucket();
 const seeded = await seedShelf(bucket);
-const bindings = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv, SHELF_VISIBILITY: "public" } as unknown as StorageBindings & { SHELF_VISIBILITY: string };
+const bindings = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv(), SHELF_VISIBILITY: "public" } as unknown as StorageBindings & { SHELF_VISIBILITY: string };
 
 /** One request through the whole Worker app, its body read as bytes. */
 async function request(path: string, init: RequestInit = {}): Promise<Uint8Array> {
