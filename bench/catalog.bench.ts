@@ -9,13 +9,8 @@
 import { cpus, loadavg } from "node:os";
 import { Hono, type MiddlewareHandler } from "hono";
 import { renderCatalog, type CatalogOptions } from "../src/core/disclosure/catalog.ts";
-import { assembleGeneration, describeSkill, type SkillBuildInput } from "../src/core/generation/assemble.ts";
-import { ADVISORIES_SCHEMA, POINTER_SCHEMA } from "../src/core/generation/manifest.ts";
-import { buildInventory } from "../src/core/skill/inventory.ts";
-import type { SkillFile, SkillMetadata } from "../src/core/skill/skill.ts";
-import { validateSkillMd } from "../src/core/skill/validate.ts";
-import type { TrustVerdict } from "../src/core/trust/evaluate.ts";
-import { cpuPerCall, emptyKv, MemoryBucket, type Cpu } from "./harness.ts";
+import type { SkillMetadata } from "../src/core/skill/skill.ts";
+import { benchSkill, cpuPerCall, emptyKv, MemoryBucket, publishInMemory, type Cpu } from "./harness.ts";
 
 /**
  * A Worker module, loaded untyped: its sources use the Workers types (R2Bucket, FixedLengthStream),
@@ -43,11 +38,6 @@ const { openShelf } = await workerModule<{ openShelf(): MiddlewareHandler }>("ro
 const { shelfCors } = await workerModule<{ shelfCors(): MiddlewareHandler }>("routes/policy.ts");
 const { ShelfService } = await workerModule<{ ShelfService: new (env: object) => { skills(): Promise<unknown[]> } }>("shelf/service.ts");
 const { resetStorageMemory } = await workerModule<{ resetStorageMemory(): void }>("storage/index.ts");
-const { R2_ADVISORIES_KEY, R2_POINTER_KEY, r2Key } = await workerModule<{
-  R2_ADVISORIES_KEY: string;
-  R2_POINTER_KEY: string;
-  r2Key(kind: string, sha256: string): string;
-}>("storage/keys.ts");
 
 const encoder = new TextEncoder();
 const SKILLS = 1_000;
@@ -70,50 +60,16 @@ function skillMd(i: number): string {
 }
 
 async function seedShelf(bucket: MemoryBucket): Promise<SkillMetadata[]> {
-  const inputs: SkillBuildInput[] = [];
-  const metas: SkillMetadata[] = [];
+  const skills = [];
   for (let i = 0; i < SKILLS; i++) {
-    const files: SkillFile[] = [{ path: "SKILL.md", bytes: encoder.encode(skillMd(i)) }];
-    const name = `skill-${String(i).padStart(5, "0")}`;
-    const validation = validateSkillMd(name, files[0]!.bytes);
-    if (!validation.ok || !validation.metadata || !validation.parsed) throw new Error(`bench skill ${name} is invalid: ${JSON.stringify(validation.problems)}`);
-    metas.push(validation.metadata);
-    const verdict: Pick<TrustVerdict, "level" | "blocked" | "requires_review" | "attachable" | "reasons" | "warnings"> = {
-      level: "first_party",
-      blocked: false,
-      requires_review: false,
-      attachable: true,
-      reasons: [],
-      warnings: [],
-    };
-    inputs.push({
-      files,
-      record: describeSkill(validation.metadata, validation.parsed, await buildInventory(files), { source: "first-party", validations: [], verdict }),
-    });
+    skills.push(await benchSkill(`skill-${String(i).padStart(5, "0")}`, [{ path: "SKILL.md", bytes: encoder.encode(skillMd(i)) }]));
   }
-  const built = await assembleGeneration(inputs, {
-    catalogVersion: null,
-    recordDigests: { validations: null, advisories: null, guidance: null, catalog: null },
-    advisories: null,
-  });
-  for (const object of built.objects) await bucket.put(r2Key(object.kind, object.sha256), object.bytes);
-  await bucket.put(r2Key("generation", built.id), built.manifestBytes);
-  const at = "2026-12-01T00:00:00.000Z";
-  await bucket.put(
-    R2_POINTER_KEY,
-    JSON.stringify({
-      schema: POINTER_SCHEMA,
-      generation: built.id,
-      seq: 1,
-      published_at: at,
-      history: [{ seq: 1, generation: built.id, action: "publish", at }],
-    }),
+  await publishInMemory(
+    bucket,
+    skills.map((s) => s.input),
   );
-  await bucket.put(R2_ADVISORIES_KEY, JSON.stringify({ schema: ADVISORIES_SCHEMA, advisories: [], seq: 1, updated_at: at }));
-  return metas;
+  return skills.map((s) => s.metadata);
 }
-
-/** CPU per call in milliseconds: the whole process (every thread: GC helpers, the crypto pool) and the main thread alone. */
 
 const row = (label: string, cpu: Cpu) => console.log(`${label.padEnd(72)} ${cpu.process.toFixed(3).padStart(8)} ms ${cpu.thread.toFixed(3).padStart(8)} ms`);
 

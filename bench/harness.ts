@@ -1,7 +1,14 @@
 // What every benchmark that runs the Worker in Node shares: in-memory stand-ins for the R2 and
 // KV bindings (what the read path calls: get with ranges, head; KV that holds nothing, so every
 // read falls back to R2, as on a shelf whose KV copies expired), optionally counting each call,
-// and the CPU-per-call measurement every table reports.
+// the CPU-per-call measurement every table reports, and a generated shelf stored as a publish
+// leaves it.
+import { assembleGeneration, describeSkill, type BuiltGeneration, type SkillBuildInput } from "../src/core/generation/assemble.ts";
+import { ADVISORIES_SCHEMA, POINTER_SCHEMA } from "../src/core/generation/manifest.ts";
+import { buildInventory } from "../src/core/skill/inventory.ts";
+import type { SkillFile, SkillMetadata } from "../src/core/skill/skill.ts";
+import { validateSkillMd } from "../src/core/skill/validate.ts";
+import { R2_ADVISORIES_KEY, R2_POINTER_KEY, r2Key } from "../src/worker/storage/keys.ts";
 
 /** A storage call the read path makes, as the counting benchmarks name it. */
 export type StorageCall = "R2.get" | "R2.head" | "KV.get";
@@ -82,4 +89,38 @@ export async function cpuPerCall(fn: () => unknown, runs: number, before: () => 
   const processUsed = process.cpuUsage(processStart);
   const threadUsed = process.threadCpuUsage(threadStart);
   return { process: (processUsed.user + processUsed.system) / 1000 / runs, thread: (threadUsed.user + threadUsed.system) / 1000 / runs };
+}
+
+/** A first-party skill ready for the build: validated (a bench skill must be valid), described, verdict first_party. */
+export async function benchSkill(name: string, files: SkillFile[]): Promise<{ input: SkillBuildInput; metadata: SkillMetadata }> {
+  const validation = validateSkillMd(name, files.find((f) => f.path === "SKILL.md")!.bytes);
+  if (!validation.ok || !validation.metadata || !validation.parsed) throw new Error(`bench skill ${name} is invalid: ${JSON.stringify(validation.problems)}`);
+  const verdict = { level: "first_party" as const, blocked: false, requires_review: false, attachable: true, reasons: [], warnings: [] };
+  const record = describeSkill(validation.metadata, validation.parsed, await buildInventory(files), { source: "first-party", validations: [], verdict });
+  return { input: { files, record }, metadata: validation.metadata };
+}
+
+/**
+ * Builds a generation from `inputs` with the core's assembleGeneration and stores it in the
+ * bucket in the layout docs/storage.md documents, current since one publish, no advisories.
+ */
+export async function publishInMemory(bucket: MemoryBucket, inputs: readonly SkillBuildInput[]): Promise<BuiltGeneration> {
+  const built = await assembleGeneration(inputs, {
+    catalogVersion: null,
+    recordDigests: { validations: null, advisories: null, guidance: null, catalog: null },
+    advisories: null,
+  });
+  for (const object of built.objects) await bucket.put(r2Key(object.kind, object.sha256), object.bytes);
+  await bucket.put(r2Key("generation", built.id), built.manifestBytes);
+  await pointTo(bucket, built.id);
+  await bucket.put(R2_ADVISORIES_KEY, JSON.stringify({ schema: ADVISORIES_SCHEMA, advisories: [], seq: 1, updated_at: PUBLISHED_AT }));
+  return built;
+}
+
+const PUBLISHED_AT = "2026-12-01T00:00:00.000Z";
+
+/** Makes a stored generation the current one, as one publish would have (the pointer alone). */
+export async function pointTo(bucket: MemoryBucket, generation: string): Promise<void> {
+  const history = [{ seq: 1, generation, action: "publish", at: PUBLISHED_AT }];
+  await bucket.put(R2_POINTER_KEY, JSON.stringify({ schema: POINTER_SCHEMA, generation, seq: 1, published_at: PUBLISHED_AT, history }));
 }

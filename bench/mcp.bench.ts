@@ -11,11 +11,6 @@ import { cpus, loadavg } from "node:os";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { Hono } from "hono";
-import { assembleGeneration, describeSkill, type SkillBuildInput } from "../src/core/generation/assemble.ts";
-import { ADVISORIES_SCHEMA, POINTER_SCHEMA } from "../src/core/generation/manifest.ts";
-import { buildInventory } from "../src/core/skill/inventory.ts";
-import type { SkillFile } from "../src/core/skill/skill.ts";
-import { validateSkillMd } from "../src/core/skill/validate.ts";
 import { handleApiError } from "../src/worker/api/problem.ts";
 import { resetComputedCache } from "../src/worker/api/respond.ts";
 import { apiApp } from "../src/worker/api/routes.ts";
@@ -30,8 +25,7 @@ import { shelfCors } from "../src/worker/routes/policy.ts";
 import { staticLayoutRoutes } from "../src/worker/routes/static-layout.ts";
 import { wellKnownRoutes } from "../src/worker/routes/well-known.ts";
 import { resetStorageMemory } from "../src/worker/storage/index.ts";
-import { R2_ADVISORIES_KEY, R2_POINTER_KEY, r2Key } from "../src/worker/storage/keys.ts";
-import { emptyKv, MemoryBucket } from "./harness.ts";
+import { benchSkill, emptyKv, MemoryBucket, publishInMemory } from "./harness.ts";
 
 const encoder = new TextEncoder();
 const SKILLS = 1_000;
@@ -82,39 +76,15 @@ const count = (key: string) => {
 };
 
 async function seedShelf(bucket: MemoryBucket): Promise<void> {
-  const inputs: SkillBuildInput[] = [];
+  const inputs = [];
   for (let i = 0; i < SKILLS; i++) {
-    const files: SkillFile[] = [
+    const files = [
       { path: "SKILL.md", bytes: encoder.encode(skillMd(i)) },
       { path: "references/guide.md", bytes: encoder.encode(`# Guide ${i}\n\nThe details.\n`) },
     ];
-    const validation = validateSkillMd(name(i), files[0]!.bytes);
-    if (!validation.ok || !validation.metadata || !validation.parsed) throw new Error(`bench skill ${name(i)} is invalid`);
-    const verdict = { level: "first_party" as const, blocked: false, requires_review: false, attachable: true, reasons: [], warnings: [] };
-    inputs.push({
-      files,
-      record: describeSkill(validation.metadata, validation.parsed, await buildInventory(files), { source: "first-party", validations: [], verdict }),
-    });
+    inputs.push((await benchSkill(name(i), files)).input);
   }
-  const built = await assembleGeneration(inputs, {
-    catalogVersion: null,
-    recordDigests: { validations: null, advisories: null, guidance: null, catalog: null },
-    advisories: null,
-  });
-  for (const object of built.objects) await bucket.put(r2Key(object.kind, object.sha256), object.bytes);
-  await bucket.put(r2Key("generation", built.id), built.manifestBytes);
-  const at = "2026-12-01T00:00:00.000Z";
-  await bucket.put(
-    R2_POINTER_KEY,
-    JSON.stringify({
-      schema: POINTER_SCHEMA,
-      generation: built.id,
-      seq: 1,
-      published_at: at,
-      history: [{ seq: 1, generation: built.id, action: "publish", at }],
-    }),
-  );
-  await bucket.put(R2_ADVISORIES_KEY, JSON.stringify({ schema: ADVISORIES_SCHEMA, advisories: [], seq: 1, updated_at: at }));
+  await publishInMemory(bucket, inputs);
 }
 
 /** The read surface's chain (src/worker/routes/index.ts) for the static layout, well-known, /v1 skills and /mcp. */

@@ -5,20 +5,16 @@
 // issue's budget is under 5 ms CPU on a cache miss and on a hit. Run: npm run bench. Not a test:
 // nothing here asserts.
 import { cpus, loadavg } from "node:os";
-import { assembleGeneration, describeSkill, type SkillBuildInput } from "../src/core/generation/assemble.ts";
 import { canonicalDocument } from "../src/core/generation/canonical-json.ts";
-import { ADVISORIES_SCHEMA, GenerationManifestSchema, POINTER_SCHEMA } from "../src/core/generation/manifest.ts";
+import { GenerationManifestSchema } from "../src/core/generation/manifest.ts";
 import { buildSearchIndex, parseQuery, prepareSearchIndex, searchIndex } from "../src/core/search/bm25.ts";
-import { buildInventory } from "../src/core/skill/inventory.ts";
-import type { SkillFile } from "../src/core/skill/skill.ts";
-import { validateSkillMd } from "../src/core/skill/validate.ts";
 import { resetComputedCache } from "../src/worker/api/respond.ts";
 import app from "../src/worker/index.ts";
 import { resetSearchIndexCache, searchShelf } from "../src/worker/shelf/search.ts";
 import { ShelfService } from "../src/worker/shelf/service.ts";
 import { resetStorageMemory, type StorageBindings } from "../src/worker/storage/index.ts";
-import { R2_ADVISORIES_KEY, R2_POINTER_KEY, r2Key } from "../src/worker/storage/keys.ts";
-import { cpuPerCall, emptyKv, MemoryBucket, type Cpu } from "./harness.ts";
+import { r2Key } from "../src/worker/storage/keys.ts";
+import { benchSkill, cpuPerCall, emptyKv, MemoryBucket, pointTo, publishInMemory, type Cpu } from "./harness.ts";
 
 const encoder = new TextEncoder();
 const SKILLS = 1_000;
@@ -61,44 +57,19 @@ function skillMd(i: number): string {
   ].join("\n");
 }
 
-async function point(bucket: MemoryBucket, generation: string): Promise<void> {
-  const at = "2026-12-01T00:00:00.000Z";
-  await bucket.put(
-    R2_POINTER_KEY,
-    JSON.stringify({ schema: POINTER_SCHEMA, generation, seq: 1, published_at: at, history: [{ seq: 1, generation, action: "publish", at }] }),
-  );
-}
-
 /** Builds and stores the shelf; returns its generation id, its index's size, and the id of the same shelf without an index. */
 async function seedShelf(bucket: MemoryBucket): Promise<{ id: string; indexBytes: number; legacyId: string }> {
-  const inputs: SkillBuildInput[] = [];
+  const inputs = [];
   for (let i = 0; i < SKILLS; i++) {
-    const files: SkillFile[] = [{ path: "SKILL.md", bytes: encoder.encode(skillMd(i)) }];
-    const name = `skill-${String(i).padStart(5, "0")}`;
-    const validation = validateSkillMd(name, files[0]!.bytes);
-    if (!validation.ok || !validation.metadata || !validation.parsed) throw new Error(`bench skill ${name} is invalid: ${JSON.stringify(validation.problems)}`);
-    const verdict = { level: "first_party" as const, blocked: false, requires_review: false, attachable: true, reasons: [], warnings: [] };
-    inputs.push({
-      files,
-      record: describeSkill(validation.metadata, validation.parsed, await buildInventory(files), { source: "first-party", validations: [], verdict }),
-    });
+    inputs.push((await benchSkill(`skill-${String(i).padStart(5, "0")}`, [{ path: "SKILL.md", bytes: encoder.encode(skillMd(i)) }])).input);
   }
-  const built = await assembleGeneration(inputs, {
-    catalogVersion: null,
-    recordDigests: { validations: null, advisories: null, guidance: null, catalog: null },
-    advisories: null,
-  });
-  for (const object of built.objects) await bucket.put(r2Key(object.kind, object.sha256), object.bytes);
-  await bucket.put(r2Key("generation", built.id), built.manifestBytes);
+  const built = await publishInMemory(bucket, inputs);
+  // The same shelf as published before search existed: its manifest without the index.
   const { search: _none, ...older } = GenerationManifestSchema.parse(built.manifest);
   const legacy = await canonicalDocument(older);
   await bucket.put(r2Key("generation", legacy.sha256), legacy.bytes);
-  await point(bucket, built.id);
-  await bucket.put(R2_ADVISORIES_KEY, JSON.stringify({ schema: ADVISORIES_SCHEMA, advisories: [], seq: 1, updated_at: "2026-12-01T00:00:00.000Z" }));
   return { id: built.id, indexBytes: built.manifest.search!.size, legacyId: legacy.sha256 };
 }
-
-/** CPU per call in milliseconds: the whole process (every thread: GC helpers, the crypto pool) and the main thread alone. */
 
 const row = (label: string, cpu: Cpu) => console.log(`${label.padEnd(76)} ${cpu.process.toFixed(3).padStart(8)} ms ${cpu.thread.toFixed(3).padStart(8)} ms`);
 
@@ -166,7 +137,7 @@ const find = `/api/search?q=${encodeURIComponent(QUERY)}&limit=20`;
 row("  GET /api/search (the skills CLI's find), miss on a warm isolate", await cpuPerCall(() => request(find), 100, resetComputedCache));
 row("  GET /api/search, hit", await cpuPerCall(() => request(find), 100));
 
-await point(bucket, seeded.legacyId);
+await pointTo(bucket, seeded.legacyId);
 resetStorageMemory();
 console.log("\na generation published before the index (no manifest.search)");
 row(
