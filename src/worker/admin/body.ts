@@ -4,13 +4,8 @@
 // and a body whose client disconnects mid-way answered 400 incomplete_body, never a 500.
 import type { MiddlewareHandler } from "hono";
 import { readJsonText } from "../../core/publish/json-text.ts";
+import { declaredLength, readBodyCapped as readCapped } from "../http/capped-body.ts";
 import { AdminError } from "./errors.ts";
-
-/** The declared Content-Length of a request that is not chunked, or null. */
-export function declaredLength(headers: Headers): number | null {
-  const header = headers.get("Content-Length");
-  return header !== null && !headers.has("Transfer-Encoding") && /^\d+$/.test(header) ? Number(header) : null;
-}
 
 /** The 400 for a body whose client disconnected mid-way (named by `what`). */
 export function incompleteBody(what: string): AdminError {
@@ -56,38 +51,15 @@ export function jsonObjectBody(): MiddlewareHandler {
 }
 
 /**
- * Reads a request body, counting bytes as they stream in, and stops with 413 as soon as it
- * passes `max`: a body without Content-Length (chunked) is never buffered whole before the check.
- * A read that fails (the client went away) is 400 incomplete_body.
+ * Reads a request body under `max` bytes (http/capped-body.ts): 413 too_large as soon as it
+ * passes the cap, 400 incomplete_body when the client goes away.
  * @example const bytes = await readBodyCapped(request.body, MAX_BLOB_BYTES, "blob")
  */
-export async function readBodyCapped(body: ReadableStream<Uint8Array> | null, max: number, what: string): Promise<Uint8Array> {
-  if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
-    try {
-      chunk = await reader.read();
-    } catch {
-      throw incompleteBody(what);
-    }
-    if (chunk.done) break;
-    size += chunk.value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      throw new AdminError("too_large", `the ${what} is larger than ${max} bytes; nothing was stored`);
-    }
-    chunks.push(chunk.value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
+export function readBodyCapped(body: ReadableStream<Uint8Array> | null, max: number, what: string): Promise<Uint8Array> {
+  return readCapped(body, max, {
+    tooLarge: () => new AdminError("too_large", `the ${what} is larger than ${max} bytes; nothing was stored`),
+    incomplete: () => incompleteBody(what),
+  });
 }
 
 /**

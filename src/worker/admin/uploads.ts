@@ -10,7 +10,8 @@ import { MAX_BLOB_BYTES, MAX_DOCUMENT_BYTES, MAX_PRESENCE_BATCH, type Presence, 
 import { sha256Hex } from "../../core/skill/hash.ts";
 import { kvKey, r2Key, r2Prefix } from "../storage/keys.ts";
 import { readJsonText } from "../../core/publish/json-text.ts";
-import { declaredLength, readBodyCapped, trackedBody } from "./body.ts";
+import { declaredLength } from "../http/capped-body.ts";
+import { readBodyCapped, trackedBody } from "./body.ts";
 import { AdminError } from "./errors.ts";
 import { assertNoGcRunning } from "./gc-lease.ts";
 import { mapLimit } from "../../core/publish/map-limit.ts";
