@@ -93,6 +93,9 @@ export const PROBLEM_MEDIA_TYPE = "application/problem+json";
 /** A skill name as a path or list item: what SKILL_NAME_RE accepts, at most MAX_NAME_CHARS. */
 export const SkillNameSchema = z.string().min(1).max(MAX_NAME_CHARS).regex(SKILL_NAME_RE, "a skill name: lowercase letters, digits and single hyphens");
 
+/** The path parameters of every route about one skill (`/skills/{name}`, `/trust/{name}`, …). */
+export const SkillParamsSchema = z.object({ name: SkillNameSchema.describe("a skill name") });
+
 /**
  * A comma-separated list parameter (`include=a,b`), checked as written: at most `max` items,
  * each matching `item`. Blank items (`a,,b`, a trailing comma) are dropped, as the CLI does.

@@ -4,12 +4,11 @@
 // (src/worker/api/search.ts) and the OpenAPI document is generated from the same schemas.
 import { z } from "zod";
 import { TRUST_LEVELS } from "../trust/records.ts";
+import { Sha256Schema } from "../generation/manifest.ts";
 import { API_LIMITS, integerParam, type ApiRoute } from "./contract.ts";
 
 /** Where the find contract is mounted (not under API_BASE; also under /g/<generation> and /c/<token>). */
 export const FIND_PATH = "/api/search";
-
-const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, "a SHA-256 in lowercase hex");
 
 /** `q` and `limit`, shared by both routes. */
 export const SearchQuerySchema = z.object({
@@ -50,7 +49,7 @@ export const SearchAnswerSchema = z
   .object({
     query: z.string().describe("The query as matched: caseless, whitespace collapsed"),
     terms: z.array(z.string()).describe("The terms it was ranked by; empty when it holds only common words (then there are no results)"),
-    generation: Sha256Hex,
+    generation: Sha256Schema,
     results: z.array(SearchResultSchema).describe("Best first, ties by name; skills matching no term and blocked skills are left out"),
   })
   .meta({ id: "SearchAnswer" });

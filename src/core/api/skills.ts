@@ -4,11 +4,11 @@
 // and the OpenAPI document is generated from the same schemas.
 import { SkillSignatureSchema } from "../signing/signatures.ts";
 import { z } from "zod";
-import { BuildVerdictSchema } from "../generation/manifest.ts";
+import { BuildVerdictSchema, Sha256Schema } from "../generation/manifest.ts";
 import { TRUST_LEVELS } from "../trust/records.ts";
 import { MAX_RANGE_CHARS } from "../versions/resolve.ts";
 import { TrustVerdictSchema } from "./trust.ts";
-import { API_LIMITS, integerParam, listParam, SkillNameSchema, type ApiRoute } from "./contract.ts";
+import { API_LIMITS, integerParam, listParam, SkillNameSchema, SkillParamsSchema, type ApiRoute } from "./contract.ts";
 
 /** The folders whose files are a skill's resources (agentskills-core's RESOURCE_KINDS); SKILL.md is the body, not a resource. */
 export const RESOURCE_KINDS = ["references", "scripts", "assets"] as const;
@@ -47,10 +47,8 @@ export const RAW_RESOURCE_MEDIA_TYPES = [
 
 const NameSchema = SkillNameSchema.describe("a skill name");
 const TagSchema = z.string().min(1).max(API_LIMITS.maxTagChars).describe(`a tag of at most ${API_LIMITS.maxTagChars} characters`);
-const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, "a SHA-256 in lowercase hex");
 
 /** `{name}` in a path. */
-export const SkillParamsSchema = z.object({ name: NameSchema });
 
 /** `{name}` and a section `{key}`. */
 export const SectionParamsSchema = z.object({
@@ -117,7 +115,7 @@ export const ArtifactLinkSchema = z
   .object({
     url: z.string(),
     pinned_url: z.string().describe("/g/<generation>/…: immutable, for as long as the generation is kept"),
-    sha256: Sha256Hex,
+    sha256: Sha256Schema,
     size: z.number().int().min(0),
   })
   .meta({ id: "ArtifactLink" });
@@ -145,7 +143,7 @@ export const SkillSummarySchema = z
     file_count: z.number().int().min(1),
     total_bytes: z.number().int().min(0),
     has_scripts: z.boolean(),
-    tree_hash: Sha256Hex,
+    tree_hash: Sha256Schema,
     trust: z.object({
       level: z.enum(TRUST_LEVELS).describe("The build's level"),
       requires_review: z.boolean().describe("The build's flag, or an advisory in force now that matches without blocking"),
@@ -157,7 +155,7 @@ export const SkillSummarySchema = z
 /** A page of GET /v1/skills. */
 export const SkillListSchema = z
   .object({
-    generation: Sha256Hex,
+    generation: Sha256Schema,
     skills: z.array(SkillSummarySchema),
     next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last page"),
   })
@@ -165,7 +163,7 @@ export const SkillListSchema = z
 
 /** One file of a skill, as the build recorded it. */
 export const SkillFileSchema = z
-  .object({ path: z.string(), size: z.number().int().min(0), sha256: Sha256Hex, media_type: z.string() })
+  .object({ path: z.string(), size: z.number().int().min(0), sha256: Sha256Schema, media_type: z.string() })
   .meta({ id: "SkillFile" });
 
 /** A skill's trust verdict under the advisories in force now (as GET /v1/trust/{name} gives it), with the build's. */
@@ -177,7 +175,7 @@ export const SkillTrustNowSchema = TrustVerdictSchema.extend({
 /** GET /v1/skills/{name}. */
 export const SkillDetailSchema = z
   .object({
-    generation: Sha256Hex,
+    generation: Sha256Schema,
     name: z.string(),
     description: z.string(),
     version: z.string().nullable(),
@@ -188,8 +186,8 @@ export const SkillDetailSchema = z
     when_to_use: z.array(z.string()),
     when_not_to_use: z.array(z.string()),
     frontmatter: z.record(z.string(), z.unknown()).describe("SKILL.md's frontmatter, verbatim, as JSON"),
-    content_hash: Sha256Hex.describe("SHA-256 of SKILL.md"),
-    tree_hash: Sha256Hex.describe("hash_skill_tree of the folder; trust records bind to it"),
+    content_hash: Sha256Schema.describe("SHA-256 of SKILL.md"),
+    tree_hash: Sha256Schema.describe("hash_skill_tree of the folder; trust records bind to it"),
     file_count: z.number().int().min(1),
     total_bytes: z.number().int().min(0),
     has_scripts: z.boolean(),
@@ -228,7 +226,7 @@ export const ResourceEntrySchema = z
     name: z.string().describe("Relative to its kind's folder: what get_skill_reference / get_skill_script / get_skill_asset take"),
     path: z.string().describe("Relative to the skill root"),
     size: z.number().int().min(0),
-    sha256: Sha256Hex,
+    sha256: Sha256Schema,
     media_type: z.string().describe("As the build recorded it (by name)"),
     listed: z.boolean().describe("Whether list_skill_resources reports it (a file directly in the folder with a name agentskills-http accepts)"),
     url: z.string(),
@@ -239,7 +237,7 @@ export const ResourceEntrySchema = z
 /** GET /v1/skills/{name}/resources. */
 export const ResourceListSchema = z
   .object({
-    generation: Sha256Hex,
+    generation: Sha256Schema,
     skill: z.string(),
     references: z.array(ResourceEntrySchema),
     scripts: z.array(ResourceEntrySchema),
@@ -256,7 +254,7 @@ export const ResourceTextSchema = z
     renderable: z.boolean().describe("A PNG, JPEG, GIF or WebP a vision model can be shown natively"),
     is_text: z.boolean(),
     size: z.number().int().min(0),
-    sha256: Sha256Hex,
+    sha256: Sha256Schema,
     content: z.string().describe("encode_resource_content: UTF-8 text verbatim, else the JSON envelope (base64, or a note above 64 KiB)"),
   })
   .meta({ id: "ResourceText" });

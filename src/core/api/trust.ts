@@ -5,7 +5,7 @@
 // is generated from the same schemas.
 import { z } from "zod";
 import { AdvisoryEntryObjectSchema, TRUST_LEVELS, ValidationRecordObjectSchema } from "../trust/records.ts";
-import { API_LIMITS, SkillNameSchema, type ApiRoute } from "./contract.ts";
+import { API_LIMITS, SkillNameSchema, SkillParamsSchema, type ApiRoute } from "./contract.ts";
 
 /** Longest `enabled` entry: a skill name, "@", a 64-hex tree hash, and room for surrounding blanks. */
 export const MAX_ENABLED_ENTRY_CHARS = 200;
@@ -66,8 +66,6 @@ export const ShelfTrustSchema = z
   })
   .meta({ id: "ShelfTrust" });
 export type ShelfTrustView = z.infer<typeof ShelfTrustSchema>;
-
-export const TrustParamsSchema = z.object({ name: SkillNameSchema.describe("a skill name") });
 
 /**
  * A well-formed enable: a skill name, optionally pinned to a tree hash. The CLI warns about a
@@ -148,7 +146,7 @@ export const TRUST_API = {
     method: "get",
     path: "/trust/{name}",
     summary: "One skill's trust verdict with reasons under the advisories in force now",
-    params: TrustParamsSchema,
+    params: SkillParamsSchema,
     responses: [{ mediaType: "application/json", schema: SkillTrustSchema }],
     errors: ["invalid_parameter", "not_found", "blocked"],
   },

@@ -4,8 +4,8 @@
 // binds these routes (src/worker/api/versions.ts); the OpenAPI document comes from the same schemas.
 import { z } from "zod";
 import { MAX_RANGE_CHARS } from "../versions/resolve.ts";
-import { API_LIMITS, SkillNameSchema, type ApiRoute } from "./contract.ts";
-import { SkillDetailSchema, SkillParamsSchema } from "./skills.ts";
+import { API_LIMITS, SkillNameSchema, SkillParamsSchema, type ApiRoute } from "./contract.ts";
+import { SkillDetailSchema } from "./skills.ts";
 
 /** Largest JSON body of POST /v1/resolve (100 names with ranges fit many times over). */
 export const MAX_RESOLVE_BODY_BYTES = 64 * 1024;
