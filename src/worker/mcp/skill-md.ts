@@ -8,9 +8,8 @@ import { isScalar, visit } from "yaml";
 import type { SkillRecord } from "../../core/generation/manifest.ts";
 import { parsePyYaml, pyTypeOfNode } from "../../core/python-compat/yaml11.ts";
 import { decodeSkillMd, parseSkillMd } from "../../core/skill/skill-md.ts";
-import type { ServedSkill, ShelfService } from "../shelf/service.ts";
+import { readVerified, type ServedSkill, type ShelfService } from "../shelf/service.ts";
 import { MemoryCache } from "../storage/memory-cache.ts";
-import { readVerified } from "../shelf/disclosure.ts";
 import { PyJsonTypeError, pyJsonDumps } from "../../core/python-compat/py-json.ts";
 
 /** What one SKILL.md gives the MCP views. */

@@ -7,7 +7,7 @@ import { DIRECTORY_MIME_TYPE, type Skill, type SkillReadResult, type SkillSource
 import type { SkillRecord } from "../../core/generation/manifest.ts";
 import { NotOnShelfError, SkillBlockedError } from "../shelf/errors.ts";
 import type { ServedSkill, ShelfService } from "../shelf/service.ts";
-import { readVerified } from "../shelf/disclosure.ts";
+import { readVerified } from "../shelf/service.ts";
 import { losslessText } from "./read.ts";
 import { inScope, type McpScope } from "./scope.ts";
 import { entryFrontmatter, skillMdFacts } from "./skill-md.ts";

@@ -14,7 +14,8 @@ import { NotOnShelfError, SkillBlockedError } from "../shelf/errors.ts";
 import type { ShelfService } from "../shelf/service.ts";
 import { StorageUnavailableError } from "../storage/errors.ts";
 import { pyJsonDumps } from "../../core/python-compat/py-json.ts";
-import { readVerified, renderableOutline, sectionText } from "../shelf/disclosure.ts";
+import { renderableOutline, sectionText } from "../shelf/disclosure.ts";
+import { readVerified } from "../shelf/service.ts";
 import { inScope, type McpScope } from "./scope.ts";
 import { skillMdFacts } from "./skill-md.ts";
 

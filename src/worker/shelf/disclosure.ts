@@ -6,10 +6,7 @@ import { RESOURCE_KINDS, type ResourceKind } from "../../core/api/skills.ts";
 import type { SkillRecord } from "../../core/generation/manifest.ts";
 import { outlineOf, sectionOf, type SkillOutline } from "../../core/disclosure/outline.ts";
 import { classifyResource, encodeResourceContent } from "../../core/disclosure/resources.ts";
-import { sha256Hex } from "../../core/skill/hash.ts";
-import { MissingObjectError } from "../storage/errors.ts";
-import { r2Key } from "../storage/keys.ts";
-import type { ShelfFile, ShelfService } from "./service.ts";
+import { readVerified, type ShelfFile, type ShelfService } from "./service.ts";
 
 /** What sectionOf needs of a stored section: its lines' offsets in the body. */
 const StoredSectionSchema = z.looseObject({
@@ -88,13 +85,6 @@ export interface ResourceText {
   size: number;
   sha256: string;
   content: string;
-}
-
-/** A stored file's whole bytes, checked against the manifest's size and digest before they are believed. */
-export async function readVerified(file: ShelfFile): Promise<Uint8Array> {
-  const bytes = new Uint8Array(await new Response(await file.open()).arrayBuffer());
-  if (bytes.byteLength !== file.size || (await sha256Hex(bytes)) !== file.sha256) throw new MissingObjectError(r2Key("blob", file.sha256));
-  return bytes;
 }
 
 /**

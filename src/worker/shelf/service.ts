@@ -219,13 +219,10 @@ export class ShelfService {
    */
   async body(name: string): Promise<string> {
     const skill = await this.skill(name);
-    const { sha256, size } = skill.skill_md;
+    const { sha256 } = skill.skill_md;
     const cached = bodies.get(sha256);
     if (cached !== undefined) return cached;
-    const file = await this.file(name, "SKILL.md");
-    const bytes = new Uint8Array(await new Response(await file.open()).arrayBuffer());
-    if (bytes.byteLength !== size || (await sha256Hex(bytes)) !== sha256) throw new MissingObjectError(r2Key("blob", sha256));
-    const body = parseSkillMd(decodeSkillMd(bytes)).body;
+    const body = parseSkillMd(decodeSkillMd(await readVerified(await this.file(name, "SKILL.md")))).body;
     bodies.set(sha256, body, body.length * 2);
     return body;
   }
@@ -279,6 +276,16 @@ export class ShelfService {
       },
     };
   }
+}
+
+/**
+ * A stored file's whole bytes, checked against the manifest's size and digest before they are believed.
+ * @throws StorageUnavailableError (MissingObjectError) when they are not stored or not those bytes
+ */
+export async function readVerified(file: ShelfFile): Promise<Uint8Array> {
+  const bytes = new Uint8Array(await new Response(await file.open()).arrayBuffer());
+  if (bytes.byteLength !== file.size || (await sha256Hex(bytes)) !== file.sha256) throw new MissingObjectError(r2Key("blob", file.sha256));
+  return bytes;
 }
 
 function served(entry: SkillEntry, requiresReview: boolean): ServedSkill {
