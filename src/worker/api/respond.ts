@@ -1,19 +1,18 @@
 // How /v1 answers a computed result: keyed by everything it depends on (the generation, the
 // advisories in force, the route, every argument, the caller's URL prefix when links are in
-// it), answered 304 from that key alone, and kept in a bounded isolate-memory cache so a repeated
-// request computes nothing and reads no storage. Never written to KV on the request path.
+// it), answered 304 from that key alone, and kept with its ETag in the isolate's bounded cache of
+// generated documents (storage/generated.ts, shared with the indexes), so a repeated request
+// computes nothing, hashes nothing and reads no storage. Never written to KV on the request path.
 import { etagFor, ifNoneMatchMatches } from "../http/conditional.ts";
-import { MemoryCache } from "../storage/memory-cache.ts";
+import { cachedGenerated, GENERATED_CACHE_BYTES, keepGenerated, resetGenerated } from "../storage/generated.ts";
 import type { ApiContext } from "./routes.ts";
 
-/** Bytes of computed answers one isolate keeps (whole bodies; the oldest go first). */
-export const COMPUTED_CACHE_BYTES = 16 * 1024 * 1024;
+/** Bytes of computed answers one isolate keeps: the generated-document cache's budget, which they share with the indexes. */
+export const COMPUTED_CACHE_BYTES = GENERATED_CACHE_BYTES;
 
-const computedCache = new MemoryCache<Uint8Array>(COMPUTED_CACHE_BYTES);
-
-/** Forgets every computed answer (tests that count storage reads start cold). */
+/** Forgets every computed answer, and every other generated document (tests that count storage reads start cold). */
 export function resetComputedCache(): void {
-  computedCache.clear();
+  resetGenerated();
 }
 
 /** What a computed answer depends on besides the generation and advisories, and how to build it. */
@@ -39,21 +38,22 @@ async function sha256Hex(text: string): Promise<string> {
 
 /**
  * Answers a computed result: 304 when If-None-Match names its key's ETag, else the cached body,
- * else `build()` once (then cached). Errors thrown by `build` are not cached.
+ * else `build()` once (then cached with its ETag, so a hit hashes nothing). Errors thrown by
+ * `build` are not cached.
  * @example return computed(c, { route: "outline", args: { name }, contentType: "application/json", build: async () => JSON.stringify(outline) })
  */
 export async function computed(c: ApiContext, answer: ComputedAnswer): Promise<Response> {
   const generation = await c.var.shelf.generation();
   const prefix = answer.links ? c.var.shelfAccess.urlPrefix : "";
   const key = JSON.stringify([answer.route, generation.id, c.var.shelf.pinned, generation.advisoriesSeq, prefix, answer.contentType, answer.args]);
-  const etag = etagFor(`v1-${(await sha256Hex(key)).slice(0, 40)}`);
+  const hit = cachedGenerated(key);
+  const etag = hit?.etag ?? etagFor(`v1-${(await sha256Hex(key)).slice(0, 40)}`);
   const headers = new Headers({ ETag: etag });
   if (ifNoneMatchMatches(c.req.header("If-None-Match"), etag)) return new Response(null, { status: 304, headers });
-  let body = computedCache.get(key);
+  let body = hit?.body;
   if (body === undefined) {
     const built = await answer.build();
-    body = typeof built === "string" ? encoder.encode(built) : built;
-    computedCache.set(key, body, body.byteLength + key.length);
+    body = keepGenerated(key, { etag, contentType: answer.contentType, body: typeof built === "string" ? encoder.encode(built) : built }).body;
   }
   headers.set("Content-Type", answer.contentType);
   headers.set("Content-Length", String(body.byteLength));

@@ -137,16 +137,17 @@ function fixedLength(body: ReadableStream<Uint8Array>, length: number): Readable
 }
 
 /**
- * Answers a GET or HEAD for a small generated JSON body (an index) whose ETag is given.
+ * Answers a GET or HEAD for a small generated JSON body (an index) whose ETag is given, as text
+ * or already encoded (bytes are copied into the response, never changed).
  * 304 when If-None-Match matches; never reads storage itself.
  * @example return serveJson(c.req.raw, JSON.stringify(body), etagFor("static-…"))
  */
-export function serveJson(request: Request, body: string, etag: string): Response {
+export function serveJson(request: Request, body: string | Uint8Array, etag: string): Response {
   const headers = new Headers();
   headers.set("ETag", etag);
   if (ifNoneMatchMatches(request.headers.get("If-None-Match"), etag)) return new Response(null, { status: 304, headers });
   headers.set("Content-Type", "application/json");
-  const bytes = new TextEncoder().encode(body);
+  const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
   headers.set("Content-Length", String(bytes.byteLength));
   return new Response(request.method === "HEAD" ? null : bytes, { status: 200, headers });
 }

@@ -8,6 +8,7 @@ import { GENERATION_HEADER } from "../http/headers.ts";
 import { serveFile, serveJson } from "../http/file-response.ts";
 import { ShelfService, type ShelfFile } from "../shelf/service.ts";
 import type { SigningBindings } from "../shelf/signing.ts";
+import { cachedGenerated, keepGenerated } from "../storage/generated.ts";
 import type { StorageBindings } from "../storage/index.ts";
 
 /** The bindings the read routes use. */
@@ -41,14 +42,21 @@ export function openShelf(): MiddlewareHandler<ReadEnv> {
   };
 }
 
+const encoder = new TextEncoder();
+
 /**
- * A generated body whose ETag is known before it is built: a matching If-None-Match answers
- * 304 before `build` reads any shard or record.
+ * A generated JSON body whose ETag is known before it is built: a matching If-None-Match answers
+ * 304 before `build` reads any shard or record, and a 200 serves the encoded bytes kept in the
+ * isolate's generated-document cache (storage/generated.ts) under the ETag, so `build` runs once
+ * per ETag per isolate. The ETag must name everything the body depends on, except what a route
+ * passes as `variant` (the caller's URL prefix, when the body holds links).
  * @example return generated(c, etag, async () => staticRootIndex(await c.var.shelf.skills()))
  */
-export async function generated(c: ReadContext, etag: string, build: () => Promise<unknown>): Promise<Response> {
+export async function generated(c: ReadContext, etag: string, build: () => Promise<unknown>, variant = ""): Promise<Response> {
   if (ifNoneMatchMatches(c.req.header("If-None-Match"), etag)) return serveJson(c.req.raw, "null", etag);
-  return serveJson(c.req.raw, JSON.stringify(await build()), etag);
+  const key = variant === "" ? etag : `${etag} ${variant}`;
+  const document = cachedGenerated(key) ?? keepGenerated(key, { etag, contentType: "application/json", body: encoder.encode(JSON.stringify(await build())) });
+  return serveJson(c.req.raw, document.body, etag);
 }
 
 /**

@@ -3,10 +3,9 @@
 // shelf service; SHELF_DISCOVERY can switch either family off.
 import { Hono } from "hono";
 import { sha256Hex } from "../../core/skill/hash.ts";
-import { etagFor, ifNoneMatchMatches } from "../http/conditional.ts";
+import { etagFor } from "../http/conditional.ts";
 import { GZIP_TYPE, MARKDOWN_TYPE, ZIP_TYPE } from "../http/content-type.ts";
 import { httpError, notFound } from "../http/errors.ts";
-import { serveJson } from "../http/file-response.ts";
 import { generationSignatures, keysDocument, skillSignatureOf, SigningConfigError } from "../shelf/signing.ts";
 import { generated, storedFile, type ReadEnv } from "./context.ts";
 import { discoveryIndexV1, discoveryIndexV2 } from "./indexes.ts";
@@ -27,9 +26,6 @@ export function discoveryEnabled(setting: string | undefined, family: DiscoveryF
     .includes(family);
 }
 
-/** Keeps at most this many built v0.1 index bodies per isolate (one per generation and advisories seq). */
-const LEGACY_INDEX_CACHE_MAX = 8;
-
 /**
  * The well-known routes of both families. Mount inside the read surface, behind read access and
  * openShelf (the surface also answers 404 for a family SHELF_DISCOVERY turns off).
@@ -37,16 +33,19 @@ const LEGACY_INDEX_CACHE_MAX = 8;
  */
 export function wellKnownRoutes(): Hono<ReadEnv> {
   const routes = new Hono<ReadEnv>();
-  /** Built v0.1 index bodies by ETag (generation + advisories seq). */
-  const legacyIndexCache = new Map<string, string>();
 
   // --- v0.2.0 ------------------------------------------------------------------------------
   routes.get("/.well-known/agent-skills/index.json", cachePolicy("generated"), async (c) => {
     const generation = await c.var.shelf.generation();
     const signed = await generationSignatures(c.env, generation.id);
     const etag = etagFor(`v2-${generation.id}-${generation.advisoriesSeq}-${signed?.sha256 ?? "unsigned"}`);
-    return generated(c, etag, async () =>
-      discoveryIndexV2(await c.var.shelf.skills(), generation.id, c.var.shelfAccess.urlPrefix, (name) => skillSignatureOf(signed, name)),
+    // Its URLs carry the caller's access prefix, so each prefix has its own copy of the bytes.
+    const prefix = c.var.shelfAccess.urlPrefix;
+    return generated(
+      c,
+      etag,
+      async () => discoveryIndexV2(await c.var.shelf.skills(), generation.id, prefix, (name) => skillSignatureOf(signed, name)),
+      prefix,
     );
   });
 
@@ -81,17 +80,9 @@ export function wellKnownRoutes(): Hono<ReadEnv> {
   // --- v0.1 (legacy) -----------------------------------------------------------------------
   routes.get("/.well-known/skills/index.json", cachePolicy("generated"), async (c) => {
     const generation = await c.var.shelf.generation();
-    const etag = etagFor(`v1-${generation.id}-${generation.advisoriesSeq}`);
-    if (ifNoneMatchMatches(c.req.header("If-None-Match"), etag)) return serveJson(c.req.raw, "null", etag);
     // Every skill's file list rides in its shard entry, so this reads shards only (like the
-    // other indexes); the body is kept per isolate by ETag (it does not depend on the prefix).
-    let body = legacyIndexCache.get(etag);
-    if (body === undefined) {
-      body = JSON.stringify(discoveryIndexV1(await c.var.shelf.skills()));
-      if (legacyIndexCache.size >= LEGACY_INDEX_CACHE_MAX) legacyIndexCache.delete(legacyIndexCache.keys().next().value!);
-      legacyIndexCache.set(etag, body);
-    }
-    return serveJson(c.req.raw, body, etag);
+    // other indexes); it holds no URL, so one copy serves every prefix.
+    return generated(c, etagFor(`v1-${generation.id}-${generation.advisoriesSeq}`), async () => discoveryIndexV1(await c.var.shelf.skills()));
   });
 
   routes.get("/.well-known/skills/:name/:path{.+}", cachePolicy("stored"), async (c) =>

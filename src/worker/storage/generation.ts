@@ -28,6 +28,7 @@ import {
   resetDocuments,
 } from "./documents.ts";
 import { MissingObjectError, StorageUnavailableError } from "./errors.ts";
+import { resetGenerated } from "./generated.ts";
 import { r2Key } from "./keys.ts";
 import { resetSignaturesCache } from "./signatures.ts";
 import { loadAdvisories, loadPointer, resetLive, type AdvisoriesInForce } from "./live.ts";
@@ -40,6 +41,7 @@ export interface OpenGenerationOptions {
 /** Forgets everything this isolate cached (tests use it to simulate a cold isolate). */
 export function resetStorageMemory(): void {
   resetDocuments();
+  resetGenerated();
   resetLive();
   resetSignaturesCache();
   pinnedSeenAt.clear();
@@ -61,7 +63,6 @@ export class Generation {
   readonly advisoriesSeq: number;
   readonly #env: StorageBindings;
   readonly #budget: RequestReads;
-  readonly #shardByIndex: Map<number, ShardRef>;
 
   constructor(
     env: StorageBindings,
@@ -76,7 +77,6 @@ export class Generation {
     this.manifest = opened.manifest;
     this.advisories = opened.advisories.advisories;
     this.advisoriesSeq = opened.advisories.seq;
-    this.#shardByIndex = new Map(opened.manifest.shards.map((s) => [s.index, s]));
   }
 
   /**
@@ -96,7 +96,7 @@ export class Generation {
 
   /** The skill's entry (what listings show), or undefined when the shelf has no such skill. */
   async findSkill(name: string): Promise<SkillEntry | undefined> {
-    const ref = this.#shardByIndex.get(shardOf(name, this.manifest.shard_count));
+    const ref = shardsByIndex(this.manifest).get(shardOf(name, this.manifest.shard_count));
     if (!ref) return undefined;
     const shard = await readDocument(this.#env, "shard", ref.sha256, ref.size, this.#budget, parseShard);
     return shard.entries.get(name);
@@ -146,6 +146,21 @@ export class Generation {
   async headBlob(sha256: string): Promise<BlobHead | null> {
     return headBlob(this.#env, sha256);
   }
+}
+
+/**
+ * Each manifest's shards by index, built once per parsed manifest (the memory cache hands every
+ * request the same manifest object) rather than once per request.
+ */
+const shardMaps = new WeakMap<GenerationManifest, Map<number, ShardRef>>();
+
+function shardsByIndex(manifest: GenerationManifest): Map<number, ShardRef> {
+  let map = shardMaps.get(manifest);
+  if (map === undefined) {
+    map = new Map(manifest.shards.map((s) => [s.index, s]));
+    shardMaps.set(manifest, map);
+  }
+  return map;
 }
 
 /** How long an isolate trusts that a pinned (non-current) generation is still stored in R2. */
