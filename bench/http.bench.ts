@@ -1,0 +1,451 @@
+// skillshelf beside the smallest possible static host, in one workerd, over the same R2 objects.
+// The shelf is bench/shelf-gen.ts's (1,000 skills; 100 in quick mode) plus one 1 MiB file, built
+// and published by the real CLI (`skillshelf build`, `skillshelf publish`) to skillshelf's deploy
+// bundle (`wrangler deploy --dry-run`) running in Miniflare; the bare Worker (bench/http/bare-worker.js)
+// is bound to the same bucket and serves the same blobs by the keys the build folder gives. Then, in
+// interleaved rounds (bare, skillshelf; the order flips each round), a fixed 8 keep-alive connections
+// on loopback measure throughput, p50/p99 latency and workerd CPU per request for the file routes, a
+// 304, both discovery indexes, the catalog and an MCP resources/read; the requests a client needs
+// for a catalog of every skill (static layout vs /v1/catalog); and cold starts (a fresh workerd per
+// sample). Run: npm run bench -- --only http (add --quick for a short run).
+import { spawnSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Pool } from "undici";
+import { type BenchRequest, loadRound, pool, type RoundLimits, type RoundResult, send } from "./http/load.ts";
+import { bundleSkillshelf, skillshelfConfig, startWorkerd, type Workerd, type WorkerdPlan } from "./http/workerd.ts";
+import { median, ms, QUICK, ratio, reportSection, table } from "./report.ts";
+import { benchSkillName, writeBenchShelf } from "./shelf-gen.ts";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const SKILLS = QUICK ? 100 : 1_000;
+const ROUNDS = QUICK ? 2 : 6;
+const COLD_ROUNDS = QUICK ? 2 : 5;
+const CONNECTIONS = 8;
+const LIMITS: RoundLimits = QUICK ? { requests: 400, seconds: 0.3, connections: CONNECTIONS } : { requests: 5_000, seconds: 1.2, connections: CONNECTIONS };
+/** The skill that carries the 1 MiB file, and the file. */
+const BIG_SKILL = benchSkillName(0);
+const BIG_PATH = "assets/big.bin";
+const BIG_BYTES = 1024 * 1024;
+const TOKEN_VAR = "SKILLSHELF_BENCH_PUBLISH_TOKEN";
+const MINIFLARE_VERSION = (JSON.parse(readFileSync(path.join(ROOT, "node_modules/miniflare/package.json"), "utf8")) as { version: string }).version;
+
+const tmp = mkdtempSync(path.join(tmpdir(), "skillshelf-http-bench-"));
+const started = performance.now();
+let running: Workerd | undefined;
+// Also on a signal (bench/http/workerd.ts kills workerd and exits): the shelf, build and state are ~300 MB.
+process.on("exit", () => rmSync(tmp, { recursive: true, force: true }));
+try {
+  await main();
+} finally {
+  await running?.stop().catch(() => {});
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+async function main(): Promise<void> {
+  const [load1] = loadavg();
+  console.log(`http: ${SKILLS} skills, ${ROUNDS} interleaved rounds of ≤${LIMITS.requests} requests or ${LIMITS.seconds} s per route and Worker,`);
+  console.log(`  ${CONNECTIONS} connections; ${cpus().length} × ${cpus()[0]?.model.trim()}, load ${load1!.toFixed(2)}`);
+
+  // The shelf, built and bundled the way a deployment is.
+  const shelfDir = path.join(tmp, "shelf");
+  const buildDir = path.join(tmp, "build");
+  const shelf = writeBenchShelf(shelfDir, SKILLS);
+  writeFileSync(path.join(shelfDir, "skills", BIG_SKILL, BIG_PATH), bigFile());
+  let t0 = performance.now();
+  cli(["build", shelfDir, "--out", buildDir]);
+  const buildSeconds = (performance.now() - t0) / 1000;
+  console.log(`  shelf: ${shelf.files.length + 1} files, ${((shelf.bytes + BIG_BYTES) / 1e6).toFixed(1)} MB; skillshelf build ${buildSeconds.toFixed(1)} s`);
+  t0 = performance.now();
+  const bundle = bundleSkillshelf(ROOT, path.join(tmp, "bundle"));
+  const config = skillshelfConfig(ROOT);
+  console.log(`  bundle: wrangler deploy --dry-run ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const files = pathToBlob(buildDir);
+  const names = [...new Set(Object.keys(files).map((p) => p.split("/")[2]!))].sort();
+  if (names.length !== SKILLS) throw new Error(`the build holds ${names.length} skills, expected ${SKILLS}`);
+
+  const token = randomBytes(32).toString("hex");
+  const plan: WorkerdPlan = {
+    stateDir: path.join(tmp, "state"),
+    skillshelf: { bundle, config, extraVars: { PUBLISH_TOKEN_SHA256: createHash("sha256").update(token).digest("hex") } },
+    bare: { files, compatibilityDate: config.compatibilityDate },
+  };
+
+  running = await startWorkerd(plan);
+  const workerd = running;
+  t0 = performance.now();
+  cli(["publish", "--url", workerd.skillshelf!.origin, "--dir", buildDir, "--token-env", TOKEN_VAR], { [TOKEN_VAR]: token });
+  const publishSeconds = (performance.now() - t0) / 1000;
+  console.log(`  published through the admin API in ${publishSeconds.toFixed(1)} s; workerd pid ${workerd.pid}`);
+
+  const bare = pool(workerd.bare!, CONNECTIONS);
+  const skillshelf = pool(workerd.skillshelf!, CONNECTIONS);
+  try {
+    const rows = await defineRows(workerd.skillshelf!, files, names);
+    await warmAndCheck(rows, bare, skillshelf, files);
+    const results = await interleavedRounds(rows, bare, skillshelf, workerd);
+    const catalogs = await catalogOfN(skillshelf, workerd.skillshelf!, names);
+    await bare.close();
+    await skillshelf.close();
+    running = undefined;
+    await workerd.stop();
+    const cold = await coldStarts(plan, names[1] ?? names[0]!);
+    report(rows, results, catalogs, cold);
+  } finally {
+    await bare.destroy().catch(() => {});
+    await skillshelf.destroy().catch(() => {});
+  }
+}
+
+/** 1 MiB of deterministic, incompressible bytes (SHA-256 in counter mode). */
+function bigFile(): Uint8Array {
+  const out = new Uint8Array(BIG_BYTES);
+  for (let i = 0; i * 32 < BIG_BYTES; i++)
+    out.set(
+      createHash("sha256")
+        .update(`big-${i}`)
+        .digest()
+        .subarray(0, Math.min(32, BIG_BYTES - i * 32)),
+      i * 32,
+    );
+  return out;
+}
+
+/** Runs the skillshelf CLI (bin/skillshelf.js) on this Node; throws with its output when it fails. */
+function cli(args: string[], env: Record<string, string> = {}): void {
+  const run = spawnSync(process.execPath, [path.join(ROOT, "bin/skillshelf.js"), ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, ...env, CI: "1" },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (run.status !== 0)
+    throw new Error(`skillshelf ${args[0]} failed (exit ${run.status ?? run.signal}):\n${run.stdout.slice(-2000)}\n${run.stderr.slice(-2000)}`);
+}
+
+/** The static layout's path of every file → its blob's SHA-256, from the build folder's skill records. */
+function pathToBlob(buildDir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const entry of readdirSync(path.join(buildDir, "records"))) {
+    const record = JSON.parse(readFileSync(path.join(buildDir, "records", entry), "utf8")) as { name: string; files: { path: string; sha256: string }[] };
+    for (const file of record.files) files[`/skills/${record.name}/${file.path}`] = file.sha256;
+  }
+  return files;
+}
+
+/** One measured route: the requests each Worker gets (round-robin), and how the report names it. */
+interface Row {
+  id: string;
+  label: string;
+  bare?: BenchRequest[];
+  skillshelf: BenchRequest[];
+  /** For a route the bare Worker cannot answer: the skillshelf row its ratios are taken against. */
+  versus?: string;
+}
+
+async function defineRows(origin: URL, files: Record<string, string>, names: string[]): Promise<Row[]> {
+  const get = (p: string, status = 200): BenchRequest => ({ path: p, status });
+  const skillMd = names.map((n) => get(`/skills/${n}/SKILL.md`));
+  const reference = names.map((n) => get(`/skills/${n}/references/guide.md`));
+  const big = [get(`/skills/${BIG_SKILL}/${BIG_PATH}`)];
+  const notModified = names.map((n) => ({ ...get(`/skills/${n}/SKILL.md`, 304), headers: { "if-none-match": `"${files[`/skills/${n}/SKILL.md`]}"` } }));
+  const mcp = await mcpReads(origin, names);
+  return [
+    { id: "skill-md", label: "GET SKILL.md (~4 KB)", bare: skillMd, skillshelf: skillMd },
+    { id: "reference", label: "GET references/guide.md (~14 KB)", bare: reference, skillshelf: reference },
+    { id: "big", label: "GET a 1 MiB file", bare: big, skillshelf: big },
+    { id: "304", label: "304 (If-None-Match, SKILL.md)", bare: notModified, skillshelf: notModified },
+    { id: "v02", label: "GET /.well-known/agent-skills/index.json (v0.2)", skillshelf: [get("/.well-known/agent-skills/index.json")], versus: "skill-md" },
+    { id: "v01", label: "GET /.well-known/skills/index.json (v0.1)", skillshelf: [get("/.well-known/skills/index.json")], versus: "skill-md" },
+    { id: "catalog", label: "GET /v1/catalog", skillshelf: [get("/v1/catalog")], versus: "skill-md" },
+    { id: "mcp", label: "POST /mcp resources/read (references/guide.md)", skillshelf: mcp, versus: "reference" },
+  ];
+}
+
+/**
+ * One resources/read per skill as the MCP SDK's client sends it (2026-07-28, no initialize): the SDK's
+ * request for the first skill is recorded once, then replayed with each skill's URI.
+ */
+async function mcpReads(origin: URL, names: string[]): Promise<BenchRequest[]> {
+  let recorded: { headers: Record<string, string>; body: string } | undefined;
+  const recordingFetch = async (input: string | URL | Request, init?: RequestInit) => {
+    const request = new Request(input, init);
+    const body = await request.clone().text();
+    if (body.includes('"resources/read"')) recorded = { headers: Object.fromEntries(request.headers), body };
+    return fetch(request);
+  };
+  const client = new Client({ name: "skillshelf-bench", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", origin), { fetch: recordingFetch }));
+  const uri = (name: string) => `skill://${name}/references/guide.md`;
+  const first = await client.readResource({ uri: uri(names[0]!) });
+  await client.close();
+  if (!recorded || !JSON.stringify(first).includes("# Guide")) throw new Error("the MCP SDK's resources/read was not recorded or did not return the guide");
+  const { headers, body } = recorded;
+  return names.map((name) => ({
+    method: "POST" as const,
+    path: "/mcp",
+    headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.replaceAll(uri(names[0]!), uri(name))])),
+    body: body.replaceAll(uri(names[0]!), uri(name)),
+    status: 200,
+  }));
+}
+
+/**
+ * Sends every distinct request of every row once to each Worker (so the rounds measure warm isolates),
+ * and checks that both Workers serve the stored bytes: each file answer hashes to its blob's key.
+ */
+async function warmAndCheck(rows: Row[], bare: Pool, skillshelf: Pool, files: Record<string, string>): Promise<void> {
+  for (const row of rows) {
+    for (const [target, requests] of [
+      [bare, row.bare],
+      [skillshelf, row.skillshelf],
+    ] as const) {
+      if (!requests) continue;
+      for (let i = 0; i < requests.length; i += CONNECTIONS) {
+        await Promise.all(
+          requests.slice(i, i + CONNECTIONS).map(async (request) => {
+            const answer = await send(target, request);
+            const expected = request.method === undefined && request.status === 200 ? files[request.path] : undefined;
+            if (expected && createHash("sha256").update(answer.body).digest("hex") !== expected)
+              throw new Error(`${request.path}: bytes differ from blob ${expected}`);
+            if (request.status === 304 && answer.headers.etag !== request.headers?.["if-none-match"]) throw new Error(`${request.path}: 304 without the ETag`);
+          }),
+        );
+      }
+    }
+  }
+}
+
+type Side = "bare" | "skillshelf";
+type Results = Map<string, Record<Side, RoundResult[]>>;
+
+/** The rounds: every row, bare and skillshelf back to back, the order flipped each round. */
+async function interleavedRounds(rows: Row[], bare: Pool, skillshelf: Pool, workerd: Workerd): Promise<Results> {
+  const results: Results = new Map(rows.map((row) => [row.id, { bare: [], skillshelf: [] }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const order: Side[] = round % 2 === 0 ? ["bare", "skillshelf"] : ["skillshelf", "bare"];
+    const line: string[] = [];
+    for (const row of rows) {
+      for (const side of order) {
+        const requests = row[side];
+        if (!requests) continue;
+        const result = await loadRound(side === "bare" ? bare : skillshelf, requests, LIMITS, () => workerd.cpuSeconds());
+        results.get(row.id)![side].push(result);
+        line.push(`${row.id} ${side === "bare" ? "B" : "S"} ${result.perSecond.toFixed(0)}/s ${ms(result.cpuMs)}+${ms(result.clientCpuMs)}`);
+      }
+    }
+    console.log(`  round ${round + 1}/${ROUNDS} (req/s, workerd + client CPU per request): ${line.join(", ")}`);
+  }
+  return results;
+}
+
+/** What a catalog of every skill costs a client: the static layout (root index, then each SKILL.md) against one /v1/catalog. */
+interface CatalogCost {
+  staticRequests: number;
+  staticBytes: number;
+  staticMs: number;
+  apiBytes: number;
+  apiMs: number;
+  /** agentskills-http's own count, when the reference environment is installed. */
+  reference?: { requests: number; skills: number; seconds: number };
+}
+
+async function catalogOfN(skillshelf: Pool, origin: URL, names: string[]): Promise<CatalogCost> {
+  const staticTimes: number[] = [];
+  const apiTimes: number[] = [];
+  let staticRequests = 0;
+  let staticBytes = 0;
+  let apiBytes = 0;
+  const staticLayout = async () => {
+    const index = await send(skillshelf, { path: "/skills/index.json", status: 200 });
+    const listed = (JSON.parse(index.body.toString("utf8")) as { skills: string[] }).skills;
+    let requests = 1;
+    let bytes = index.bytes;
+    let next = 0;
+    const loop = async () => {
+      while (next < listed.length) {
+        const answer = await send(skillshelf, { path: `/skills/${listed[next++]}/SKILL.md`, status: 200 });
+        requests++;
+        bytes += answer.bytes;
+      }
+    };
+    await Promise.all(Array.from({ length: CONNECTIONS }, loop));
+    if (listed.length !== names.length) throw new Error(`/skills/index.json lists ${listed.length} skills, expected ${names.length}`);
+    staticRequests = requests;
+    staticBytes = bytes;
+  };
+  const api = async () => {
+    const answer = await send(skillshelf, { path: "/v1/catalog", status: 200 });
+    const text = answer.body.toString("utf8");
+    if (!names.every((n) => text.includes(n))) throw new Error("/v1/catalog does not name every skill");
+    apiBytes = answer.bytes;
+  };
+  await staticLayout();
+  await api();
+  for (let round = 0; round < ROUNDS; round++) {
+    const pair: [number[], () => Promise<void>][] = [
+      [staticTimes, staticLayout],
+      [apiTimes, api],
+    ];
+    for (const [times, fn] of round % 2 === 0 ? pair : pair.reverse()) {
+      const t0 = performance.now();
+      await fn();
+      times.push(performance.now() - t0);
+    }
+  }
+  const cost: CatalogCost = { staticRequests, staticBytes, staticMs: median(staticTimes), apiBytes, apiMs: median(apiTimes) };
+  const python = path.join(ROOT, ".venv-refs/bin/python");
+  if (existsSync(python)) {
+    const run = spawnSync(python, [path.join(ROOT, "bench/http/static-client.py"), origin.origin], { encoding: "utf8", timeout: 120_000 });
+    if (run.status === 0) cost.reference = JSON.parse(run.stdout.trim().split("\n").at(-1)!) as CatalogCost["reference"];
+    else console.log(`  agentskills-http count skipped: exit ${run.status ?? run.signal}: ${run.stderr.slice(-300)}`);
+  }
+  console.log(
+    `  catalog of ${names.length}: static layout ${staticRequests} requests ${ms(cost.staticMs)}, /v1/catalog 1 request ${ms(cost.apiMs)}` +
+      (cost.reference ? `; agentskills-http made ${cost.reference.requests} requests for ${cost.reference.skills} skills` : ""),
+  );
+  return cost;
+}
+
+/** Time to the first answer of a fresh workerd serving one Worker, from start to the last byte of a SKILL.md GET. */
+interface ColdStart {
+  totalMs: number[];
+  firstRequestMs: number[];
+  cpuMs: number[];
+}
+
+async function coldStarts(plan: WorkerdPlan, name: string): Promise<Record<Side, ColdStart>> {
+  const cold: Record<Side, ColdStart> = { bare: { totalMs: [], firstRequestMs: [], cpuMs: [] }, skillshelf: { totalMs: [], firstRequestMs: [], cpuMs: [] } };
+  const request: BenchRequest = { path: `/skills/${name}/SKILL.md`, status: 200 };
+  for (let round = 0; round < COLD_ROUNDS; round++) {
+    for (const side of round % 2 === 0 ? (["bare", "skillshelf"] as const) : (["skillshelf", "bare"] as const)) {
+      const t0 = performance.now();
+      const workerd = await startWorkerd({ stateDir: plan.stateDir, [side]: plan[side] });
+      running = workerd;
+      const ready = performance.now();
+      const target = pool(workerd[side]!, 1);
+      try {
+        await send(target, request);
+        const done = performance.now();
+        cold[side].totalMs.push(done - t0);
+        cold[side].firstRequestMs.push(done - ready);
+        cold[side].cpuMs.push(workerd.cpuSeconds() * 1000);
+      } finally {
+        await target.destroy();
+        running = undefined;
+        await workerd.stop();
+      }
+    }
+  }
+  console.log(
+    `  cold start: bare ${ms(median(cold.bare.totalMs))} (first request ${ms(median(cold.bare.firstRequestMs))}), skillshelf ${ms(median(cold.skillshelf.totalMs))} (${ms(median(cold.skillshelf.firstRequestMs))})`,
+  );
+  return cold;
+}
+
+/** Medians over the rounds of one row and side. */
+function summary(rounds: RoundResult[]): { perSecond: number; p50: number; p99: number; cpuMs: number } {
+  return {
+    perSecond: median(rounds.map((r) => r.perSecond)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    cpuMs: median(rounds.map((r) => r.cpuMs)),
+  };
+}
+
+function count(n: number): string {
+  return Math.round(n).toLocaleString("en-US");
+}
+
+function cell(s: ReturnType<typeof summary>): string {
+  return `${count(s.perSecond)}/s · ${ms(s.p50)} · ${ms(s.p99)} · ${ms(s.cpuMs)}`;
+}
+
+function kib(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(0)} KiB`;
+}
+
+function report(rows: Row[], results: Results, catalogs: CatalogCost, cold: Record<Side, ColdStart>): void {
+  const sums = new Map(
+    rows.map((row) => [row.id, { bare: row.bare ? summary(results.get(row.id)!.bare) : undefined, skillshelf: summary(results.get(row.id)!.skillshelf) }]),
+  );
+  const tableRows: string[][] = [];
+  for (const row of rows) {
+    const { bare, skillshelf } = sums.get(row.id)!;
+    if (bare) {
+      tableRows.push([row.label, cell(bare), cell(skillshelf), ratio(skillshelf.perSecond, bare.perSecond), ratio(skillshelf.cpuMs, bare.cpuMs)]);
+    } else {
+      const own = sums.get(row.versus!)!.skillshelf;
+      const versus = rows.find((r) => r.id === row.versus)!.label.replace(/ \(.*\)$/, "");
+      tableRows.push([
+        row.label,
+        "—",
+        cell(skillshelf),
+        `${ratio(skillshelf.perSecond, own.perSecond)} its ${versus}`,
+        `${ratio(skillshelf.cpuMs, own.cpuMs)} its ${versus}`,
+      ]);
+    }
+  }
+  const bare200 = sums.get("skill-md")!.bare!;
+  const shelf304 = sums.get("304")!.skillshelf;
+  tableRows.push([
+    "skillshelf's 304 vs the bare Worker's 200 (SKILL.md)",
+    cell(bare200),
+    cell(shelf304),
+    ratio(shelf304.perSecond, bare200.perSecond),
+    ratio(shelf304.cpuMs, bare200.cpuMs),
+  ]);
+  const coldCell = (c: ColdStart) => `${ms(median(c.totalMs))} to first answer · first request ${ms(median(c.firstRequestMs))} · ${ms(median(c.cpuMs))} CPU`;
+  tableRows.push([
+    `Cold start: fresh workerd, one GET SKILL.md (median of ${COLD_ROUNDS})`,
+    coldCell(cold.bare),
+    coldCell(cold.skillshelf),
+    ratio(median(cold.skillshelf.totalMs), median(cold.bare.totalMs)),
+    ratio(median(cold.skillshelf.cpuMs), median(cold.bare.cpuMs)),
+  ]);
+  const refCount = catalogs.reference ? ` (agentskills-http: ${count(catalogs.reference.requests)})` : "";
+  tableRows.push([
+    `Catalog of ${count(SKILLS)} skills, skillshelf: static layout vs /v1/catalog`,
+    `static layout: ${count(catalogs.staticRequests)} requests${refCount}, ${kib(catalogs.staticBytes)}, ${ms(catalogs.staticMs)}`,
+    `/v1/catalog: 1 request, ${kib(catalogs.apiBytes)}, ${ms(catalogs.apiMs)}`,
+    `${count(catalogs.staticRequests)}× fewer requests`,
+    `${ratio(catalogs.staticMs, catalogs.apiMs)} faster`,
+  ]);
+
+  const fileRows = ["skill-md", "reference", "big"].map((id) => {
+    const { bare, skillshelf } = sums.get(id)!;
+    return { label: rows.find((r) => r.id === id)!.label, value: skillshelf.perSecond / bare!.perSecond };
+  });
+  const fileMet = fileRows.every((r) => r.value >= 0.9);
+  const notModifiedRatio = shelf304.perSecond / bare200.perSecond;
+  const mcp = sums.get("mcp")!.skillshelf;
+  const ref = sums.get("reference")!.skillshelf;
+  const seconds = (performance.now() - started) / 1000;
+
+  const markdown = [
+    "## skillshelf beside a bare Worker, one workerd (`bench/http.bench.ts`)",
+    "",
+    `skillshelf's deploy bundle (\`wrangler deploy --dry-run\`, wrangler.toml's vars) and a bare Worker (\`bench/http/bare-worker.js\`: path → blob key from a map the bench takes from the build folder, ETag the blob's SHA-256, 304 on a matching If-None-Match, the R2 body streamed) in one workerd (Miniflare ${MINIFLARE_VERSION}, the simulator \`wrangler dev\` runs), both bound to one local R2 bucket. The shelf: \`bench/shelf-gen.ts\`, ${count(SKILLS)} skills plus one 1 MiB file, built with \`skillshelf build\` and published with \`skillshelf publish\` through the admin API. Each Worker has its own loopback socket (Miniflare's direct sockets, no routing Worker in front).`,
+    "",
+    `- **Measure:** ${ROUNDS} interleaved rounds per route (bare then skillshelf, the order flipped every round), each at most ${count(LIMITS.requests)} requests or ${LIMITS.seconds} s over ${CONNECTIONS} keep-alive connections (undici), every body read to the end and its status checked; file routes rotate over every skill's file. Cells: median over rounds of throughput · p50 · p99 latency · workerd CPU per request (utime + stime of the workerd process, all threads: Miniflare's R2 and KV simulators included, so storage costs more here than on Cloudflare). The load client shares the machine's cores with workerd.`,
+    `- **Checked first:** every request of every row once per Worker (warming the isolates); every file answer hashes to its blob's key on both Workers, every 304 carries the ETag asked for.`,
+    `- **Run:** ${QUICK ? "quick mode (figures indicative only), " : ""}${seconds.toFixed(0)} s in all; load average ${loadavg()[0]!.toFixed(2)} at the end.`,
+    "",
+    table(["Route", "bare Worker: req/s · p50 · p99 · CPU/req", "skillshelf: req/s · p50 · p99 · CPU/req", "throughput ratio", "CPU ratio"], tableRows),
+    "",
+    `**File routes ≥ 0.9× the bare Worker's throughput: ${fileMet ? "met" : "missed"}.** ${fileRows.map((r) => `${r.label.replace(/ \(.*\)$/, "")} ${r.value.toFixed(2)}×`).join(", ")}.`,
+    "",
+    `**skillshelf's 304s ≥ 4× the bare Worker's 200s: ${notModifiedRatio >= 4 ? "met" : "missed"}** (${notModifiedRatio.toFixed(2)}×: ${count(shelf304.perSecond)}/s against ${count(bare200.perSecond)}/s for SKILL.md). The bare Worker's own 304s reach ${count(sums.get("304")!.bare!.perSecond)}/s.`,
+    "",
+    `**MCP resources/read** (no bare equivalent) runs at ${ratio(mcp.perSecond, ref.perSecond)} the throughput of skillshelf's GET of the same file, at ${ratio(mcp.cpuMs, ref.cpuMs)} its workerd CPU per request.`,
+    "",
+    `**Catalog of ${count(SKILLS)} skills:** the static layout takes ${count(catalogs.staticRequests)} requests (the root index.json, then each SKILL.md${catalogs.reference ? `; agentskills-http 0.7.0's HTTPStaticFileSkillProvider, discover() then get_metadata() per skill, made ${count(catalogs.reference.requests)}` : ""}) and ${ms(catalogs.staticMs)} over ${CONNECTIONS} connections; /v1/catalog is one request of ${ms(catalogs.apiMs)}.`,
+    "",
+    `**Cold start** (a fresh workerd serving one Worker, from starting it to the last byte of a SKILL.md GET, median of ${COLD_ROUNDS}): skillshelf ${ms(median(cold.skillshelf.totalMs))}, bare ${ms(median(cold.bare.totalMs))}; the first request alone ${ms(median(cold.skillshelf.firstRequestMs))} against ${ms(median(cold.bare.firstRequestMs))} (skillshelf reads pointer, advisories, manifest, shard and record before the blob).`,
+  ].join("\n");
+  reportSection("http", markdown);
+}

@@ -1,0 +1,204 @@
+// One workerd for bench/http.bench.ts, started through Miniflare (the simulator wrangler dev runs):
+// skillshelf's deploy bundle as `wrangler deploy --dry-run` writes it, with the bindings and vars of
+// wrangler.toml, and the bare Worker (bare-worker.js) bound to the same local R2 bucket. Each Worker
+// gets its own loopback socket (Miniflare's direct sockets), so requests skip Miniflare's routing
+// Worker and reach the Worker itself. Every workerd started here is killed when the process ends,
+// even on a crash or a signal.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { convertV4MiniflareOptions, Miniflare, type V4WorkerOptions } from "miniflare";
+import { unstable_readConfig } from "wrangler";
+
+/** Where the bare Worker's source lives. */
+const BARE_WORKER = path.join(import.meta.dirname, "bare-worker.js");
+
+/**
+ * Bundles the Worker exactly as `npm run build:check` does, into `outDir`; returns the bundle's folder and file.
+ * @example const bundle = bundleSkillshelf(root, "/tmp/x/bundle") // { dir: "/tmp/x/bundle", main: "index.js" }
+ */
+export function bundleSkillshelf(root: string, outDir: string): { dir: string; main: string } {
+  const wrangler = path.join(root, "node_modules/wrangler/bin/wrangler.js");
+  const run = spawnSync(process.execPath, [wrangler, "deploy", "--dry-run", "--outdir", outDir], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_LOG: "warn" },
+  });
+  if (run.status !== 0) throw new Error(`wrangler deploy --dry-run failed (exit ${run.status}):\n${run.stdout}\n${run.stderr}`);
+  const main = readdirSync(outDir).find((f) => f === "index.js") ?? readdirSync(outDir).find((f) => /\.m?js$/.test(f));
+  if (!main) throw new Error(`wrangler deploy --dry-run wrote no module to ${outDir}`);
+  return { dir: outDir, main };
+}
+
+/** The Worker settings wrangler.toml gives the top-level (public) shelf: compatibility, vars, binding names. */
+export function skillshelfConfig(root: string): {
+  compatibilityDate: string;
+  compatibilityFlags: string[];
+  vars: Record<string, string>;
+  r2: string[];
+  kv: string[];
+} {
+  const config = unstable_readConfig({ config: path.join(root, "wrangler.toml") }, { hideWarnings: true });
+  const vars: Record<string, string> = {};
+  for (const [name, value] of Object.entries(config.vars ?? {})) vars[name] = typeof value === "string" ? value : JSON.stringify(value);
+  return {
+    compatibilityDate: config.compatibility_date ?? "2026-11-01",
+    compatibilityFlags: config.compatibility_flags ?? [],
+    vars,
+    r2: config.r2_buckets.map((b: { binding: string }) => b.binding),
+    kv: config.kv_namespaces.map((k: { binding: string }) => k.binding),
+  };
+}
+
+/** Which Workers one workerd serves. */
+export interface WorkerdPlan {
+  /** Local R2, KV and Durable Object state, kept on disk so a fresh workerd sees the published shelf. */
+  stateDir: string;
+  skillshelf?: { bundle: { dir: string; main: string }; config: ReturnType<typeof skillshelfConfig>; extraVars: Record<string, string> };
+  /** The bare Worker's path → blob SHA-256 map. */
+  bare?: { files: Record<string, string>; compatibilityDate: string };
+}
+
+/** A running workerd: each Worker's loopback origin, the process id, and how to stop it. */
+export interface Workerd {
+  skillshelf?: URL;
+  bare?: URL;
+  pid: number;
+  /** workerd's CPU seconds so far (utime + stime of /proc/<pid>/stat: every thread, the R2 and KV simulators included). */
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+}
+
+/** The bucket both Workers bind: the same local R2 objects. */
+const BUCKET = "skillshelf-bench";
+const live = new Map<number, Miniflare>();
+let hooked = false;
+
+/** Kills every workerd still running (synchronously: also from the exit handler). */
+function killAll(): void {
+  for (const pid of live.keys()) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  live.clear();
+}
+
+function hookExit(): void {
+  if (hooked) return;
+  hooked = true;
+  process.on("exit", killAll);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, () => {
+      killAll();
+      process.exit(128 + (signal === "SIGINT" ? 2 : signal === "SIGTERM" ? 15 : 1));
+    });
+  }
+}
+
+/**
+ * Starts one workerd serving the planned Workers, each on its own 127.0.0.1 port.
+ * @example const w = await startWorkerd({ stateDir, skillshelf, bare }); try { … } finally { await w.stop(); }
+ */
+export async function startWorkerd(plan: WorkerdPlan): Promise<Workerd> {
+  hookExit();
+  const workers: V4WorkerOptions[] = [];
+  if (plan.skillshelf) {
+    const { bundle, config, extraVars } = plan.skillshelf;
+    workers.push({
+      name: "skillshelf",
+      modules: true,
+      rootPath: bundle.dir,
+      scriptPath: bundle.main,
+      compatibilityDate: config.compatibilityDate,
+      compatibilityFlags: config.compatibilityFlags,
+      bindings: { ...config.vars, ...extraVars },
+      r2Buckets: Object.fromEntries(config.r2.map((binding) => [binding, BUCKET])),
+      kvNamespaces: Object.fromEntries(config.kv.map((binding) => [binding, `${binding.toLowerCase()}-bench`])),
+      unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
+    });
+  }
+  if (plan.bare) {
+    workers.push({
+      name: "bare",
+      modules: true,
+      rootPath: path.dirname(BARE_WORKER),
+      scriptPath: path.basename(BARE_WORKER),
+      compatibilityDate: plan.bare.compatibilityDate,
+      bindings: { FILES: plan.bare.files },
+      r2Buckets: { BUCKET },
+      unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
+    });
+  }
+  const before = new Set(workerdChildren());
+  const errors: string[] = [];
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      workers,
+      resourcePersistencePath: plan.stateDir,
+      // Worker logs: errors are kept for the report of a failed run; the rest would only slow the load down.
+      handleStructuredLogs: (log) => {
+        if (log.level === "error" && errors.length < 20) errors.push(log.message);
+      },
+    }),
+  );
+  let pid = 0;
+  try {
+    await mf.ready;
+    pid = workerdChildren().find((p) => !before.has(p)) ?? 0;
+    if (!pid) throw new Error("started workerd but found no new workerd child process in /proc");
+    live.set(pid, mf);
+    const stat = `/proc/${pid}/stat`;
+    const tick = clockTicks();
+    return {
+      skillshelf: plan.skillshelf ? await mf.unsafeGetDirectURL("skillshelf") : undefined,
+      bare: plan.bare ? await mf.unsafeGetDirectURL("bare") : undefined,
+      pid,
+      cpuSeconds() {
+        // Fields after the parenthesised command name: state is field 3, utime 14 and stime 15.
+        const text = readFileSync(stat, "utf8");
+        const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+        return (Number(fields[11]) + Number(fields[12])) / tick;
+      },
+      async stop() {
+        live.delete(pid);
+        await mf.dispose();
+        if (errors.length) process.stderr.write(`workerd logged errors:\n  ${errors.join("\n  ")}\n`);
+      },
+    };
+  } catch (error) {
+    live.delete(pid);
+    await mf.dispose().catch(() => {});
+    if (errors.length) process.stderr.write(`workerd logged errors:\n  ${errors.join("\n  ")}\n`);
+    throw error;
+  }
+}
+
+/** Process ids of this process's workerd children. */
+function workerdChildren(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (name === "workerd" && ppid === process.pid) pids.push(Number(entry));
+    } catch {
+      // exited while listing
+    }
+  }
+  return pids;
+}
+
+let ticks: number | undefined;
+/** Clock ticks per second, the unit of /proc/<pid>/stat's CPU times (100 on Linux almost everywhere). */
+function clockTicks(): number {
+  if (ticks === undefined) {
+    const run = existsSync("/usr/bin/getconf") || existsSync("/bin/getconf") ? spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }) : undefined;
+    ticks = Number(run?.stdout.trim()) || 100;
+  }
+  return ticks;
+}
