@@ -10,7 +10,7 @@
 // sample). Run: npm run bench -- --only http (add --quick for a short run).
 import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -23,10 +23,10 @@ import { benchSkillName, writeBenchShelf } from "./shelf-gen.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SKILLS = QUICK ? 100 : 1_000;
-const ROUNDS = QUICK ? 2 : 6;
+const ROUNDS = QUICK ? 2 : 5;
 const COLD_ROUNDS = QUICK ? 2 : 5;
 const CONNECTIONS = 8;
-const LIMITS: RoundLimits = QUICK ? { requests: 400, seconds: 0.3, connections: CONNECTIONS } : { requests: 5_000, seconds: 1.2, connections: CONNECTIONS };
+const LIMITS: RoundLimits = QUICK ? { requests: 400, seconds: 0.3, connections: CONNECTIONS } : { requests: 5_000, seconds: 1, connections: CONNECTIONS };
 /** The skill that carries the 1 MiB file, and the file. */
 const BIG_SKILL = benchSkillName(0);
 const BIG_PATH = "assets/big.bin";
@@ -37,6 +37,8 @@ const MINIFLARE_VERSION = (JSON.parse(readFileSync(path.join(ROOT, "node_modules
 const tmp = mkdtempSync(path.join(tmpdir(), "skillshelf-http-bench-"));
 const started = performance.now();
 let running: Workerd | undefined;
+const loadAtStart = loadavg()[0]!;
+let bundleBytes = 0;
 // Also on a signal (bench/http/workerd.ts kills workerd and exits): the shelf, build and state are ~300 MB.
 process.on("exit", () => rmSync(tmp, { recursive: true, force: true }));
 try {
@@ -47,9 +49,8 @@ try {
 }
 
 async function main(): Promise<void> {
-  const [load1] = loadavg();
   console.log(`http: ${SKILLS} skills, ${ROUNDS} interleaved rounds of ≤${LIMITS.requests} requests or ${LIMITS.seconds} s per route and Worker,`);
-  console.log(`  ${CONNECTIONS} connections; ${cpus().length} × ${cpus()[0]?.model.trim()}, load ${load1!.toFixed(2)}`);
+  console.log(`  ${CONNECTIONS} connections; ${cpus().length} × ${cpus()[0]?.model.trim()}, load ${loadAtStart.toFixed(2)}`);
 
   // The shelf, built and bundled the way a deployment is.
   const shelfDir = path.join(tmp, "shelf");
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
   t0 = performance.now();
   const bundle = bundleSkillshelf(ROOT, path.join(tmp, "bundle"));
   const config = skillshelfConfig(ROOT);
+  bundleBytes = statSync(path.join(bundle.dir, bundle.main)).size;
   console.log(`  bundle: wrangler deploy --dry-run ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const files = pathToBlob(buildDir);
   const names = [...new Set(Object.keys(files).map((p) => p.split("/")[2]!))].sort();
@@ -85,8 +87,10 @@ async function main(): Promise<void> {
   const bare = pool(workerd.bare!, CONNECTIONS);
   const skillshelf = pool(workerd.skillshelf!, CONNECTIONS);
   try {
+    t0 = performance.now();
     const rows = await defineRows(workerd.skillshelf!, files, names);
     await warmAndCheck(rows, bare, skillshelf, files);
+    console.log(`  warmed and checked every request of every row once per Worker in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const results = await interleavedRounds(rows, bare, skillshelf, workerd);
     const catalogs = await catalogOfN(skillshelf, workerd.skillshelf!, names);
     await bare.close();
@@ -369,35 +373,54 @@ function kib(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(0)} KiB`;
 }
 
+/**
+ * The median over rounds of a per-round ratio a/b. A round's two measurements ran close together
+ * (bare and skillshelf back to back), so a change in the machine's load between rounds cancels out.
+ */
+function pairedRatio(a: readonly RoundResult[], b: readonly RoundResult[], pick: (r: RoundResult) => number): number {
+  return median(a.map((r, i) => pick(r) / pick(b[i]!)));
+}
+
+function times(value: number): string {
+  return `${value.toFixed(2)}×`;
+}
+
 function report(rows: Row[], results: Results, catalogs: CatalogCost, cold: Record<Side, ColdStart>): void {
+  const rounds = (id: string, side: Side) => results.get(id)![side];
   const sums = new Map(
-    rows.map((row) => [row.id, { bare: row.bare ? summary(results.get(row.id)!.bare) : undefined, skillshelf: summary(results.get(row.id)!.skillshelf) }]),
+    rows.map((row) => [row.id, { bare: row.bare ? summary(rounds(row.id, "bare")) : undefined, skillshelf: summary(rounds(row.id, "skillshelf")) }]),
   );
+  const throughput = (a: RoundResult[], b: RoundResult[]) => pairedRatio(a, b, (r) => r.perSecond);
+  const cpu = (a: RoundResult[], b: RoundResult[]) => pairedRatio(a, b, (r) => r.cpuMs);
+  const short = (id: string) => rows.find((r) => r.id === id)!.label.replace(/ \(.*\)$/, "");
+
   const tableRows: string[][] = [];
   for (const row of rows) {
     const { bare, skillshelf } = sums.get(row.id)!;
+    const mine = rounds(row.id, "skillshelf");
     if (bare) {
-      tableRows.push([row.label, cell(bare), cell(skillshelf), ratio(skillshelf.perSecond, bare.perSecond), ratio(skillshelf.cpuMs, bare.cpuMs)]);
+      const theirs = rounds(row.id, "bare");
+      tableRows.push([row.label, cell(bare), cell(skillshelf), times(throughput(mine, theirs)), times(cpu(mine, theirs))]);
     } else {
-      const own = sums.get(row.versus!)!.skillshelf;
-      const versus = rows.find((r) => r.id === row.versus)!.label.replace(/ \(.*\)$/, "");
+      const own = rounds(row.versus!, "skillshelf");
       tableRows.push([
         row.label,
         "—",
         cell(skillshelf),
-        `${ratio(skillshelf.perSecond, own.perSecond)} its ${versus}`,
-        `${ratio(skillshelf.cpuMs, own.cpuMs)} its ${versus}`,
+        `${times(throughput(mine, own))} its ${short(row.versus!)}`,
+        `${times(cpu(mine, own))} its ${short(row.versus!)}`,
       ]);
     }
   }
-  const bare200 = sums.get("skill-md")!.bare!;
-  const shelf304 = sums.get("304")!.skillshelf;
+  const bare200 = rounds("skill-md", "bare");
+  const shelf304 = rounds("304", "skillshelf");
+  const notModified = { throughput: throughput(shelf304, bare200), cpu: cpu(shelf304, bare200) };
   tableRows.push([
     "skillshelf's 304 vs the bare Worker's 200 (SKILL.md)",
-    cell(bare200),
-    cell(shelf304),
-    ratio(shelf304.perSecond, bare200.perSecond),
-    ratio(shelf304.cpuMs, bare200.cpuMs),
+    cell(sums.get("skill-md")!.bare!),
+    cell(sums.get("304")!.skillshelf),
+    times(notModified.throughput),
+    times(notModified.cpu),
   ]);
   const coldCell = (c: ColdStart) => `${ms(median(c.totalMs))} to first answer · first request ${ms(median(c.firstRequestMs))} · ${ms(median(c.cpuMs))} CPU`;
   tableRows.push([
@@ -412,40 +435,44 @@ function report(rows: Row[], results: Results, catalogs: CatalogCost, cold: Reco
     `Catalog of ${count(SKILLS)} skills, skillshelf: static layout vs /v1/catalog`,
     `static layout: ${count(catalogs.staticRequests)} requests${refCount}, ${kib(catalogs.staticBytes)}, ${ms(catalogs.staticMs)}`,
     `/v1/catalog: 1 request, ${kib(catalogs.apiBytes)}, ${ms(catalogs.apiMs)}`,
-    `${count(catalogs.staticRequests)}× fewer requests`,
-    `${ratio(catalogs.staticMs, catalogs.apiMs)} faster`,
+    `${count(catalogs.staticRequests)}× the requests`,
+    `${ratio(catalogs.staticMs, catalogs.apiMs)} the time`,
   ]);
 
   const fileRows = ["skill-md", "reference", "big"].map((id) => {
-    const { bare, skillshelf } = sums.get(id)!;
-    return { label: rows.find((r) => r.id === id)!.label, value: skillshelf.perSecond / bare!.perSecond };
+    const mine = rounds(id, "skillshelf");
+    const theirs = rounds(id, "bare");
+    const extraCpu = sums.get(id)!.skillshelf.cpuMs - sums.get(id)!.bare!.cpuMs;
+    return { label: short(id), throughput: throughput(mine, theirs), capacity: 1 / cpu(mine, theirs), extraCpu };
   });
-  const fileMet = fileRows.every((r) => r.value >= 0.9);
-  const notModifiedRatio = shelf304.perSecond / bare200.perSecond;
-  const mcp = sums.get("mcp")!.skillshelf;
-  const ref = sums.get("reference")!.skillshelf;
+  const fileMet = fileRows.every((r) => r.throughput >= 0.9);
+  const mcp = rounds("mcp", "skillshelf");
+  const ref = rounds("reference", "skillshelf");
   const seconds = (performance.now() - started) / 1000;
+  const cores = cpus().length;
+  const loadEnd = loadavg()[0]!;
+  const contended = Math.max(loadAtStart, loadEnd) > cores;
 
   const markdown = [
     "## skillshelf beside a bare Worker, one workerd (`bench/http.bench.ts`)",
     "",
     `skillshelf's deploy bundle (\`wrangler deploy --dry-run\`, wrangler.toml's vars) and a bare Worker (\`bench/http/bare-worker.js\`: path → blob key from a map the bench takes from the build folder, ETag the blob's SHA-256, 304 on a matching If-None-Match, the R2 body streamed) in one workerd (Miniflare ${MINIFLARE_VERSION}, the simulator \`wrangler dev\` runs), both bound to one local R2 bucket. The shelf: \`bench/shelf-gen.ts\`, ${count(SKILLS)} skills plus one 1 MiB file, built with \`skillshelf build\` and published with \`skillshelf publish\` through the admin API. Each Worker has its own loopback socket (Miniflare's direct sockets, no routing Worker in front).`,
     "",
-    `- **Measure:** ${ROUNDS} interleaved rounds per route (bare then skillshelf, the order flipped every round), each at most ${count(LIMITS.requests)} requests or ${LIMITS.seconds} s over ${CONNECTIONS} keep-alive connections (undici), every body read to the end and its status checked; file routes rotate over every skill's file. Cells: median over rounds of throughput · p50 · p99 latency · workerd CPU per request (utime + stime of the workerd process, all threads: Miniflare's R2 and KV simulators included, so storage costs more here than on Cloudflare). The load client shares the machine's cores with workerd.`,
+    `- **Measure:** ${ROUNDS} interleaved rounds per route (bare then skillshelf, the order flipped every round), each at most ${count(LIMITS.requests)} requests or ${LIMITS.seconds} s over ${CONNECTIONS} keep-alive connections (undici), every body read to the end and its status checked; file routes rotate over every skill's file. Cells: medians over rounds of throughput · p50 · p99 latency · workerd CPU per request (utime + stime of the workerd process; workerd runs every Worker and Miniflare's R2 and KV simulators on one thread, so the simulated storage is in both Workers' CPU and costs more than on Cloudflare). Ratios: the median of each round's ratio (skillshelf ÷ bare, or ÷ skillshelf's own file GET where the bare Worker has no such route). The load client runs on the same cores.`,
     `- **Checked first:** every request of every row once per Worker (warming the isolates); every file answer hashes to its blob's key on both Workers, every 304 carries the ETag asked for.`,
-    `- **Run:** ${QUICK ? "quick mode (figures indicative only), " : ""}${seconds.toFixed(0)} s in all; load average ${loadavg()[0]!.toFixed(2)} at the end.`,
+    `- **Run:** ${QUICK ? "quick mode (figures indicative only), " : ""}${seconds.toFixed(0)} s in all; load average ${loadAtStart.toFixed(2)} at the start, ${loadEnd.toFixed(2)} at the end, on ${cores} cores.${contended ? " **The machine was oversubscribed**: workerd did not have a core to itself, so throughput and latency measure contention as much as the Workers, and the CPU ratio (which contention moves far less) is the steadier comparison." : ""}`,
     "",
     table(["Route", "bare Worker: req/s · p50 · p99 · CPU/req", "skillshelf: req/s · p50 · p99 · CPU/req", "throughput ratio", "CPU ratio"], tableRows),
     "",
-    `**File routes ≥ 0.9× the bare Worker's throughput: ${fileMet ? "met" : "missed"}.** ${fileRows.map((r) => `${r.label.replace(/ \(.*\)$/, "")} ${r.value.toFixed(2)}×`).join(", ")}.`,
+    `**File routes ≥ 0.9× the bare Worker's throughput: ${fileMet ? "met" : "missed"}.** ${fileRows.map((r) => `${r.label} ${times(r.throughput)}`).join(", ")}. By workerd CPU (requests per CPU second, what a core would serve): ${fileRows.map((r) => `${times(r.capacity)}`).join(", ")}; skillshelf spends ${fileRows.map((r) => ms(r.extraCpu)).join(", ")} more workerd CPU per request than the bare Worker over the same simulated R2 read.`,
     "",
-    `**skillshelf's 304s ≥ 4× the bare Worker's 200s: ${notModifiedRatio >= 4 ? "met" : "missed"}** (${notModifiedRatio.toFixed(2)}×: ${count(shelf304.perSecond)}/s against ${count(bare200.perSecond)}/s for SKILL.md). The bare Worker's own 304s reach ${count(sums.get("304")!.bare!.perSecond)}/s.`,
+    `**skillshelf's 304s ≥ 4× the bare Worker's 200s: ${notModified.throughput >= 4 ? "met" : "missed"}** (${times(notModified.throughput)}: ${count(sums.get("304")!.skillshelf.perSecond)}/s against ${count(sums.get("skill-md")!.bare!.perSecond)}/s for SKILL.md; by workerd CPU ${times(1 / notModified.cpu)}). The bare Worker's own 304s reach ${count(sums.get("304")!.bare!.perSecond)}/s.`,
     "",
-    `**MCP resources/read** (no bare equivalent) runs at ${ratio(mcp.perSecond, ref.perSecond)} the throughput of skillshelf's GET of the same file, at ${ratio(mcp.cpuMs, ref.cpuMs)} its workerd CPU per request.`,
+    `**MCP resources/read** (no bare equivalent) runs at ${times(throughput(mcp, ref))} the throughput of skillshelf's GET of the same file, at ${times(cpu(mcp, ref))} its workerd CPU per request.`,
     "",
-    `**Catalog of ${count(SKILLS)} skills:** the static layout takes ${count(catalogs.staticRequests)} requests (the root index.json, then each SKILL.md${catalogs.reference ? `; agentskills-http 0.7.0's HTTPStaticFileSkillProvider, discover() then get_metadata() per skill, made ${count(catalogs.reference.requests)}` : ""}) and ${ms(catalogs.staticMs)} over ${CONNECTIONS} connections; /v1/catalog is one request of ${ms(catalogs.apiMs)}.`,
+    `**Catalog of ${count(SKILLS)} skills:** the static layout takes ${count(catalogs.staticRequests)} requests (the root index.json, then each SKILL.md${catalogs.reference ? `; agentskills-http 0.7.0's HTTPStaticFileSkillProvider, discover() then get_metadata() per skill, made ${count(catalogs.reference.requests)}` : ""}) and ${ms(catalogs.staticMs)} over ${CONNECTIONS} connections; /v1/catalog is one request of ${ms(catalogs.apiMs)} (medians of ${ROUNDS}, interleaved).`,
     "",
-    `**Cold start** (a fresh workerd serving one Worker, from starting it to the last byte of a SKILL.md GET, median of ${COLD_ROUNDS}): skillshelf ${ms(median(cold.skillshelf.totalMs))}, bare ${ms(median(cold.bare.totalMs))}; the first request alone ${ms(median(cold.skillshelf.firstRequestMs))} against ${ms(median(cold.bare.firstRequestMs))} (skillshelf reads pointer, advisories, manifest, shard and record before the blob).`,
+    `**Cold start** (a fresh workerd serving one Worker, from starting it to the last byte of a SKILL.md GET, median of ${COLD_ROUNDS}, interleaved): skillshelf ${ms(median(cold.skillshelf.totalMs))}, bare ${ms(median(cold.bare.totalMs))}; the first request alone ${ms(median(cold.skillshelf.firstRequestMs))} against ${ms(median(cold.bare.firstRequestMs))} (skillshelf reads pointer, advisories, manifest, shard and record before the blob; the rest is workerd loading each Worker, skillshelf's bundle being ${kib(bundleBytes)}).`,
   ].join("\n");
   reportSection("http", markdown);
 }
