@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run build:cli`: bundles the skillshelf CLI (src/cli/skillshelf.ts and everything it imports) into one
-// JavaScript file for Node 20 and later, dist/skillshelf.mjs, which the packed package runs (bin/skillshelf.js).
+// JavaScript file for Node 20 and later, dist/skillshelf.mjs, which the packed package runs (bin/skillshelf.js),
+// and the build's worker thread beside it (dist/skill-objects-worker.mjs).
 // The runtime dependencies stay imports (npm installs them with the package); anything else is an error.
 import { readFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
@@ -37,8 +38,14 @@ export async function buildCli(options: BuildCliOptions = {}): Promise<{ outfile
   const root = options.root ?? ROOT;
   const outfile = options.outfile ?? path.join(root, CLI_BUNDLE);
   const result = await build({
-    entryPoints: [path.join(root, "src/cli/skillshelf.ts")],
-    outfile,
+    // The build's worker thread is its own entry, written beside the bundle, where
+    // src/cli/lib/skill-objects-pool.ts looks for it (skill-objects-worker.mjs).
+    entryPoints: [
+      { in: path.join(root, "src/cli/skillshelf.ts"), out: path.basename(outfile, ".mjs") },
+      { in: path.join(root, "src/cli/lib/skill-objects-worker.ts"), out: "skill-objects-worker" },
+    ],
+    outdir: path.dirname(outfile),
+    outExtension: { ".js": ".mjs" },
     bundle: true,
     platform: "node",
     format: "esm",

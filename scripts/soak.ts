@@ -10,7 +10,8 @@ import { cp, mkdir, mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/pro
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { buildShelf, readBuildFolder, readBuildObject, writeBuild } from "../src/cli/lib/build.ts";
+import { buildShelf } from "../src/cli/lib/build.ts";
+import { readBuildFolder, readBuildObject } from "../src/cli/lib/build-folder.ts";
 import { buildFolderSource } from "../src/cli/lib/publish.ts";
 import type { Archives, FileEntry, Shard, SkillRecord } from "../src/core/generation/manifest.ts";
 import { AdminClient, publishGeneration } from "../src/core/publish/client.ts";
@@ -185,7 +186,7 @@ async function main(): Promise<number> {
     for (const [i, [label, edit]] of variants.entries()) {
       await edit();
       const dir = path.join(work, `build-g${i + 1}`);
-      await writeBuild(await buildShelf(shelfDir), dir, { shelfDir });
+      await buildShelf(shelfDir, dir);
       const model = await loadGeneration(dir, label);
       models.set(model.id, model);
       variantDirs.push(dir);

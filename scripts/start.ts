@@ -13,7 +13,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { buildShelf, writeBuild } from "../src/cli/lib/build.ts";
+import { buildShelf } from "../src/cli/lib/build.ts";
 import { CliError, UsageError } from "../src/cli/lib/cli.ts";
 import { buildFolderSource } from "../src/cli/lib/publish.ts";
 import { signBuilt, writeSecretFile } from "../src/cli/lib/signing.ts";
@@ -361,12 +361,12 @@ export async function startShelf(options: StartOptions = {}): Promise<RunningShe
   if (!(await loopbackPortIsFree(port))) throw await busyPortError(port, `port ${port} on 127.0.0.1 is in use`, flag);
 
   const url = `http://127.0.0.1:${port}`;
-  const built = await buildShelf(shelfDir);
   // Signed for this run's URL (the origin a local client verifies against) with the throwaway key.
   const signingKeyFile = path.join(root, local.signingKeyFile);
   const signingKey = await ensureSigningKey(signingKeyFile);
-  const signatures = await signBuilt(built, { key: signingKey, keyFile: signingKeyFile, origin: url, keyId: LOCAL_SIGNING_KEY_ID });
-  await writeBuild(built, buildDir, { shelfDir, signatures });
+  const built = await buildShelf(shelfDir, buildDir, {
+    sign: (documents) => signBuilt(documents, { key: signingKey, keyFile: signingKeyFile, origin: url, keyId: LOCAL_SIGNING_KEY_ID }),
+  });
   log(
     `built ${shelfDir}: generation ${built.id} (${built.manifest.skill_count} skills, ${built.manifest.file_count} files), signed by ${LOCAL_SIGNING_KEY_ID} for ${url}`,
   );

@@ -25,7 +25,8 @@ const COMMANDS: Record<string, CommandEntry> = {
     load: () => import("./commands/attest.ts"),
   },
   build: {
-    summary: "build <shelf-dir> [--out <dir>] [--sign-key <file> --origin <url> --key-id <id>] [--json]  build the shelf into a content-addressed generation",
+    summary:
+      "build <shelf-dir> [--out <dir>] [--sign-key <file> --origin <url> --key-id <id>] [--verify] [--jobs <n>] [--json]  build the shelf into a content-addressed generation (incremental; --verify rereads everything)",
     example: "skillshelf build shelf --out dist/shelf",
     load: () => import("./commands/build.ts"),
   },

@@ -52,7 +52,7 @@ describe("npm run build:cli", () => {
     for (const name of packages) expect(Object.keys(pkg.dependencies)).toContain(name);
   });
 
-  it("makes a tarball of the launcher, the bundle and the agents export only (npm pack --dry-run)", () => {
+  it("makes a tarball of the launcher, the bundle, its build worker and the agents export only (npm pack --dry-run)", () => {
     const packed = JSON.parse(
       execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }),
     ) as {
@@ -63,6 +63,7 @@ describe("npm run build:cli", () => {
       "bin/skillshelf.js",
       "dist/agents.d.ts",
       "dist/agents.mjs",
+      "dist/skill-objects-worker.mjs",
       "dist/skillshelf.mjs",
       "package.json",
     ]);

@@ -2,6 +2,8 @@
 // help (not lifted from the skills' descriptions), each with the curated skill that must rank in
 // the top 3, searched through the index `skillshelf build` stores for ./shelf, ranked as the
 // Worker ranks it. When a row fails, improve the ranking (src/core/search), not the row.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildShelf } from "../../src/cli/lib/build.ts";
@@ -63,10 +65,14 @@ function top3(task: string): string[] {
 }
 
 beforeAll(async () => {
-  const built = await buildShelf(path.resolve("shelf"));
-  const ref = built.manifest.search!;
-  const blob = built.objects.find((o) => o.kind === "blob" && o.sha256 === ref.sha256)!;
-  index = prepareSearchIndex(JSON.parse(new TextDecoder().decode(blob.bytes)));
+  const out = mkdtempSync(path.join(tmpdir(), "skillshelf-relevance-"));
+  try {
+    const built = await buildShelf(path.resolve("shelf"), out, { jobs: 1 });
+    const blob = readFileSync(path.join(out, "blobs", built.manifest.search!.sha256), "utf8");
+    index = prepareSearchIndex(JSON.parse(blob));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
   names = [...index.names];
 });
 

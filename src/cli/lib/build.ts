@@ -1,22 +1,29 @@
-// `skillshelf build`: turns a shelf folder into a build folder (manifest.json plus every object
-// under its SHA-256). Every skill is checked first (checkShelf, which `validate` reports) and every
-// problem reported; when any is refused nothing is written. The folder is written to a temporary
-// sibling and renamed into place.
-import { lstat, mkdir, readdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
+// `skillshelf build`: turns a shelf folder into a build folder (build-folder.ts). Every skill is
+// checked first (checkShelf, which `validate` reports) and every problem reported; when any is
+// refused nothing is written. Incremental: a skill whose files stat as in the last build is not
+// read again (build-cache.ts), blobs the folder holds are not written again, and archives are
+// reused by tree hash; what remains is compressed on worker threads (skill-objects-pool.ts) while
+// the scan goes on. Records are always recomputed, so verdicts follow this build's trust records,
+// and the result is byte-identical to a fresh build's.
 import path from "node:path";
+import { createHash } from "node:crypto";
+import { assembleDocuments, describeSkill, type AssembledDocuments, type DocumentOf, type SkillRecordInput } from "../../core/generation/assemble.ts";
+import { canonicalDocument } from "../../core/generation/canonical-json.ts";
+import { SKILL_RECORD_SCHEMA, type GenerationManifest, type SkillRecord } from "../../core/generation/manifest.ts";
 import { sha256Hex } from "../../core/skill/hash.ts";
-import { assembleGeneration, describeSkill, type BuiltGeneration, type SkillBuildInput } from "../../core/generation/assemble.ts";
-import { GenerationManifestSchema, type GenerationManifest } from "../../core/generation/manifest.ts";
 import type { Problem } from "../../core/skill/validate.ts";
-import { judgeSkill } from "../../core/trust/select.ts";
+import type { SignaturesDocument } from "../../core/signing/signatures.ts";
 import { sourceCandidates, validationsFor } from "../../core/trust/evaluate.ts";
 import { loadShelfRecords, type ShelfRecordFiles, type ShelfRecords } from "../../core/trust/records.ts";
-import { readShelfRecordFiles } from "./shelf-records.ts";
+import { judgeSkill } from "../../core/trust/select.ts";
 import { advisoryToDict, validationToDict } from "../../core/trust/serialize.ts";
-import { canonicalJson } from "../../core/generation/canonical-json.ts";
-import { SignaturesDocumentSchema, type SignaturesDocument } from "../../core/signing/signatures.ts";
+import { BuildCache, type DescribedSkill, type SkillScan } from "./build-cache.ts";
+import { BuildStaging, checkBuildTarget, heldObjects, withBuildLock, type HeldObjects } from "./build-folder.ts";
 import { CliError } from "./cli.ts";
-import { listShelfSkillDirs, loadSkill, requireDir, type LoadedSkill } from "./skill-dir.ts";
+import { readShelfRecordFiles } from "./shelf-records.ts";
+import { listShelfSkillDirs, loadSkill, readSkillFiles, requireDir, walkSkillDir, type SkillDirEntry } from "./skill-dir.ts";
+import { SkillChangedError, type StageResult } from "./skill-objects.ts";
+import { defaultJobs, SkillObjectsPool } from "./skill-objects-pool.ts";
 
 /** One reason a shelf cannot be built. `skill` is null for shelf-level problems (trust records). */
 export interface BuildProblem {
@@ -42,8 +49,12 @@ export interface CheckedSkill {
   dir: string;
   /** Its errors and warnings, in the build's words; any error refuses the build. */
   problems: Problem[];
-  /** What the build stores for the skill, present when it has no errors. */
-  input?: SkillBuildInput;
+  /** What the build stores for the skill (its record without archives), present when it has no errors. */
+  record?: SkillRecordInput;
+  /** Its files as the walk found them (absent when the folder could not be walked). */
+  entries?: SkillDirEntry[];
+  /** True when its scan came from the build cache (nothing was read). */
+  cached?: boolean;
 }
 
 /** A shelf as the build checks it, before anything is assembled or written. */
@@ -57,13 +68,82 @@ export interface CheckedShelf {
   skills: CheckedSkill[];
 }
 
+/** Options for {@link checkShelf}. */
+export interface CheckShelfOptions {
+  /** Reuse scans of unchanged folders, and remember new ones. */
+  cache?: BuildCache;
+  /** Called once the number of skill folders is known. */
+  onStart?: (total: number) => void;
+  /** Called for each skill as soon as it is checked (the build starts its heavy work here). */
+  onSkill?: (skill: CheckedSkill) => void;
+}
+
+/** How many skill folders are walked ahead of the one being checked. */
+const SCAN_AHEAD = 16;
+
+type ScannedFolder = { folder: string; dir: string } & ({ entries: SkillDirEntry[]; scan: SkillScan; cached: boolean } | { error: string });
+
+/** Walks one folder and scans it, or takes its scan from the cache; a filesystem refusal is a problem. */
+async function scanFolder(dir: string, cache: BuildCache | undefined): Promise<ScannedFolder> {
+  const folder = path.basename(dir);
+  try {
+    const entries = await walkSkillDir(dir);
+    const hit = cache?.lookup(folder, entries) ?? null;
+    return { folder, dir, entries, scan: hit ?? (await scanSkill(dir, entries)), cached: hit !== null };
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    return { folder, dir, error: error.message };
+  }
+}
+
+/** Reads, validates and describes one skill folder: what its files alone decide. */
+async function scanSkill(dir: string, entries: readonly SkillDirEntry[]): Promise<SkillScan> {
+  const skill = await loadSkill(dir, await readSkillFiles(entries));
+  const { metadata, parsed } = skill.validation;
+  if (!skill.validation.ok || !metadata || !parsed || !skill.inventory) return { problems: [...skill.validation.problems], described: null };
+  const { trust: _none, ...described } = describeSkill(metadata, parsed, skill.inventory, null as unknown as SkillRecordInput["trust"]);
+  return { problems: [...skill.validation.problems], described };
+}
+
+/** The record's trust section for a skill under the shelf's records, or the reason it is blocked. */
+function trustOf(records: ShelfRecords, folder: string, described: DescribedSkill): { trust: SkillRecordInput["trust"] } | { blocked: Problem } {
+  const notes: string[] = [];
+  const verdict = judgeSkill(records, { name: described.name, tree_hash: described.tree_hash, has_scripts: described.has_scripts }, (m) => notes.push(m));
+  if (verdict.blocked) {
+    return {
+      blocked: {
+        skill: folder,
+        field: "trust",
+        severity: "error",
+        message: `verdict is blocked (${verdict.reasons.join("; ")}); remove the skill from the shelf or withdraw the advisory`,
+      },
+    };
+  }
+  const hashBound = validationsFor(records, described.tree_hash);
+  const bound = hashBound.length ? hashBound : records.validations.filter((r) => r.name === described.name);
+  return {
+    trust: {
+      source: sourceCandidates(records, described.name, described.tree_hash)[0]?.source ?? null,
+      validations: bound.map(validationToDict),
+      verdict: {
+        level: verdict.level,
+        blocked: verdict.blocked,
+        requires_review: verdict.requires_review,
+        attachable: verdict.attachable,
+        reasons: verdict.reasons,
+        warnings: [...new Set([...verdict.warnings, ...notes])],
+      },
+    },
+  };
+}
+
 /**
  * Reads and checks a whole shelf exactly as the build does, writing nothing: its trust records,
  * then every skill folder against core's rules (SKILL.md and the file tree, validateSkillFolder)
  * and the build's verdict (a blocked skill is refused). `validate` reports what this finds and
  * `build` refuses on it, so the two cannot disagree.
  */
-export async function checkShelf(shelfDir: string): Promise<CheckedShelf> {
+export async function checkShelf(shelfDir: string, options: CheckShelfOptions = {}): Promise<CheckedShelf> {
   await requireDir(shelfDir, "shelf folder");
   const recordBytes = await readShelfRecordFiles(shelfDir);
   const loaded = loadShelfRecords(recordBytes);
@@ -71,50 +151,34 @@ export async function checkShelf(shelfDir: string): Promise<CheckedShelf> {
   const records: ShelfRecords = loaded.records;
 
   const skills: CheckedSkill[] = [];
-  for (const dir of await listShelfSkillDirs(shelfDir)) {
-    const folder = path.basename(dir);
-    let skill: LoadedSkill;
-    try {
-      skill = await loadSkill(dir);
-    } catch (error) {
-      if (!(error instanceof CliError)) throw error;
-      skills.push({ folder, dir, problems: [{ skill: folder, field: "files", severity: "error", message: error.message }] });
+  const dirs = await listShelfSkillDirs(shelfDir);
+  options.onStart?.(dirs.length);
+  // Folders are walked (and read, when not cached) a window ahead, so the file system's waits
+  // overlap; results are taken in folder order, so the output never depends on timing.
+  const scanAt = (i: number) => scanFolder(dirs[i]!, options.cache);
+  const window: Promise<ScannedFolder>[] = [];
+  for (let i = 0; i < Math.min(SCAN_AHEAD, dirs.length); i++) window.push(scanAt(i));
+  for (let i = 0; i < dirs.length; i++) {
+    const scanned = await window[i]!;
+    if (i + SCAN_AHEAD < dirs.length) window.push(scanAt(i + SCAN_AHEAD));
+    delete window[i];
+    const { folder, dir } = scanned;
+    if ("error" in scanned) {
+      const failed: CheckedSkill = { folder, dir, problems: [{ skill: folder, field: "files", severity: "error", message: scanned.error }] };
+      skills.push(failed);
+      options.onSkill?.(failed);
       continue;
     }
-    const checked: CheckedSkill = { folder, dir, problems: [...skill.validation.problems] };
+    const { entries, scan, cached } = scanned;
+    options.cache?.remember(folder, entries, scan);
+    const checked: CheckedSkill = { folder, dir, problems: [...scan.problems], entries, cached };
     skills.push(checked);
-    const { metadata: meta, parsed } = skill.validation;
-    if (!skill.validation.ok || !meta || !parsed || !skill.inventory) continue;
-
-    const inventory = skill.inventory;
-    const notes: string[] = [];
-    const verdict = judgeSkill(records, { name: meta.name, tree_hash: inventory.tree_hash, has_scripts: inventory.has_scripts }, (m) => notes.push(m));
-    if (verdict.blocked) {
-      checked.problems.push({
-        skill: folder,
-        field: "trust",
-        severity: "error",
-        message: `verdict is blocked (${verdict.reasons.join("; ")}); remove the skill from the shelf or withdraw the advisory`,
-      });
-      continue;
+    if (scan.described) {
+      const judged = trustOf(records, folder, scan.described);
+      if ("blocked" in judged) checked.problems.push(judged.blocked);
+      else checked.record = { ...scan.described, trust: judged.trust };
     }
-    const hashBound = validationsFor(records, inventory.tree_hash);
-    const bound = hashBound.length ? hashBound : records.validations.filter((r) => r.name === meta.name);
-    checked.input = {
-      files: skill.files,
-      record: describeSkill(meta, parsed, inventory, {
-        source: sourceCandidates(records, meta.name, inventory.tree_hash)[0]?.source ?? null,
-        validations: bound.map(validationToDict),
-        verdict: {
-          level: verdict.level,
-          blocked: verdict.blocked,
-          requires_review: verdict.requires_review,
-          attachable: verdict.attachable,
-          reasons: verdict.reasons,
-          warnings: [...new Set([...verdict.warnings, ...notes])],
-        },
-      }),
-    };
+    options.onSkill?.(checked);
   }
   return { recordBytes, records, recordProblems, recordWarnings: loaded.warnings, skills };
 }
@@ -127,28 +191,176 @@ export function buildProblems(checked: CheckedShelf): BuildProblem[] {
   return [...checked.recordProblems, ...skillErrors];
 }
 
+/** How far a build has got, for progress output. */
+export interface BuildProgress {
+  total: number;
+  checked: number;
+  /** Skills whose blobs or archives are being written, and how many of those are done. */
+  staging: number;
+  staged: number;
+}
+
 /** Options for {@link buildShelf}. */
 export interface BuildShelfOptions {
   /** Called for each validation warning (warnings never refuse a build). */
   onWarning?: (warning: BuildProblem) => void;
   /** Called for each trust-record warning (an absent file, an unknown key); never refuses a build. */
   onRecordWarning?: (message: string) => void;
+  /** Called as skills are checked and staged. */
+  onProgress?: (progress: BuildProgress) => void;
+  /** Ignore the build cache and what the folder holds: read, hash and compress everything again. */
+  verify?: boolean;
+  /** Worker threads for compression (default: one per core; 1 compresses on the main thread). */
+  jobs?: number;
+  /** Signs the assembled generation before it is written (signatures.json). */
+  sign?: (documents: AssembledDocuments) => Promise<SignaturesDocument>;
 }
 
-/** Reads and checks a whole shelf ({@link checkShelf}), then assembles its generation in memory. Writes nothing. */
-export async function buildShelf(shelfDir: string, options: BuildShelfOptions = {}): Promise<BuiltGeneration> {
-  const checked = await checkShelf(shelfDir);
+/** What a build did. */
+export interface BuildSummary {
+  id: string;
+  manifest: GenerationManifest;
+  manifestBytes: Uint8Array;
+  /** Each record with its digest, in name order. */
+  records: AssembledDocuments["records"];
+  /** Every object the generation references. */
+  objects: number;
+  /** Skills not read again (their files stat as in the last build). */
+  reused: number;
+  /** Skills whose archives were compressed by this build. */
+  archived: number;
+  /** Objects this build wrote, and their bytes. */
+  written: number;
+  writtenBytes: number;
+  signatures?: SignaturesDocument;
+}
+
+/**
+ * Builds `shelfDir` into the build folder `outDir`: checks every skill (refusing with every
+ * problem and writing nothing), stages what the folder lacks, assembles the records, shards,
+ * search index and manifest, optionally signs, and commits (build-folder.ts).
+ * @example const { id } = await buildShelf("shelf", "build") // the generation id
+ */
+export async function buildShelf(shelfDir: string, outDir: string, options: BuildShelfOptions = {}): Promise<BuildSummary> {
+  await checkBuildTarget(outDir, shelfDir);
+  return withBuildLock(outDir, async () => {
+    await checkBuildTarget(outDir, shelfDir);
+    const held: HeldObjects = options.verify ? { blob: new Set(), record: new Set(), shard: new Set() } : await heldObjects(outDir);
+    const cache = await BuildCache.open(shelfDir, outDir, options.verify ?? false);
+    const staging = await BuildStaging.create(outDir);
+    const pool = new SkillObjectsPool(options.jobs ?? defaultJobs());
+    try {
+      return await buildInto(shelfDir, outDir, options, held, cache, staging, pool);
+    } catch (error) {
+      await staging.discard();
+      throw error;
+    } finally {
+      await pool.close();
+    }
+  });
+}
+
+async function buildInto(
+  shelfDir: string,
+  outDir: string,
+  options: BuildShelfOptions,
+  held: HeldObjects,
+  cache: BuildCache,
+  staging: BuildStaging,
+  pool: SkillObjectsPool,
+): Promise<BuildSummary> {
+  const progress: BuildProgress = { total: 0, checked: 0, staging: 0, staged: 0 };
+  const report = () => options.onProgress?.({ ...progress });
+  const staged = new Set<string>();
+  const archivesOf = new Map<string, SkillRecord["archives"]>();
+  const work: Promise<void>[] = [];
+  const failures: Error[] = [];
+  let archived = 0;
+  let written = 0;
+  let writtenBytes = 0;
+  const count = (result: StageResult) => {
+    written += result.written;
+    writtenBytes += result.bytes;
+  };
+
+  // Each valid skill's heavy work starts as soon as it is checked, so compression overlaps the scan.
+  const stage = (skill: CheckedSkill) => {
+    progress.checked++;
+    const record = skill.record;
+    if (!record || !skill.entries) return report();
+    const heldOrStaged = (sha: string) => held.blob.has(sha) || staged.has(sha);
+    const writeBlobs = [...new Set(record.files.map((f) => f.sha256))].filter((sha) => !heldOrStaged(sha));
+    for (const sha of writeBlobs) staged.add(sha);
+    const reusable = options.verify ? null : cache.archivesFor(record.tree_hash);
+    const archive = !reusable || !heldOrStaged(reusable.tar_gz.sha256) || !heldOrStaged(reusable.zip.sha256);
+    if (!archive) {
+      archivesOf.set(record.name, reusable!);
+      cache.rememberArchives(record.tree_hash, reusable!);
+    }
+    if (writeBlobs.length === 0 && !archive) return report();
+    const byPath = new Map(skill.entries.map((e) => [e.path, e.abs]));
+    const files = record.files.map((f) => ({ path: f.path, abs: byPath.get(f.path)!, sha256: f.sha256, size: f.size }));
+    progress.staging++;
+    report();
+    work.push(
+      pool.run({ skill: record.name, files, writeBlobs, archive, staging: staging.dir }).then(
+        (result) => {
+          count(result);
+          if (result.archives) {
+            archived++;
+            archivesOf.set(record.name, result.archives);
+            cache.rememberArchives(record.tree_hash, result.archives);
+            staged.add(result.archives.tar_gz.sha256);
+            staged.add(result.archives.zip.sha256);
+          }
+          progress.staged++;
+          report();
+        },
+        (error: Error) => {
+          failures.push(error);
+        },
+      ),
+    );
+  };
+
+  const checked = await checkShelf(shelfDir, {
+    cache,
+    onStart: (total) => {
+      progress.total = total;
+    },
+    onSkill: stage,
+  });
   for (const w of checked.recordWarnings) options.onRecordWarning?.(w);
   for (const s of checked.skills) {
     for (const p of s.problems) if (p.severity === "warning") options.onWarning?.({ skill: s.folder, field: p.field, message: p.message });
   }
+  await Promise.all(work);
   const problems = buildProblems(checked);
   if (problems.length) throw new BuildRefusedError(problems);
+  if (failures.length) {
+    const changed = failures.find((e) => e instanceof SkillChangedError);
+    if (changed) throw new CliError(`${changed.message}; nothing was written; run the build again`);
+    throw failures[0]!;
+  }
 
   const { recordBytes, records } = checked;
   const digest = async (name: keyof ShelfRecordFiles) => (recordBytes[name] ? sha256Hex(recordBytes[name]) : null);
-  return assembleGeneration(
-    checked.skills.map((s) => s.input!),
+  const skillRecords: SkillRecord[] = checked.skills.map((s) => ({ schema: SKILL_RECORD_SCHEMA, ...s.record!, archives: archivesOf.get(s.record!.name)! }));
+  // A record or shard whose JSON is unchanged since the last build, and which the folder holds, is
+  // not canonicalized again: its digest comes from the cache (the JSON text determines the bytes).
+  const documentOf: DocumentOf = async (kind, value) => {
+    const key = createHash("sha256").update(JSON.stringify(value)).digest("hex");
+    const known = cache.documentFor(key);
+    if (known && held[kind === "search" ? "blob" : kind].has(known.sha256)) {
+      cache.rememberDocument(key, known);
+      return { ...known, bytes: null };
+    }
+    const doc = await canonicalDocument(value);
+    cache.rememberDocument(key, doc);
+    return doc;
+  };
+  const documents = await assembleDocuments(
+    skillRecords,
     {
       catalogVersion: records.catalog?.version ?? null,
       recordDigests: {
@@ -159,158 +371,36 @@ export async function buildShelf(shelfDir: string, options: BuildShelfOptions = 
       },
       advisories: recordBytes.advisories ? records.advisories.map(advisoryToDict) : null,
     },
+    documentOf,
   );
-}
-
-/** Folder names inside a build folder, one per object kind. */
-export const BUILD_DIRS = { blob: "blobs", record: "records", shard: "shards" } as const;
-export const BUILD_MANIFEST = "manifest.json";
-/** A signed build's signatures (canonical JSON, src/core/signing), beside the manifest, never inside what they sign. */
-export const BUILD_SIGNATURES = "signatures.json";
-
-/** The real path of `p`: symlinks resolved for the longest existing prefix, the rest appended. */
-async function realPathOf(p: string): Promise<string> {
-  const abs = path.resolve(p);
-  try {
-    return await realpath(abs);
-  } catch {
-    const parent = path.dirname(abs);
-    return parent === abs ? abs : path.join(await realPathOf(parent), path.basename(abs));
+  const keep: HeldObjects = { blob: new Set(documents.digests.blob), record: new Set(documents.digests.record), shard: new Set(documents.digests.shard) };
+  for (const { record } of documents.records) {
+    for (const f of record.files) keep.blob.add(f.sha256);
+    keep.blob.add(record.archives.tar_gz.sha256);
+    keep.blob.add(record.archives.zip.sha256);
   }
-}
-
-/** True when `inner` is `outer` or lies somewhere beneath it. */
-function isWithin(inner: string, outer: string): boolean {
-  const rel = path.relative(outer, inner);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
-
-/** Names a build folder holds at its top level, and nothing else. */
-const BUILD_ENTRIES: ReadonlySet<string> = new Set([BUILD_MANIFEST, BUILD_SIGNATURES, ...Object.values(BUILD_DIRS)]);
-
-/**
- * Refuses a build target that writeBuild must not replace, touching nothing: the shelf itself, a
- * folder inside it or around it, a regular file or symlink, or a folder that is neither empty nor
- * a build folder (a manifest plus only the build's own entries). A missing target is fine.
- */
-export async function checkBuildTarget(outDir: string, shelfDir?: string): Promise<void> {
-  const out = await realPathOf(outDir);
-  if (shelfDir !== undefined) {
-    const shelf = await realPathOf(shelfDir);
-    if (isWithin(out, shelf) || isWithin(shelf, out)) {
-      throw new CliError(
-        `refusing to write the build to ${outDir}: it ${out === shelf ? "is" : isWithin(out, shelf) ? "is inside" : "contains"} the shelf folder ${shelfDir}; pass --out a folder outside the shelf`,
-      );
-    }
+  for (const object of documents.objects) {
+    if (held[object.kind].has(object.sha256) || (object.kind === "blob" && staged.has(object.sha256))) continue;
+    await staging.put(object.kind, object.sha256, object.bytes);
+    written++;
+    writtenBytes += object.bytes.length;
   }
-  let stat: Awaited<ReturnType<typeof lstat>>;
-  try {
-    stat = await lstat(outDir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw new CliError(`cannot inspect build target ${outDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  if (!stat.isDirectory()) {
-    throw new CliError(
-      `refusing to write the build to ${outDir}: it is ${stat.isSymbolicLink() ? "a symlink" : "a file, not a folder"}; pass --out a new or empty folder, or an earlier build folder`,
-    );
-  }
-  const names = await readdir(outDir);
-  if (names.length === 0) return;
-  const foreign = names.filter((n) => !BUILD_ENTRIES.has(n));
-  if (!names.includes(BUILD_MANIFEST) || foreign.length) {
-    const shown = (foreign.length ? foreign : names)
-      .slice(0, 3)
-      .map((n) => JSON.stringify(n))
-      .join(", ");
-    throw new CliError(
-      `refusing to replace ${outDir}: it is not empty and not a skillshelf build folder (it holds ${shown}${names.length > 3 ? ", …" : ""}); pass --out a new or empty folder, or remove it yourself`,
-    );
-  }
-}
-
-/**
- * Writes a build folder atomically: everything goes to a temporary sibling, which is renamed
- * over `outDir` only when complete, so a crash never leaves a half-written build behind. Only a
- * missing or empty folder or an earlier build folder is replaced ({@link checkBuildTarget});
- * anything else is refused with nothing touched.
- */
-export async function writeBuild(built: BuiltGeneration, outDir: string, options: { shelfDir?: string; signatures?: SignaturesDocument } = {}): Promise<void> {
-  await checkBuildTarget(outDir, options.shelfDir);
-  const parent = path.dirname(path.resolve(outDir));
-  await mkdir(parent, { recursive: true });
-  const suffix = `${process.pid}-${Date.now().toString(36)}`;
-  const tmp = path.join(parent, `.${path.basename(outDir)}.tmp-${suffix}`);
-  const old = path.join(parent, `.${path.basename(outDir)}.old-${suffix}`);
-  try {
-    for (const dir of Object.values(BUILD_DIRS)) await mkdir(path.join(tmp, dir), { recursive: true });
-    for (const object of built.objects) await writeFile(path.join(tmp, BUILD_DIRS[object.kind], object.sha256), object.bytes);
-    await writeFile(path.join(tmp, BUILD_MANIFEST), built.manifestBytes);
-    if (options.signatures) await writeFile(path.join(tmp, BUILD_SIGNATURES), canonicalJson(options.signatures));
-    let hadOld = false;
-    try {
-      await rename(outDir, old);
-      hadOld = true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    }
-    await rename(tmp, outDir);
-    if (hadOld) await rm(old, { recursive: true, force: true });
-  } catch (error) {
-    await rm(tmp, { recursive: true, force: true });
-    throw new CliError(`cannot write build folder ${outDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-}
-
-/** A build folder read back: the manifest, its id, and where each object's bytes are. */
-export interface BuildFolder {
-  dir: string;
-  id: string;
-  manifest: GenerationManifest;
-  manifestBytes: Uint8Array;
-  /** The build's signatures as written, or null for an unsigned build. */
-  signatures: Uint8Array | null;
-}
-
-/** Reads a build folder's manifest and checks it parses and hashes to its id. */
-export async function readBuildFolder(dir: string): Promise<BuildFolder> {
-  await requireDir(dir, "build folder");
-  const file = path.join(dir, BUILD_MANIFEST);
-  let bytes: Uint8Array;
-  try {
-    bytes = new Uint8Array(await readFile(file));
-  } catch {
-    throw new CliError(`no ${BUILD_MANIFEST} in ${dir}; run \`skillshelf build <shelf-dir> --out ${dir}\` first`);
-  }
-  let manifest: GenerationManifest;
-  try {
-    manifest = GenerationManifestSchema.parse(JSON.parse(new TextDecoder().decode(bytes)));
-  } catch (error) {
-    throw new CliError(`${file} is not a skillshelf generation manifest (${(error as Error).message.split("\n")[0]}); rebuild it`);
-  }
-  const id = await sha256Hex(bytes);
-  const signatures = await readFile(path.join(dir, BUILD_SIGNATURES)).then(
-    (b) => new Uint8Array(b),
-    () => null,
-  );
-  if (signatures) {
-    let doc: SignaturesDocument;
-    try {
-      doc = SignaturesDocumentSchema.parse(JSON.parse(new TextDecoder().decode(signatures)));
-    } catch (error) {
-      throw new CliError(`${path.join(dir, BUILD_SIGNATURES)} is not a signatures document (${(error as Error).message.split("\n")[0]}); rebuild it`);
-    }
-    if (doc.generation !== id) throw new CliError(`${path.join(dir, BUILD_SIGNATURES)} signs generation ${doc.generation}, not this build's ${id}; rebuild it`);
-  }
-  return { dir, id, manifest, manifestBytes: bytes, signatures };
-}
-
-/** Reads one object of a build folder. */
-export async function readBuildObject(dir: string, kind: keyof typeof BUILD_DIRS, sha256: string): Promise<Uint8Array> {
-  const file = path.join(dir, BUILD_DIRS[kind], sha256);
-  try {
-    return new Uint8Array(await readFile(file));
-  } catch {
-    throw new CliError(`build folder ${dir} is missing ${BUILD_DIRS[kind]}/${sha256}; rebuild it`);
-  }
+  const signatures = options.sign ? await options.sign(documents) : undefined;
+  await staging.commit(documents.manifestBytes, signatures, keep);
+  written++;
+  writtenBytes += documents.manifestBytes.length;
+  // The cache only speeds up the next build: failing to write it is not this build's failure.
+  await cache.save(outDir).catch(() => {});
+  return {
+    id: documents.id,
+    manifest: documents.manifest,
+    manifestBytes: documents.manifestBytes,
+    records: documents.records,
+    objects: keep.blob.size + keep.record.size + keep.shard.size,
+    reused: checked.skills.filter((s) => s.cached).length,
+    archived,
+    written,
+    writtenBytes,
+    ...(signatures ? { signatures } : {}),
+  };
 }

@@ -6,7 +6,7 @@ import type { PublishProgress, PublishSource } from "../../core/publish/client.t
 import { AdminClient, PublishError } from "../../core/publish/client.ts";
 import { POINTER_MOVED } from "../../core/publish/contract.ts";
 import { CliError, UsageError, type CliContext } from "./cli.ts";
-import { readBuildFolder, readBuildObject } from "./build.ts";
+import { readBuildFolder, readBuildObject } from "./build-folder.ts";
 
 /** The environment variable holding the publish token unless --token-env names another. */
 export const DEFAULT_TOKEN_ENV = "SKILLSHELF_PUBLISH_TOKEN";

@@ -4,8 +4,7 @@
 // writing a new key file safely (keygen).
 import { lstat, open, readFile, realpath } from "node:fs/promises";
 import path from "node:path";
-import type { BuiltGeneration } from "../../core/generation/assemble.ts";
-import { SkillRecordSchema } from "../../core/generation/manifest.ts";
+import type { SkillRecord } from "../../core/generation/manifest.ts";
 import { importPkcs8Pem, type SigningKey } from "../../core/signing/ed25519.ts";
 import { KeyIdSchema } from "../../core/signing/keys.ts";
 import { originProblem, SigningError } from "../../core/signing/payloads.ts";
@@ -111,12 +110,12 @@ export async function signingOptions(
   }
 }
 
-/** Signs every skill of a built generation and the generation. */
-export async function signBuilt(built: BuiltGeneration, options: SigningOptions): Promise<SignaturesDocument> {
-  const decoder = new TextDecoder();
-  const records = built.objects
-    .filter((o) => o.kind === "record")
-    .map((o) => ({ ...SkillRecordSchema.parse(JSON.parse(decoder.decode(o.bytes))), sha256: o.sha256 }));
+/** Signs every skill of a built generation (its records with their digests) and the generation. */
+export async function signBuilt(
+  built: { id: string; records: readonly { record: SkillRecord; sha256: string }[] },
+  options: SigningOptions,
+): Promise<SignaturesDocument> {
+  const records = built.records.map(({ record, sha256 }) => ({ ...record, sha256 }));
   try {
     return await signGeneration(built.id, records, options.key, { origin: options.origin, keyId: options.keyId });
   } catch (error) {

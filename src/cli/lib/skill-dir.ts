@@ -1,10 +1,10 @@
 // Reading skills from disk: what only a filesystem has (symlinks, directories, unreadable
 // files). Turns a folder into SkillFile[] exactly as the tree hash sees it, then hands off to
 // src/core for everything else.
-import type { Dirent, Stats } from "node:fs";
+import type { BigIntStats, Dirent, Stats } from "node:fs";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { isOsJunkFile } from "../../core/skill/hash.ts";
+import { isOsJunkFile, sortPathsBytewise } from "../../core/skill/hash.ts";
 import { buildInventory, type Inventory } from "../../core/skill/inventory.ts";
 import type { SkillFile } from "../../core/skill/skill.ts";
 import { validateSkillFolder, type SkillValidation } from "../../core/skill/validate.ts";
@@ -23,13 +23,27 @@ export async function requireDir(dir: string, what = "folder"): Promise<void> {
 }
 
 /**
- * Every regular file under a skill folder, paths relative with `/`, OS junk skipped. A symlink
- * anywhere is refused (it can point outside the tree), as is anything that is neither a file
- * nor a folder.
+ * One regular file of a skill folder as the walk found it: its path relative to the folder (with
+ * `/`) and the stat fields the build's cache compares (bigint nanoseconds, so no edit hides in a
+ * rounded millisecond).
  */
-export async function readSkillDir(dir: string): Promise<SkillFile[]> {
+export interface SkillDirEntry {
+  path: string;
+  abs: string;
+  size: number;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+  ino: bigint;
+}
+
+/**
+ * Every regular file under a skill folder, paths relative with `/`, OS junk skipped, without
+ * reading any. A symlink anywhere is refused (it can point outside the tree), as is anything
+ * that is neither a file nor a folder.
+ */
+export async function walkSkillDir(dir: string): Promise<SkillDirEntry[]> {
   await requireDir(dir, "skill folder");
-  const files: SkillFile[] = [];
+  const files: SkillDirEntry[] = [];
   async function walk(rel: string): Promise<void> {
     const abs = rel ? path.join(dir, rel) : dir;
     let entries: Dirent[];
@@ -38,6 +52,10 @@ export async function readSkillDir(dir: string): Promise<SkillFile[]> {
     } catch (error) {
       throw new CliError(`cannot read folder ${abs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
+    // Every refusal in this folder first, then its stats together (their waits overlap; order is
+    // restored by sorting below), so no stat is left running when the walk refuses.
+    const subdirs: string[] = [];
+    const regular: string[] = [];
     for (const entry of entries) {
       const childRel = rel ? `${rel}/${entry.name}` : entry.name;
       const childAbs = path.join(dir, childRel);
@@ -46,21 +64,59 @@ export async function readSkillDir(dir: string): Promise<SkillFile[]> {
           `${childAbs} is a symlink; symlinks are not allowed inside skill folders (they can point outside the tree). Replace it with the file itself`,
         );
       }
-      if (entry.isDirectory()) await walk(childRel);
+      if (entry.isDirectory()) subdirs.push(childRel);
       else if (entry.isFile()) {
-        if (isOsJunkFile(childRel)) continue;
-        try {
-          files.push({ path: childRel, bytes: new Uint8Array(await readFile(childAbs)) });
-        } catch (error) {
-          throw new CliError(`cannot read ${childAbs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-        }
+        if (!isOsJunkFile(childRel)) regular.push(childRel);
       } else {
         throw new CliError(`${childAbs} is not a regular file or folder; remove it from the skill`);
       }
     }
+    const stats = regular.map(async (childRel) => {
+      const childAbs = path.join(dir, childRel);
+      let stat: BigIntStats;
+      try {
+        stat = await lstat(childAbs, { bigint: true });
+      } catch (error) {
+        throw new CliError(`cannot read ${childAbs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      }
+      files.push({ path: childRel, abs: childAbs, size: Number(stat.size), mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs, ino: stat.ino });
+    });
+    await Promise.all([...stats, ...subdirs.map(walk)]);
   }
   await walk("");
+  // Walk order (readdir's, then completion order) is not stable; the tree hash's bytewise order is.
+  return sortPathsBytewise(files, (f) => f.path);
+}
+
+/** Reads the files a walk found (bytes exactly as the tree hash sees them). */
+export async function readSkillFiles(entries: readonly SkillDirEntry[]): Promise<SkillFile[]> {
+  const files: SkillFile[] = [];
+  // A few reads in flight at a time: overlapping the waits, never thousands of open files.
+  for (let i = 0; i < entries.length; i += READS_IN_FLIGHT) {
+    const batch = entries.slice(i, i + READS_IN_FLIGHT);
+    files.push(
+      ...(await Promise.all(
+        batch.map(async (entry) => {
+          try {
+            return { path: entry.path, bytes: new Uint8Array(await readFile(entry.abs)) };
+          } catch (error) {
+            throw new CliError(`cannot read ${entry.abs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+          }
+        }),
+      )),
+    );
+  }
   return files;
+}
+
+const READS_IN_FLIGHT = 16;
+
+/**
+ * Every regular file under a skill folder with its bytes ({@link walkSkillDir}, then read).
+ * @example (await readSkillDir("shelf/skills/code-review")).map((f) => f.path) // ["SKILL.md", …]
+ */
+export async function readSkillDir(dir: string): Promise<SkillFile[]> {
+  return readSkillFiles(await walkSkillDir(dir));
 }
 
 export interface LoadedSkill {
@@ -75,10 +131,11 @@ export interface LoadedSkill {
 
 /**
  * Reads, validates (SKILL.md and the file tree: core's one rule table) and inventories one skill
- * folder. The SKILL.md bytes validated are the same bytes hashed: the folder is read once.
+ * folder. The SKILL.md bytes validated are the same bytes hashed: the folder is read once (or
+ * not at all, when the caller passes the files it read).
  */
-export async function loadSkill(dir: string): Promise<LoadedSkill> {
-  const files = await readSkillDir(dir);
+export async function loadSkill(dir: string, files?: SkillFile[]): Promise<LoadedSkill> {
+  files ??= await readSkillDir(dir);
   const name = path.basename(path.resolve(dir));
   const validation = validateSkillFolder(name, files, dir);
   const hasSkillMd = files.some((f) => f.path === "SKILL.md");

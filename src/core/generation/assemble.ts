@@ -2,7 +2,7 @@
 // manifest, all as canonical JSON under their SHA-256. Pure (Web APIs only) so the same code could run anywhere;
 // the CLI's build reads the shelf from disk and hands the pieces here.
 import { tarGzArchive, zipArchive } from "./archive.ts";
-import { canonicalDocument, type CanonicalDocument } from "./canonical-json.ts";
+import { canonicalDocument } from "./canonical-json.ts";
 import { recordBlobs } from "./graph.ts";
 import { sha256Hex } from "../skill/hash.ts";
 import {
@@ -139,44 +139,95 @@ export function searchableRecord(record: Pick<SkillRecord, "name" | "description
   };
 }
 
-/**
- * Builds every document of a generation. Deterministic: the same inputs give the same bytes
- * and id on any machine (no time, sorted everything, canonical JSON, pinned compressor).
- * @example const built = await assembleGeneration(skills, shelf); built.id // 64 hex
- */
-export async function assembleGeneration(skills: readonly SkillBuildInput[], shelf: ShelfBuildInput): Promise<BuiltGeneration> {
-  const objects = new Map<string, BuiltObject>();
-  const add = (kind: BuiltObject["kind"], sha256: string, bytes: Uint8Array) => {
-    const key = `${kind}:${sha256}`;
-    if (!objects.has(key)) objects.set(key, { kind, sha256, bytes });
-  };
-  const addDoc = (kind: BuiltObject["kind"], doc: CanonicalDocument) => add(kind, doc.sha256, doc.bytes);
+/** A skill's two archives: the bytes and their references, as the record stores them. */
+export interface SkillArchives {
+  tarGz: Uint8Array;
+  zip: Uint8Array;
+  refs: SkillRecord["archives"];
+}
 
-  const sorted = [...skills].sort((a, b) => (a.record.name < b.record.name ? -1 : a.record.name > b.record.name ? 1 : 0));
-  const entries: SkillEntry[] = [];
-  const records = new Map<string, SkillRecord>();
-  let fileCount = 0;
-  let totalBytes = 0;
-  for (const skill of sorted) {
-    const byPath = new Map(skill.files.map((f) => [f.path, f]));
-    for (const file of skill.record.files) {
-      const source = byPath.get(file.path);
-      if (!source) throw new Error(`record of ${skill.record.name} lists ${file.path} but no bytes were given`);
-      add("blob", file.sha256, source.bytes);
-    }
-    const tarGz = tarGzArchive(skill.files);
-    const zip = zipArchive(skill.files);
-    const archives = {
+/**
+ * Compresses a skill's files into its .tar.gz and .zip (the expensive part of a build: the CLI
+ * runs it on worker threads, and reuses the result while the skill's tree hash is unchanged).
+ * @example const { refs } = await skillArchives(files); refs.tar_gz.sha256 // 64 hex
+ */
+export async function skillArchives(files: readonly SkillFile[]): Promise<SkillArchives> {
+  const tarGz = tarGzArchive(files);
+  const zip = zipArchive(files);
+  return {
+    tarGz,
+    zip,
+    refs: {
       tar_gz: { sha256: await sha256Hex(tarGz), size: tarGz.length },
       zip: { sha256: await sha256Hex(zip), size: zip.length },
-    };
-    add("blob", archives.tar_gz.sha256, tarGz);
-    add("blob", archives.zip.sha256, zip);
-    const record: SkillRecord = { schema: SKILL_RECORD_SCHEMA, ...skill.record, archives };
-    const recordDoc = await canonicalDocument(record);
+    },
+  };
+}
+
+/**
+ * A document's reference, with its canonical bytes, or null bytes when the caller's store already
+ * holds it (the incremental build memoizes documents it wrote before; see documentOf below).
+ */
+export interface StoredDocument {
+  sha256: string;
+  size: number;
+  bytes: Uint8Array | null;
+}
+
+/** Turns a record, shard or search index into its stored document: canonical JSON by default. */
+export type DocumentOf = (kind: "record" | "shard" | "search", value: unknown) => Promise<StoredDocument>;
+
+/** The generation's documents once every record is known: no file bytes needed. */
+export interface AssembledDocuments {
+  id: string;
+  manifest: GenerationManifest;
+  manifestBytes: Uint8Array;
+  /** The records, shards, advisories and search index (each once, sorted by kind then sha256), except those `documentOf` said are stored. */
+  objects: BuiltObject[];
+  /** Every document of the generation by kind, stored or not (the build folder keeps exactly these). */
+  digests: { record: string[]; shard: string[]; blob: string[] };
+  /** Each record with its own digest, in name order (what signing signs). */
+  records: { record: SkillRecord; sha256: string }[];
+}
+
+const KIND_ORDER = { blob: 0, record: 1, shard: 2 } as const;
+
+function sortObjects(objects: Iterable<BuiltObject>): BuiltObject[] {
+  return [...objects].sort((a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || (a.sha256 < b.sha256 ? -1 : a.sha256 > b.sha256 ? 1 : 0));
+}
+
+/**
+ * Builds every document above the blobs from the skills' complete records: records, shards, the
+ * advisories and search blobs, and the manifest. What the incremental build calls directly (its
+ * blobs are already on disk); {@link assembleGeneration} calls it after compressing.
+ * @example const { id } = await assembleDocuments(records, shelf)
+ */
+export async function assembleDocuments(
+  skillRecords: readonly SkillRecord[],
+  shelf: ShelfBuildInput,
+  documentOf: DocumentOf = (_kind, value) => canonicalDocument(value),
+): Promise<AssembledDocuments> {
+  const objects = new Map<string, BuiltObject>();
+  const digests: AssembledDocuments["digests"] = { record: [], shard: [], blob: [] };
+  const addDoc = (kind: BuiltObject["kind"], doc: StoredDocument) => {
+    digests[kind].push(doc.sha256);
+    const key = `${kind}:${doc.sha256}`;
+    if (doc.bytes && !objects.has(key)) objects.set(key, { kind, sha256: doc.sha256, bytes: doc.bytes });
+  };
+
+  const sorted = [...skillRecords].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries: SkillEntry[] = [];
+  const records = new Map<string, SkillRecord>();
+  const signed: AssembledDocuments["records"] = [];
+  let fileCount = 0;
+  let totalBytes = 0;
+  for (const record of sorted) {
+    if (records.has(record.name)) throw new Error(`two skills named ${record.name}`);
+    const recordDoc = await documentOf("record", record);
     addDoc("record", recordDoc);
     entries.push(entryFor(record, ref(recordDoc)));
     records.set(record.name, record);
+    signed.push({ record, sha256: recordDoc.sha256 });
     fileCount += record.files.length;
     totalBytes += record.total_bytes;
   }
@@ -196,7 +247,7 @@ export async function assembleGeneration(skills: readonly SkillBuildInput[], she
     const skillsInShard = buckets.get(index)!;
     const blobs = [...new Set(skillsInShard.flatMap((e) => blobsOf.get(e.name)!))].sort();
     const shard: Shard = { schema: SHARD_SCHEMA, index, shard_count: shardCount, skills: skillsInShard, blobs };
-    const doc = await canonicalDocument(shard);
+    const doc = await documentOf("shard", shard);
     addDoc("shard", doc);
     shardRefs.push({ index, sha256: doc.sha256, size: doc.size, count: skillsInShard.length });
   }
@@ -209,7 +260,7 @@ export async function assembleGeneration(skills: readonly SkillBuildInput[], she
   }
 
   // The search index, built once here so no request builds it (src/core/search).
-  const searchDoc = await canonicalDocument(buildSearchIndex([...records.values()].map(searchableRecord)));
+  const searchDoc = await documentOf("search", buildSearchIndex([...records.values()].map(searchableRecord)));
   addDoc("blob", searchDoc);
 
   const manifest: GenerationManifest = GenerationManifestSchema.parse({
@@ -223,7 +274,35 @@ export async function assembleGeneration(skills: readonly SkillBuildInput[], she
     search: ref(searchDoc),
   });
   const manifestDoc = await canonicalDocument(manifest);
-  const kindOrder = { blob: 0, record: 1, shard: 2 } as const;
-  const list = [...objects.values()].sort((a, b) => kindOrder[a.kind] - kindOrder[b.kind] || (a.sha256 < b.sha256 ? -1 : a.sha256 > b.sha256 ? 1 : 0));
-  return { id: manifestDoc.sha256, manifest, manifestBytes: manifestDoc.bytes, objects: list };
+  return { id: manifestDoc.sha256, manifest, manifestBytes: manifestDoc.bytes, objects: sortObjects(objects.values()), digests, records: signed };
+}
+
+/**
+ * Builds every document of a generation from skills held in memory: their blobs and archives,
+ * then {@link assembleDocuments}. Deterministic: the same inputs give the same bytes and id on
+ * any machine (no time, sorted everything, canonical JSON, pinned compressor).
+ * @example const built = await assembleGeneration(skills, shelf); built.id // 64 hex
+ */
+export async function assembleGeneration(skills: readonly SkillBuildInput[], shelf: ShelfBuildInput): Promise<BuiltGeneration> {
+  const blobs = new Map<string, BuiltObject>();
+  const add = (sha256: string, bytes: Uint8Array) => {
+    if (!blobs.has(sha256)) blobs.set(sha256, { kind: "blob", sha256, bytes });
+  };
+  const records: SkillRecord[] = [];
+  for (const skill of skills) {
+    const byPath = new Map(skill.files.map((f) => [f.path, f]));
+    for (const file of skill.record.files) {
+      const source = byPath.get(file.path);
+      if (!source) throw new Error(`record of ${skill.record.name} lists ${file.path} but no bytes were given`);
+      add(file.sha256, source.bytes);
+    }
+    const archives = await skillArchives(skill.files);
+    add(archives.refs.tar_gz.sha256, archives.tarGz);
+    add(archives.refs.zip.sha256, archives.zip);
+    records.push({ schema: SKILL_RECORD_SCHEMA, ...skill.record, archives: archives.refs });
+  }
+  const documents = await assembleDocuments(records, shelf);
+  const objects = new Map<string, BuiltObject>(documents.objects.map((o) => [`${o.kind}:${o.sha256}`, o]));
+  for (const blob of blobs.values()) if (!objects.has(`blob:${blob.sha256}`)) objects.set(`blob:${blob.sha256}`, blob);
+  return { id: documents.id, manifest: documents.manifest, manifestBytes: documents.manifestBytes, objects: sortObjects(objects.values()) };
 }

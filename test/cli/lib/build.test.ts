@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../run-cli.ts";
+import { BUILD_CACHE_FILE } from "../../../src/cli/lib/build-cache.ts";
 import { buildInventory } from "../../../src/core/skill/inventory.ts";
 import { GenerationManifestSchema, SkillRecordSchema } from "../../../src/core/generation/manifest.ts";
 
@@ -31,12 +32,13 @@ function shelf(name: string, skills: Record<string, Record<string, string | Uint
   return dir;
 }
 
-/** Every file of a folder with its SHA-256, for byte-for-byte comparisons. */
+/** Every file of a build folder with its SHA-256, for byte-for-byte comparisons (not the local build cache, which records stats and paths). */
 function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (rel: string) => {
     for (const entry of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
       const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (child === BUILD_CACHE_FILE) continue;
       if (entry.isDirectory()) walk(child);
       else
         out[child] = createHash("sha256")

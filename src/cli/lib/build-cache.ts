@@ -1,0 +1,181 @@
+// The build's local cache, kept in the build folder (build-cache.json, never published): for each
+// skill folder, the stat fields of its files and what those files alone decided (validation
+// problems, the record without its trust section, the archives' digests). A skill whose files all
+// stat the same is not read again; its record is still recomputed from the cached fields and this
+// build's trust records, so verdicts always follow the shelf's records. Archives are keyed by tree
+// hash, so a skill whose files changed back, or moved, reuses them too. `build --verify` ignores
+// the cache and rehashes everything.
+import { createHash } from "node:crypto";
+import { readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ARCHIVE_COMPRESSION_LEVEL } from "../../core/generation/archive.ts";
+import type { SkillRecord } from "../../core/generation/manifest.ts";
+import type { SkillRecordInput } from "../../core/generation/assemble.ts";
+import type { Problem } from "../../core/skill/validate.ts";
+import type { SkillDirEntry } from "./skill-dir.ts";
+
+/** The cache's file name inside a build folder. */
+export const BUILD_CACHE_FILE = "build-cache.json";
+const CACHE_SCHEMA = "skillshelf-build-cache/1";
+
+/**
+ * Files modified this recently are not cached: a write in the same clock tick as our stat could
+ * keep its size and mtime (git's "racy clean" problem), so such a skill is read again next time.
+ */
+const RACY_WINDOW_NS = 2_000_000_000n;
+
+/** A skill's record minus its trust section: what its files alone decide. */
+export type DescribedSkill = Omit<SkillRecordInput, "trust">;
+
+/** What the cache remembers of one skill folder. */
+export interface SkillScan {
+  /** Validation problems (errors and warnings) exactly as a fresh read reports them. */
+  problems: Problem[];
+  /** Present when the skill is valid. */
+  described: DescribedSkill | null;
+}
+
+type StatRow = [path: string, size: number, mtimeNs: string, ctimeNs: string, ino: string];
+
+interface CacheDocument {
+  schema: typeof CACHE_SCHEMA;
+  /** Which code and which shelf the scans came from: any difference discards them. */
+  key: string;
+  skills: Record<string, { stats: StatRow[]; scan: SkillScan }>;
+  /** Tree hash → archive digests (independent of the key's shelf part). */
+  archives: Record<string, SkillRecord["archives"]>;
+  /** The code fingerprint the archives were made with. */
+  tool: string;
+  /** SHA-256 of a document's JSON.stringify text → its canonical document's digest and size. */
+  documents: Record<string, [sha256: string, size: number]>;
+}
+
+function statRows(entries: readonly SkillDirEntry[]): StatRow[] {
+  return entries.map((e) => [e.path, e.size, e.mtimeNs.toString(), e.ctimeNs.toString(), e.ino.toString()]);
+}
+
+/**
+ * A fingerprint of the code that scans and compresses: the bundle's bytes when the CLI runs from
+ * dist/, else every source file's size and mtime under src/cli and src/core (a checkout), so an
+ * edit to a rule or to the archive format never reuses an old answer.
+ */
+async function toolFingerprint(): Promise<string> {
+  const hash = createHash("sha256").update(`${CACHE_SCHEMA} level=${ARCHIVE_COMPRESSION_LEVEL}\n`);
+  const self = fileURLToPath(import.meta.url);
+  if (!self.endsWith(".ts")) {
+    hash.update(await readFile(self));
+    return hash.digest("hex");
+  }
+  const src = path.resolve(path.dirname(self), "../..");
+  for (const dir of ["cli", "core"]) {
+    const names = (await readdir(path.join(src, dir), { recursive: true })).filter((n) => n.endsWith(".ts")).sort();
+    for (const name of names) {
+      const s = await stat(path.join(src, dir, name), { bigint: true });
+      hash.update(`${dir}/${name} ${s.size} ${s.mtimeNs}\n`);
+    }
+  }
+  return hash.digest("hex");
+}
+
+/** The stat cache of one build folder. Loading never fails: a missing or unreadable cache is an empty one. */
+export class BuildCache {
+  readonly #key: string;
+  readonly #tool: string;
+  readonly #previous: CacheDocument["skills"];
+  readonly #previousArchives: CacheDocument["archives"];
+  readonly #skills: CacheDocument["skills"] = {};
+  readonly #archives: CacheDocument["archives"] = {};
+  readonly #previousDocuments: CacheDocument["documents"];
+  readonly #documents: CacheDocument["documents"] = {};
+  readonly #startedNs: bigint;
+
+  private constructor(key: string, tool: string, previous: CacheDocument | null) {
+    this.#key = key;
+    this.#tool = tool;
+    this.#previous = previous?.key === key ? previous.skills : {};
+    this.#previousArchives = previous?.tool === tool ? previous.archives : {};
+    this.#previousDocuments = previous?.tool === tool && typeof previous.documents === "object" ? previous.documents : {};
+    this.#startedNs = BigInt(Date.now()) * 1_000_000n;
+  }
+
+  /**
+   * The cache for building `shelfDir` into `outDir`; `fresh` (build --verify) starts empty.
+   * @example const cache = await BuildCache.open("shelf", "build", false)
+   */
+  static async open(shelfDir: string, outDir: string, fresh: boolean): Promise<BuildCache> {
+    const tool = await toolFingerprint();
+    // Problem messages name folders as the user typed them, so the shelf argument and cwd are part of the key.
+    const key = createHash("sha256")
+      .update(JSON.stringify([tool, shelfDir, process.cwd()]))
+      .digest("hex");
+    if (fresh) return new BuildCache(key, tool, null);
+    let previous: CacheDocument | null = null;
+    try {
+      const doc = JSON.parse(await readFile(path.join(outDir, BUILD_CACHE_FILE), "utf8")) as CacheDocument;
+      if (doc?.schema === CACHE_SCHEMA && typeof doc.skills === "object" && typeof doc.archives === "object") previous = doc;
+    } catch {
+      // No cache yet, or one we cannot read: every skill is read.
+    }
+    return new BuildCache(key, tool, previous);
+  }
+
+  /** The cached scan of a skill folder when every file stats exactly as when it was cached. */
+  lookup(folder: string, entries: readonly SkillDirEntry[]): SkillScan | null {
+    const cached = this.#previous[folder];
+    if (!cached || cached.stats.length !== entries.length) return null;
+    const rows = statRows(entries);
+    for (let i = 0; i < rows.length; i++) {
+      const a = rows[i]!;
+      const b = cached.stats[i]!;
+      if (a[0] !== b[0] || a[1] !== b[1] || a[2] !== b[2] || a[3] !== b[3] || a[4] !== b[4]) return null;
+    }
+    return cached.scan;
+  }
+
+  /** Remembers a folder's scan for the next build, unless a file changed too recently to trust its stat. */
+  remember(folder: string, entries: readonly SkillDirEntry[], scan: SkillScan): void {
+    if (entries.some((e) => e.mtimeNs > this.#startedNs - RACY_WINDOW_NS)) return;
+    this.#skills[folder] = { stats: statRows(entries), scan };
+  }
+
+  /** The archives built earlier for a tree hash, if any. */
+  archivesFor(treeHash: string): SkillRecord["archives"] | null {
+    return this.#archives[treeHash] ?? this.#previousArchives[treeHash] ?? null;
+  }
+
+  /** Records the archives of a tree hash (kept only for skills in this build). */
+  rememberArchives(treeHash: string, archives: SkillRecord["archives"]): void {
+    this.#archives[treeHash] = archives;
+  }
+
+  /**
+   * The canonical document of a JSON value seen before (keyed by a hash of its JSON.stringify
+   * text, which determines the value and so its canonical form), or null.
+   */
+  documentFor(jsonKey: string): { sha256: string; size: number } | null {
+    const known = this.#previousDocuments[jsonKey] ?? this.#documents[jsonKey];
+    return known ? { sha256: known[0], size: known[1] } : null;
+  }
+
+  /** Remembers a document's digest for the next build (kept only for documents of this build). */
+  rememberDocument(jsonKey: string, doc: { sha256: string; size: number }): void {
+    this.#documents[jsonKey] = [doc.sha256, doc.size];
+  }
+
+  /** Writes the cache beside the build (a temporary file renamed into place). */
+  async save(outDir: string): Promise<void> {
+    const doc: CacheDocument = {
+      schema: CACHE_SCHEMA,
+      key: this.#key,
+      tool: this.#tool,
+      skills: this.#skills,
+      archives: this.#archives,
+      documents: this.#documents,
+    };
+    const file = path.join(outDir, BUILD_CACHE_FILE);
+    const tmp = `${file}.tmp-${process.pid}`;
+    await writeFile(tmp, JSON.stringify(doc));
+    await rename(tmp, file);
+  }
+}

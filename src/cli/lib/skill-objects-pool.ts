@@ -1,0 +1,74 @@
+// Runs skill staging on worker threads (one per core by default), or inline with one job. The
+// worker's script sits beside this module: skill-objects-worker.ts in a checkout, or
+// skill-objects-worker.mjs beside the CLI bundle (npm run build:cli writes both).
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { SkillChangedError, stageSkillObjects, type StageResult, type StageTask } from "./skill-objects.ts";
+
+/** The worker script's URL: the .ts source in a checkout, the bundled .mjs in a package. */
+export const WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./skill-objects-worker.ts" : "./skill-objects-worker.mjs", import.meta.url);
+
+/** The default number of jobs: one per core the process may use. */
+export function defaultJobs(): number {
+  return availableParallelism();
+}
+
+interface Pending {
+  resolve: (result: StageResult) => void;
+  reject: (error: Error) => void;
+}
+
+/** A fixed set of workers taking tasks in order; `jobs <= 1` stages inline on the main thread. */
+export class SkillObjectsPool {
+  readonly #workers: { worker: Worker; busy: number }[] = [];
+  readonly #pending = new Map<number, Pending>();
+  #next = 0;
+
+  constructor(jobs: number) {
+    for (let i = 0; i < (jobs > 1 ? jobs : 0); i++) {
+      const worker = new Worker(fileURLToPath(WORKER_URL.href));
+      const slot = { worker, busy: 0 };
+      worker.on("message", (message: { id: number; result?: StageResult; error?: { message: string; changed: boolean; stack?: string } }) => {
+        const pending = this.#pending.get(message.id);
+        if (!pending) return;
+        this.#pending.delete(message.id);
+        slot.busy--;
+        if (message.error) {
+          const error = message.error.changed ? new SkillChangedError(message.error.message) : new Error(message.error.message);
+          if (!message.error.changed && message.error.stack) error.stack = message.error.stack;
+          pending.reject(error);
+        } else pending.resolve(message.result!);
+      });
+      worker.on("error", (error) => this.#failAll(error));
+      this.#workers.push(slot);
+    }
+  }
+
+  /** Stages one skill on the least busy worker (or inline). */
+  run(task: StageTask): Promise<StageResult> {
+    if (this.#workers.length === 0) return stageSkillObjects(task);
+    const slot = this.#workers.reduce((a, b) => (b.busy < a.busy ? b : a));
+    const id = this.#next++;
+    slot.busy++;
+    return new Promise<StageResult>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      slot.worker.postMessage({ id, task });
+    });
+  }
+
+  /** How many tasks are queued or running. */
+  get inFlight(): number {
+    return this.#pending.size;
+  }
+
+  #failAll(error: Error): void {
+    for (const pending of this.#pending.values()) pending.reject(error);
+    this.#pending.clear();
+  }
+
+  /** Stops every worker. */
+  async close(): Promise<void> {
+    await Promise.all(this.#workers.map((w) => w.worker.terminate()));
+  }
+}

@@ -1,0 +1,90 @@
+// The heavy half of a build, one skill at a time: read its files again, check each against the
+// digest the scan found (a file edited mid-build refuses the build rather than storing bytes
+// under another file's name), write the blobs the build folder lacks, and compress the archives
+// when no earlier build made them for this tree hash. Runs inline or on a worker thread
+// (skill-objects-worker.ts); either way the bytes are the same.
+import { createHash } from "node:crypto";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { skillArchives } from "../../core/generation/assemble.ts";
+import type { SkillRecord } from "../../core/generation/manifest.ts";
+import type { SkillFile } from "../../core/skill/skill.ts";
+
+/** One skill's work for {@link stageSkillObjects}: plain data, so it can cross to a worker thread. */
+export interface StageTask {
+  skill: string;
+  /** Every file of the skill: where it is and what the scan found in it. */
+  files: { path: string; abs: string; sha256: string; size: number }[];
+  /** Digests of the files whose blobs must be written. */
+  writeBlobs: string[];
+  /** True when the archives must be built (no earlier build has them). */
+  archive: boolean;
+  /** The build's staging folder (holds blobs/). */
+  staging: string;
+}
+
+/** What staging one skill produced. */
+export interface StageResult {
+  archives: SkillRecord["archives"] | null;
+  /** Blobs written (files and archives) and their bytes. */
+  written: number;
+  bytes: number;
+}
+
+/** A file that changed between the scan and staging. */
+export class SkillChangedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SkillChangedError";
+  }
+}
+
+let unique = 0;
+
+/** Writes a blob under its digest, through a temporary name so no reader sees a partial file. */
+async function writeBlob(staging: string, sha256: string, bytes: Uint8Array): Promise<void> {
+  const file = path.join(staging, "blobs", sha256);
+  const tmp = `${file}.tmp-${process.pid}-${process.hrtime.bigint()}-${unique++}`;
+  await writeFile(tmp, bytes);
+  await rename(tmp, file);
+}
+
+/**
+ * Stages one skill's blobs and archives into `task.staging/blobs`.
+ * @example await stageSkillObjects({ skill, files, writeBlobs: [...], archive: true, staging })
+ */
+export async function stageSkillObjects(task: StageTask): Promise<StageResult> {
+  const result: StageResult = { archives: null, written: 0, bytes: 0 };
+  if (task.writeBlobs.length === 0 && !task.archive) return result;
+  await mkdir(path.join(task.staging, "blobs"), { recursive: true });
+  const wanted = new Set(task.writeBlobs);
+  // Only the files needed: every one for the archives, else just those whose blobs are missing.
+  const needed = task.archive ? task.files : task.files.filter((f) => wanted.has(f.sha256));
+  const files: SkillFile[] = [];
+  for (const file of needed) {
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await readFile(file.abs));
+    } catch (error) {
+      throw new SkillChangedError(`${file.abs} could not be read again (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    if (bytes.length !== file.size || createHash("sha256").update(bytes).digest("hex") !== file.sha256) {
+      throw new SkillChangedError(`${file.abs} changed during the build`);
+    }
+    files.push({ path: file.path, bytes });
+    if (wanted.delete(file.sha256)) {
+      await writeBlob(task.staging, file.sha256, bytes);
+      result.written++;
+      result.bytes += bytes.length;
+    }
+  }
+  if (task.archive) {
+    const archives = await skillArchives(files);
+    await writeBlob(task.staging, archives.refs.tar_gz.sha256, archives.tarGz);
+    await writeBlob(task.staging, archives.refs.zip.sha256, archives.zip);
+    result.written += 2;
+    result.bytes += archives.tarGz.length + archives.zip.length;
+    result.archives = archives.refs;
+  }
+  return result;
+}
