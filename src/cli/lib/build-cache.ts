@@ -89,6 +89,8 @@ export class BuildCache {
   readonly #previousDocuments: CacheDocument["documents"];
   readonly #documents: CacheDocument["documents"] = {};
   readonly #startedNs: bigint;
+  /** False while this build has learned nothing new: an unchanged rebuild then skips writing the cache. */
+  #dirty: boolean;
 
   private constructor(key: string, tool: string, previous: CacheDocument | null) {
     this.#key = key;
@@ -97,6 +99,7 @@ export class BuildCache {
     this.#previousArchives = previous?.tool === tool ? previous.archives : {};
     this.#previousDocuments = previous?.tool === tool && typeof previous.documents === "object" ? previous.documents : {};
     this.#startedNs = BigInt(Date.now()) * 1_000_000n;
+    this.#dirty = previous === null || previous.key !== key || previous.tool !== tool;
   }
 
   /**
@@ -135,8 +138,17 @@ export class BuildCache {
 
   /** Remembers a folder's scan for the next build, unless a file changed too recently to trust its stat. */
   remember(folder: string, entries: readonly SkillDirEntry[], scan: SkillScan): void {
-    if (entries.some((e) => e.mtimeNs > this.#startedNs - RACY_WINDOW_NS)) return;
-    this.#skills[folder] = { stats: statRows(entries), scan };
+    if (entries.some((e) => e.mtimeNs > this.#startedNs - RACY_WINDOW_NS)) {
+      this.#dirty = true;
+      return;
+    }
+    const previous = this.#previous[folder];
+    // lookup() hands back the cached object itself, so the same object means nothing changed.
+    if (previous?.scan === scan) this.#skills[folder] = previous;
+    else {
+      this.#dirty = true;
+      this.#skills[folder] = { stats: statRows(entries), scan };
+    }
   }
 
   /** The archives built earlier for a tree hash, if any. */
@@ -146,6 +158,8 @@ export class BuildCache {
 
   /** Records the archives of a tree hash (kept only for skills in this build). */
   rememberArchives(treeHash: string, archives: SkillRecord["archives"]): void {
+    const previous = this.#previousArchives[treeHash];
+    if (previous?.tar_gz.sha256 !== archives.tar_gz.sha256 || previous?.zip.sha256 !== archives.zip.sha256) this.#dirty = true;
     this.#archives[treeHash] = archives;
   }
 
@@ -160,11 +174,21 @@ export class BuildCache {
 
   /** Remembers a document's digest for the next build (kept only for documents of this build). */
   rememberDocument(jsonKey: string, doc: { sha256: string; size: number }): void {
+    if (this.#previousDocuments[jsonKey]?.[0] !== doc.sha256) this.#dirty = true;
     this.#documents[jsonKey] = [doc.sha256, doc.size];
   }
 
-  /** Writes the cache beside the build (a temporary file renamed into place). */
+  /**
+   * Writes the cache into the build folder (through a temporary sibling of the folder, so a crash
+   * never leaves a stray file inside it), unless nothing changed since the cache was read.
+   */
   async save(outDir: string): Promise<void> {
+    const count = (o: object) => Object.keys(o).length;
+    const shrank =
+      count(this.#skills) !== count(this.#previous) ||
+      count(this.#archives) !== count(this.#previousArchives) ||
+      count(this.#documents) !== count(this.#previousDocuments);
+    if (!this.#dirty && !shrank) return;
     const doc: CacheDocument = {
       schema: CACHE_SCHEMA,
       key: this.#key,
@@ -173,9 +197,8 @@ export class BuildCache {
       archives: this.#archives,
       documents: this.#documents,
     };
-    const file = path.join(outDir, BUILD_CACHE_FILE);
-    const tmp = `${file}.tmp-${process.pid}`;
+    const tmp = path.join(path.dirname(path.resolve(outDir)), `.${path.basename(outDir)}.cache-tmp-${process.pid}`);
     await writeFile(tmp, JSON.stringify(doc));
-    await rename(tmp, file);
+    await rename(tmp, path.join(outDir, BUILD_CACHE_FILE));
   }
 }

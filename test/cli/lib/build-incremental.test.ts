@@ -100,9 +100,11 @@ describe("skillshelf build, incremental", () => {
     const first = await buildBoth(src, out, { jobs: 2 });
     expect([first.reused, first.archived]).toEqual([0, 3]);
 
-    // Unchanged: nothing read, nothing compressed, only the manifest written.
+    // Unchanged: nothing read, nothing compressed, only the manifest written, the cache left as it was.
+    const cacheWritten = statSync(path.join(out, BUILD_CACHE_FILE)).mtimeMs;
     const same = await buildBoth(src, out);
     expect([same.id, same.reused, same.archived, same.written]).toEqual([first.id, 3, 0, 1]);
+    expect(statSync(path.join(out, BUILD_CACHE_FILE)).mtimeMs).toBe(cacheWritten);
 
     // An edit to one file of one skill: that skill is read and archived again, the rest reused.
     writeSkillFile(src, "alpha", "references/a.md", "# A, edited\n");
