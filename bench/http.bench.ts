@@ -108,14 +108,10 @@ async function main(): Promise<void> {
 /** 1 MiB of deterministic, incompressible bytes (SHA-256 in counter mode). */
 function bigFile(): Uint8Array {
   const out = new Uint8Array(BIG_BYTES);
-  for (let i = 0; i * 32 < BIG_BYTES; i++)
-    out.set(
-      createHash("sha256")
-        .update(`big-${i}`)
-        .digest()
-        .subarray(0, Math.min(32, BIG_BYTES - i * 32)),
-      i * 32,
-    );
+  for (let offset = 0; offset < BIG_BYTES; offset += 32) {
+    const block = createHash("sha256").update(`big-${offset}`).digest();
+    out.set(block.subarray(0, Math.min(32, BIG_BYTES - offset)), offset);
+  }
   return out;
 }
 
