@@ -346,17 +346,20 @@ async function buildInto(
   const { recordBytes, records } = checked;
   const digest = async (name: keyof ShelfRecordFiles) => (recordBytes[name] ? sha256Hex(recordBytes[name]) : null);
   const skillRecords: SkillRecord[] = checked.skills.map((s) => ({ schema: SKILL_RECORD_SCHEMA, ...s.record!, archives: archivesOf.get(s.record!.name)! }));
-  // A record or shard whose JSON is unchanged since the last build, and which the folder holds, is
-  // not canonicalized again: its digest comes from the cache (the JSON text determines the bytes).
-  const documentOf: DocumentOf = async (kind, value) => {
-    const key = createHash("sha256").update(JSON.stringify(value)).digest("hex");
-    const known = cache.documentFor(key);
+  // A record or shard whose JSON is unchanged since the last build (or a search index whose inputs
+  // are), and which the folder holds, is not built or canonicalized again: its digest comes from the
+  // cache (the JSON text determines the bytes).
+  const documentOf: DocumentOf = async (kind, build, key) => {
+    const jsonKey = createHash("sha256")
+      .update(`${kind}\n${JSON.stringify(key)}`)
+      .digest("hex");
+    const known = cache.documentFor(jsonKey);
     if (known && held[kind === "search" ? "blob" : kind].has(known.sha256)) {
-      cache.rememberDocument(key, known);
+      cache.rememberDocument(jsonKey, known);
       return { ...known, bytes: null };
     }
-    const doc = await canonicalDocument(value);
-    cache.rememberDocument(key, doc);
+    const doc = await canonicalDocument(build());
+    cache.rememberDocument(jsonKey, doc);
     return doc;
   };
   const documents = await assembleDocuments(

@@ -1,7 +1,7 @@
 // Reading skills from disk: what only a filesystem has (symlinks, directories, unreadable
 // files). Turns a folder into SkillFile[] exactly as the tree hash sees it, then hands off to
 // src/core for everything else.
-import type { BigIntStats, Dirent, Stats } from "node:fs";
+import { lstatSync, readdirSync, type BigIntStats, type Dirent, type Stats } from "node:fs";
 import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { isOsJunkFile, sortPathsBytewise } from "../../core/skill/hash.ts";
@@ -44,18 +44,16 @@ export interface SkillDirEntry {
 export async function walkSkillDir(dir: string): Promise<SkillDirEntry[]> {
   await requireDir(dir, "skill folder");
   const files: SkillDirEntry[] = [];
-  async function walk(rel: string): Promise<void> {
+  // Synchronous on purpose: stat answers come from the kernel's cache in microseconds, where each
+  // promise round trip through the thread pool costs tens; an unchanged rebuild is mostly this walk.
+  function walk(rel: string): void {
     const abs = rel ? path.join(dir, rel) : dir;
     let entries: Dirent[];
     try {
-      entries = await readdir(abs, { withFileTypes: true });
+      entries = readdirSync(abs, { withFileTypes: true });
     } catch (error) {
       throw new CliError(`cannot read folder ${abs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
-    // Every refusal in this folder first, then its stats together (their waits overlap; order is
-    // restored by sorting below), so no stat is left running when the walk refuses.
-    const subdirs: string[] = [];
-    const regular: string[] = [];
     for (const entry of entries) {
       const childRel = rel ? `${rel}/${entry.name}` : entry.name;
       const childAbs = path.join(dir, childRel);
@@ -64,27 +62,23 @@ export async function walkSkillDir(dir: string): Promise<SkillDirEntry[]> {
           `${childAbs} is a symlink; symlinks are not allowed inside skill folders (they can point outside the tree). Replace it with the file itself`,
         );
       }
-      if (entry.isDirectory()) subdirs.push(childRel);
+      if (entry.isDirectory()) walk(childRel);
       else if (entry.isFile()) {
-        if (!isOsJunkFile(childRel)) regular.push(childRel);
+        if (isOsJunkFile(childRel)) continue;
+        let stat: BigIntStats;
+        try {
+          stat = lstatSync(childAbs, { bigint: true });
+        } catch (error) {
+          throw new CliError(`cannot read ${childAbs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        }
+        files.push({ path: childRel, abs: childAbs, size: Number(stat.size), mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs, ino: stat.ino });
       } else {
         throw new CliError(`${childAbs} is not a regular file or folder; remove it from the skill`);
       }
     }
-    const stats = regular.map(async (childRel) => {
-      const childAbs = path.join(dir, childRel);
-      let stat: BigIntStats;
-      try {
-        stat = await lstat(childAbs, { bigint: true });
-      } catch (error) {
-        throw new CliError(`cannot read ${childAbs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-      }
-      files.push({ path: childRel, abs: childAbs, size: Number(stat.size), mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs, ino: stat.ino });
-    });
-    await Promise.all([...stats, ...subdirs.map(walk)]);
   }
-  await walk("");
-  // Walk order (readdir's, then completion order) is not stable; the tree hash's bytewise order is.
+  walk("");
+  // readdir's order is the file system's; the tree hash's bytewise order is stable.
   return sortPathsBytewise(files, (f) => f.path);
 }
 

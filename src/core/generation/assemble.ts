@@ -21,7 +21,7 @@ import {
 } from "./manifest.ts";
 import type { Inventory } from "../skill/inventory.ts";
 import { outlineOf } from "../disclosure/outline.ts";
-import { buildSearchIndex, type SearchableSkill } from "../search/bm25.ts";
+import { buildSearchIndex, SEARCH_INDEX_SCHEMA, type SearchableSkill } from "../search/bm25.ts";
 import type { SkillFile, SkillMetadata } from "../skill/skill.ts";
 import type { ParsedSkillMd } from "../skill/skill-md.ts";
 
@@ -174,8 +174,12 @@ export interface StoredDocument {
   bytes: Uint8Array | null;
 }
 
-/** Turns a record, shard or search index into its stored document: canonical JSON by default. */
-export type DocumentOf = (kind: "record" | "shard" | "search", value: unknown) => Promise<StoredDocument>;
+/**
+ * Turns a record, shard or search index into its stored document: canonical JSON of `build()` by
+ * default. `key` is a JSON value that determines the document (the value itself, or for the
+ * search index the fields it is built from), so a memo can skip `build()` for a key seen before.
+ */
+export type DocumentOf = (kind: "record" | "shard" | "search", build: () => unknown, key: unknown) => Promise<StoredDocument>;
 
 /** The generation's documents once every record is known: no file bytes needed. */
 export interface AssembledDocuments {
@@ -205,7 +209,7 @@ function sortObjects(objects: Iterable<BuiltObject>): BuiltObject[] {
 export async function assembleDocuments(
   skillRecords: readonly SkillRecord[],
   shelf: ShelfBuildInput,
-  documentOf: DocumentOf = (_kind, value) => canonicalDocument(value),
+  documentOf: DocumentOf = (_kind, build) => canonicalDocument(build()),
 ): Promise<AssembledDocuments> {
   const objects = new Map<string, BuiltObject>();
   const digests: AssembledDocuments["digests"] = { record: [], shard: [], blob: [] };
@@ -223,7 +227,7 @@ export async function assembleDocuments(
   let totalBytes = 0;
   for (const record of sorted) {
     if (records.has(record.name)) throw new Error(`two skills named ${record.name}`);
-    const recordDoc = await documentOf("record", record);
+    const recordDoc = await documentOf("record", () => record, record);
     addDoc("record", recordDoc);
     entries.push(entryFor(record, ref(recordDoc)));
     records.set(record.name, record);
@@ -247,7 +251,7 @@ export async function assembleDocuments(
     const skillsInShard = buckets.get(index)!;
     const blobs = [...new Set(skillsInShard.flatMap((e) => blobsOf.get(e.name)!))].sort();
     const shard: Shard = { schema: SHARD_SCHEMA, index, shard_count: shardCount, skills: skillsInShard, blobs };
-    const doc = await documentOf("shard", shard);
+    const doc = await documentOf("shard", () => shard, shard);
     addDoc("shard", doc);
     shardRefs.push({ index, sha256: doc.sha256, size: doc.size, count: skillsInShard.length });
   }
@@ -260,7 +264,8 @@ export async function assembleDocuments(
   }
 
   // The search index, built once here so no request builds it (src/core/search).
-  const searchDoc = await documentOf("search", buildSearchIndex([...records.values()].map(searchableRecord)));
+  const searchable = [...records.values()].map(searchableRecord);
+  const searchDoc = await documentOf("search", () => buildSearchIndex(searchable), { index: SEARCH_INDEX_SCHEMA, searchable });
   addDoc("blob", searchDoc);
 
   const manifest: GenerationManifest = GenerationManifestSchema.parse({
