@@ -1,8 +1,8 @@
 // Reading skills from disk: what only a filesystem has (symlinks, directories, unreadable
 // files). Turns a folder into SkillFile[] exactly as the tree hash sees it, then hands off to
 // src/core for everything else.
-import { lstatSync, readdirSync, type BigIntStats, type Dirent, type Stats } from "node:fs";
-import { lstat, readdir, readFile } from "node:fs/promises";
+import { lstatSync, readdirSync, readFileSync, type BigIntStats, type Dirent, type Stats } from "node:fs";
+import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 import { isOsJunkFile, sortPathsBytewise } from "../../core/skill/hash.ts";
 import { buildInventory, type Inventory } from "../../core/skill/inventory.ts";
@@ -84,26 +84,15 @@ export async function walkSkillDir(dir: string): Promise<SkillDirEntry[]> {
 
 /** Reads the files a walk found (bytes exactly as the tree hash sees them). */
 export async function readSkillFiles(entries: readonly SkillDirEntry[]): Promise<SkillFile[]> {
-  const files: SkillFile[] = [];
-  // A few reads in flight at a time: overlapping the waits, never thousands of open files.
-  for (let i = 0; i < entries.length; i += READS_IN_FLIGHT) {
-    const batch = entries.slice(i, i + READS_IN_FLIGHT);
-    files.push(
-      ...(await Promise.all(
-        batch.map(async (entry) => {
-          try {
-            return { path: entry.path, bytes: new Uint8Array(await readFile(entry.abs)) };
-          } catch (error) {
-            throw new CliError(`cannot read ${entry.abs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-          }
-        }),
-      )),
-    );
-  }
-  return files;
+  // Synchronous reads, as in the walk: a skill's files are small and already listed.
+  return entries.map((entry) => {
+    try {
+      return { path: entry.path, bytes: new Uint8Array(readFileSync(entry.abs)) };
+    } catch (error) {
+      throw new CliError(`cannot read ${entry.abs}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  });
 }
-
-const READS_IN_FLIGHT = 16;
 
 /**
  * Every regular file under a skill folder with its bytes ({@link walkSkillDir}, then read).

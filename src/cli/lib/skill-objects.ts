@@ -4,7 +4,7 @@
 // when no earlier build made them for this tree hash. Runs inline or on a worker thread
 // (skill-objects-worker.ts); either way the bytes are the same.
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { skillArchives } from "../../core/generation/assemble.ts";
 import type { SkillRecord } from "../../core/generation/manifest.ts";
@@ -39,14 +39,12 @@ export class SkillChangedError extends Error {
   }
 }
 
-let unique = 0;
-
-/** Writes a blob under its digest, through a temporary name so no reader sees a partial file. */
-async function writeBlob(staging: string, sha256: string, bytes: Uint8Array): Promise<void> {
-  const file = path.join(staging, "blobs", sha256);
-  const tmp = `${file}.tmp-${process.pid}-${process.hrtime.bigint()}-${unique++}`;
-  await writeFile(tmp, bytes);
-  await rename(tmp, file);
+/**
+ * Writes a blob under its digest in the staging folder. No temporary name is needed: the folder is
+ * private to this build, each digest is staged once, and a build that fails discards the folder.
+ */
+function writeBlob(staging: string, sha256: string, bytes: Uint8Array): void {
+  writeFileSync(path.join(staging, "blobs", sha256), bytes);
 }
 
 /**
@@ -56,7 +54,9 @@ async function writeBlob(staging: string, sha256: string, bytes: Uint8Array): Pr
 export async function stageSkillObjects(task: StageTask): Promise<StageResult> {
   const result: StageResult = { archives: null, written: 0, bytes: 0 };
   if (task.writeBlobs.length === 0 && !task.archive) return result;
-  await mkdir(path.join(task.staging, "blobs"), { recursive: true });
+  // Synchronous file calls: this runs on a worker thread (or a CLI's main thread with nothing else
+  // to do), where a promise round trip per file costs more than the read or write itself.
+  mkdirSync(path.join(task.staging, "blobs"), { recursive: true });
   const wanted = new Set(task.writeBlobs);
   // Only the files needed: every one for the archives, else just those whose blobs are missing.
   const needed = task.archive ? task.files : task.files.filter((f) => wanted.has(f.sha256));
@@ -64,7 +64,7 @@ export async function stageSkillObjects(task: StageTask): Promise<StageResult> {
   for (const file of needed) {
     let bytes: Uint8Array;
     try {
-      bytes = new Uint8Array(await readFile(file.abs));
+      bytes = new Uint8Array(readFileSync(file.abs));
     } catch (error) {
       throw new SkillChangedError(`${file.abs} could not be read again (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
@@ -73,15 +73,15 @@ export async function stageSkillObjects(task: StageTask): Promise<StageResult> {
     }
     files.push({ path: file.path, bytes });
     if (wanted.delete(file.sha256)) {
-      await writeBlob(task.staging, file.sha256, bytes);
+      writeBlob(task.staging, file.sha256, bytes);
       result.written++;
       result.bytes += bytes.length;
     }
   }
   if (task.archive) {
     const archives = await skillArchives(files);
-    await writeBlob(task.staging, archives.refs.tar_gz.sha256, archives.tarGz);
-    await writeBlob(task.staging, archives.refs.zip.sha256, archives.zip);
+    writeBlob(task.staging, archives.refs.tar_gz.sha256, archives.tarGz);
+    writeBlob(task.staging, archives.refs.zip.sha256, archives.zip);
     result.written += 2;
     result.bytes += archives.tarGz.length + archives.zip.length;
     result.archives = archives.refs;
