@@ -3,7 +3,8 @@
 // against the digest it advertises. Storage is reached only through the file's `open` and
 // `head`, so this module is testable without R2. Caching, CORS and security headers are the
 // route group's policy (middleware), not the representation's.
-import { BodyMismatchError, checkedBody, VERIFIED_RANGE_MAX_BYTES } from "./checked-body.ts";
+import { sha256Hex } from "../../core/skill/hash.ts";
+import { BodyMismatchError, CHECKED_BEFORE_ANSWER_BYTES, checkedBody, VERIFIED_RANGE_MAX_BYTES } from "./checked-body.ts";
 import { etagFor, ifNoneMatchMatches } from "./conditional.ts";
 import { reprDigest } from "./digest.ts";
 import { rangeNotSatisfiable, storageUnavailable } from "./errors.ts";
@@ -31,6 +32,11 @@ export interface StoredBytes {
   open(range?: ByteRange): Promise<ReadableStream<Uint8Array> | null>;
   /** What storage says of the object without reading it: its size, and its SHA-256 when recorded. */
   head(): Promise<{ size: number; sha256: string | null } | null>;
+  /**
+   * Reads the whole object at once. Optional: when present, objects up to
+   * CHECKED_BEFORE_ANSWER_BYTES are read with it and hashed in one call instead of as a stream.
+   */
+  read?(): Promise<Uint8Array | null>;
 }
 
 /** How a file is presented. */
@@ -39,16 +45,20 @@ export interface FileResponseOptions {
   contentType?: string;
 }
 
-/** The headers every file response shares, whatever its status. */
-function baseHeaders(file: ServedFile, opts: FileResponseOptions): Headers {
+/** The validators every file response carries, whatever its status (a 304 carries only these). */
+function validatorHeaders(file: ServedFile, etag: string): Headers {
   const headers = new Headers();
-  headers.set("ETag", etagFor(file.sha256));
+  headers.set("ETag", etag);
   headers.set("Repr-Digest", reprDigest(file.sha256));
   headers.set("Accept-Ranges", "bytes");
+  return headers;
+}
+
+/** The representation headers of a 200, 206 or HEAD: its type, and a disposition for attachments. */
+function setTypeHeaders(headers: Headers, file: ServedFile, opts: FileResponseOptions): void {
   const served = opts.contentType ? { contentType: opts.contentType } : servedTypeFor(file.path, file.mediaType);
   headers.set("Content-Type", served.contentType);
   if ("disposition" in served && served.disposition) headers.set("Content-Disposition", served.disposition);
-  return headers;
 }
 
 /**
@@ -61,16 +71,14 @@ function baseHeaders(file: ServedFile, opts: FileResponseOptions): Headers {
  * @example return serveFile(c.req.raw, file)
  */
 export async function serveFile(request: Request, file: ServedFile & StoredBytes, opts: FileResponseOptions = {}): Promise<Response> {
-  const headers = baseHeaders(file, opts);
-  if (ifNoneMatchMatches(request.headers.get("If-None-Match"), headers.get("ETag")!)) {
-    headers.delete("Content-Type");
-    headers.delete("Content-Disposition");
-    return new Response(null, { status: 304, headers });
-  }
+  const etag = etagFor(file.sha256);
+  const headers = validatorHeaders(file, etag);
+  if (ifNoneMatchMatches(request.headers.get("If-None-Match"), etag)) return new Response(null, { status: 304, headers });
+  setTypeHeaders(headers, file, opts);
 
   // If-Range with anything but our current strong ETag means "send it all".
   const ifRange = request.headers.get("If-Range");
-  const rangeHeader = ifRange && ifRange.trim() !== headers.get("ETag") ? null : request.headers.get("Range");
+  const rangeHeader = ifRange && ifRange.trim() !== etag ? null : request.headers.get("Range");
   const decision = decideRange(rangeHeader, file.size);
   if (decision.kind === "unsatisfiable") throw rangeNotSatisfiable(decision.contentRange);
 
@@ -85,6 +93,9 @@ export async function serveFile(request: Request, file: ServedFile & StoredBytes
     return new Response(null, { status, headers });
   }
   const checked = decision.kind === "full" || file.size <= VERIFIED_RANGE_MAX_BYTES;
+  if (checked && file.read && file.size <= CHECKED_BEFORE_ANSWER_BYTES) {
+    return new Response(await readChecked(file, file.read, window), { status, headers });
+  }
   const source = await openStored(file, checked ? undefined : window);
   if (!checked) return new Response(source, { status, headers });
   let body: Uint8Array | ReadableStream<Uint8Array>;
@@ -95,6 +106,26 @@ export async function serveFile(request: Request, file: ServedFile & StoredBytes
     throw storageUnavailable();
   }
   return new Response(body instanceof Uint8Array ? body : fixedLength(body, window.length), { status, headers });
+}
+
+/** A small object's window, read whole in one call and checked before the status is chosen (as checkedBody does for a stream); 503 otherwise. */
+async function readChecked(file: ServedFile, read: () => Promise<Uint8Array | null>, window: ByteRange): Promise<Uint8Array> {
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await read();
+  } catch (err) {
+    console.error("blob read failed", file.sha256, err);
+    throw storageUnavailable();
+  }
+  if (bytes === null) {
+    console.error("blob missing from storage", file.sha256);
+    throw storageUnavailable();
+  }
+  if (bytes.byteLength !== file.size || (await sha256Hex(bytes)) !== file.sha256) {
+    console.error("blob bytes do not match the manifest", file.sha256);
+    throw storageUnavailable();
+  }
+  return window.offset === 0 && window.length === bytes.byteLength ? bytes : bytes.subarray(window.offset, window.offset + window.length);
 }
 
 /** Opens the bytes; a failure or a missing object is a 503. */

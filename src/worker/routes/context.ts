@@ -33,13 +33,19 @@ export type ReadContext = Context<ReadEnv>;
  * @example surface.use("/skills/*", openShelf())
  */
 export function openShelf(): MiddlewareHandler<ReadEnv> {
-  return async function requestShelf(c, next) {
-    const pinned = c.req.param("generation" as never) as string | undefined;
-    const shelf = new ShelfService(c.env, pinned === undefined ? {} : { generation: pinned });
-    c.set("shelf", shelf);
-    await next();
-    if (shelf.servedFrom !== undefined) c.res.headers.set(GENERATION_HEADER, shelf.servedFrom);
-  };
+  return withShelf;
+}
+
+/**
+ * {@link openShelf}'s work as a plain function, for a guard that runs it inside its own step
+ * (routes/index.ts) rather than as one more middleware.
+ */
+export async function withShelf(c: ReadContext, next: () => Promise<void>): Promise<void> {
+  const pinned = c.req.param("generation" as never) as string | undefined;
+  const shelf = new ShelfService(c.env, pinned === undefined ? {} : { generation: pinned });
+  c.set("shelf", shelf);
+  await next();
+  if (shelf.servedFrom !== undefined) c.res.headers.set(GENERATION_HEADER, shelf.servedFrom);
 }
 
 const encoder = new TextEncoder();

@@ -2,24 +2,28 @@
 // read API (/v1, src/worker/api), /mcp and the pages for browsers ("/" and /ui, src/worker/pages),
 // each at the current generation, pinned at /g/<generation>/…, and under /c/<token>/… for
 // capability URLs (404 unless switched on). The group's header policy is middleware here: CORS
-// around every answer, the strict security headers and read access on every read path.
+// around every answer, and one guard per read path (read access, the shelf service, the strict
+// security headers).
 import { Hono, type MiddlewareHandler } from "hono";
 import { apiRoutes } from "../api/index.ts";
 import { readAccess, shelfVisibility } from "../auth/read-access.ts";
 import { notFound } from "../http/errors.ts";
 import { mcpRoutes } from "../mcp/index.ts";
 import { pageRoutes } from "../pages/index.ts";
-import { preflightResponse, strictSecurityHeaders } from "../http/headers.ts";
-import { openShelf, type ReadEnv } from "./context.ts";
+import { applySecurityHeaders, preflightResponse } from "../http/headers.ts";
+import { type ReadContext, type ReadEnv, withShelf } from "./context.ts";
 import { shelfCors } from "./policy.ts";
 import { shelfStatusRoutes } from "./shelf-status.ts";
 import { staticLayoutRoutes } from "./static-layout.ts";
-import { discoveryEnabled, wellKnownRoutes } from "./well-known.ts";
+import { type DiscoveryFamily, discoveryEnabled, wellKnownRoutes } from "./well-known.ts";
 
 export type { ReadBindings, ReadEnv } from "./context.ts";
 
 /** Every path a read view answers (per prefix); anything else is the group's JSON 404. */
 const READ_PATHS = ["/skills/*", "/.well-known/agent-skills/*", "/.well-known/skills/*", "/.well-known/skillshelf/*", "/v1/*", "/api/search", "/mcp"];
+
+/** SHELF_DISCOVERY turns a well-known family off (404), e.g. "v0.1" to serve legacy clients only. */
+const FAMILY_OF: Readonly<Record<string, DiscoveryFamily>> = { "/.well-known/agent-skills/*": "v0.2", "/.well-known/skills/*": "v0.1" };
 
 /** The read paths that also take a POST (a JSON body), so their preflight allows it. */
 const POST_PATHS: ReadonlySet<string> = new Set(["/v1/select", "/v1/resolve"]);
@@ -29,43 +33,62 @@ const POST_PATHS: ReadonlySet<string> = new Set(["/v1/select", "/v1/resolve"]);
 const FORBIDDEN_RAW = /%2f|%5c|%00|\\/i;
 
 /**
- * The read surface under one prefix: for each read path, in order, a disabled discovery family
- * and encoded separators answer 404, a preflight answers 204, then the security headers, read
- * access and the request's shelf service wrap the views.
+ * The path of a serialized URL as sent (still percent-encoded): what `new URL(url).pathname`
+ * gives, without parsing the URL again on every request.
+ * @example rawPathname("https://shelf.test/skills/a%2fb?x=%2f") // => "/skills/a%2fb"
+ */
+export function rawPathname(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  let end = url.length;
+  for (const stop of ["?", "#"]) {
+    const at = url.indexOf(stop, start);
+    if (at >= 0 && at < end) end = at;
+  }
+  return url.slice(start, end);
+}
+
+/** Answers 404 for a raw path with an encoded separator or NUL. */
+function refuseEncodedSeparators(url: string): void {
+  if (FORBIDDEN_RAW.test(rawPathname(url))) throw notFound();
+}
+
+/** The CORS preflight of a read path (answered before read access: preflights carry no credentials). */
+function preflight(c: ReadContext): Response {
+  const path = c.req.path.replace(/^(\/c\/[^/]+)?(\/g\/[^/]+)?/, "");
+  return preflightResponse(shelfVisibility(c.env), { post: POST_PATHS.has(path), mcp: path === "/mcp" });
+}
+
+/**
+ * The guard of one read path, in one step rather than a chain of middleware (it runs on every
+ * read, so each layer costs): a well-known family SHELF_DISCOVERY turns off and encoded
+ * separators answer 404, a preflight 204; then read access, the request's shelf service (and its
+ * generation header) around the view, and the strict security headers on whatever it answers.
+ */
+function readGuard(family: DiscoveryFamily | null): MiddlewareHandler<ReadEnv> {
+  // Read access is written for any group whose bindings include its own; these do.
+  const access = readAccess() as unknown as MiddlewareHandler<ReadEnv>;
+  return async function guardedRead(c, next) {
+    if (family !== null && !discoveryEnabled(c.env.SHELF_DISCOVERY, family)) throw notFound();
+    refuseEncodedSeparators(c.req.url);
+    if (c.req.method === "OPTIONS") return preflight(c);
+    await access(c, () => withShelf(c, next));
+    // A refusal thrown above already carries these (http/errors.ts); the view's answer, errors included, gets them here.
+    applySecurityHeaders(c.res.headers);
+  };
+}
+
+/**
+ * The read surface under one prefix: each read path behind its guard (readGuard), then the views.
  */
 function readSurface(): Hono<ReadEnv> {
   const surface = new Hono<ReadEnv>();
-  const access = readAccess();
-  const security = strictSecurityHeaders();
-
-  // SHELF_DISCOVERY turns a well-known family off (404), e.g. "v0.1" to serve legacy clients only.
-  for (const [pattern, family] of [
-    ["/.well-known/agent-skills/*", "v0.2"],
-    ["/.well-known/skills/*", "v0.1"],
-  ] as const) {
-    surface.use(pattern, async function discoveryFamilyEnabled(c, next) {
-      if (!discoveryEnabled(c.env.SHELF_DISCOVERY, family)) throw notFound();
-      return next();
-    });
-  }
-
-  const rejectEncodedSeparators: MiddlewareHandler<ReadEnv> = async (c, next) => {
-    if (FORBIDDEN_RAW.test(new URL(c.req.url).pathname)) throw notFound();
-    return next();
-  };
   // The pages' file views name stored paths too; their headers and access are the pages' own.
-  surface.use("/ui/*", rejectEncodedSeparators);
-  for (const pattern of READ_PATHS) {
-    surface.use(pattern, rejectEncodedSeparators);
-    // Preflights carry no credentials, so they are answered before read access.
-    surface.options(pattern, (c) => {
-      const path = c.req.path.replace(/^(\/c\/[^/]+)?(\/g\/[^/]+)?/, "");
-      return preflightResponse(shelfVisibility(c.env), { post: POST_PATHS.has(path), mcp: path === "/mcp" });
-    });
-    surface.use(pattern, security);
-    surface.use(pattern, access);
-    surface.use(pattern, openShelf());
-  }
+  surface.use("/ui/*", async (c, next) => {
+    refuseEncodedSeparators(c.req.url);
+    return next();
+  });
+  for (const pattern of READ_PATHS) surface.use(pattern, readGuard(FAMILY_OF[pattern] ?? null));
 
   surface.route("/", staticLayoutRoutes());
   surface.route("/", wellKnownRoutes());

@@ -2,9 +2,10 @@
 // (every answer, errors and preflights included, so a browser on another origin can read a 404
 // or a 503's Retry-After), and the cache policy of successful answers. Security headers come
 // from http/headers.ts's strictSecurityHeaders, registered beside these in routes/index.ts.
-import type { MiddlewareHandler } from "hono";
+import type { Context, Hono, MiddlewareHandler } from "hono";
 import { shelfVisibility, type ReadAccessEnv, type ReadAccessVariables } from "../auth/read-access.ts";
 import { applyCorsHeaders, cacheControlFor } from "../http/headers.ts";
+import type { ReadEnv } from "./context.ts";
 
 /**
  * Middleware: the public-shelf CORS headers on every answer of the group; private shelves get
@@ -39,4 +40,21 @@ export function cachePolicy(cachedAs: CachedAs): MiddlewareHandler<{ Bindings: R
     const kind = cachedAs === "stored" && pinned ? "immutable" : "path";
     c.res.headers.set("Cache-Control", cacheControlFor(kind, c.get("shelfAccess").visibility));
   };
+}
+
+/**
+ * Registers a GET read view with {@link cachePolicy} applied to what it returns (its 200, 206 or
+ * 304; its errors are thrown and keep no-store): the same header as the middleware, one layer
+ * fewer on every request of the hottest routes.
+ * @example getCached(routes, "/skills/:name/:path{.+}", "stored", async (c) => storedFile(c, …))
+ */
+export function getCached<P extends string>(routes: Hono<ReadEnv>, path: P, cachedAs: CachedAs, view: (c: Context<ReadEnv, P>) => Promise<Response>): void {
+  routes.get(path, async function viewWithCachePolicy(c) {
+    const response = await view(c as unknown as Context<ReadEnv, P>);
+    if (response.status < 400) {
+      const kind = cachedAs === "stored" && c.var.shelf.pinned ? "immutable" : "path";
+      response.headers.set("Cache-Control", cacheControlFor(kind, c.var.shelfAccess.visibility));
+    }
+    return response;
+  });
 }

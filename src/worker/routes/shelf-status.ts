@@ -5,7 +5,7 @@ import { Hono } from "hono";
 import { etagFor } from "../http/conditional.ts";
 import { generationSignatures, generationSigning } from "../shelf/signing.ts";
 import { generated, type ReadEnv } from "./context.ts";
-import { cachePolicy } from "./policy.ts";
+import { getCached } from "./policy.ts";
 
 /**
  * The /v1/shelf route. Mount inside the read surface, behind read access and openShelf.
@@ -13,7 +13,7 @@ import { cachePolicy } from "./policy.ts";
  */
 export function shelfStatusRoutes(): Hono<ReadEnv> {
   const routes = new Hono<ReadEnv>();
-  routes.get("/v1/shelf", cachePolicy("generated"), async (c) => {
+  getCached(routes, "/v1/shelf", "generated", async (c) => {
     const generation = await c.var.shelf.generation();
     const visibility = c.var.shelfAccess.visibility;
     const signed = await generationSignatures(c.env, generation.id);

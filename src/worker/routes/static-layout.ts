@@ -4,7 +4,7 @@ import { Hono } from "hono";
 import { etagFor } from "../http/conditional.ts";
 import { generated, storedFile, type ReadEnv } from "./context.ts";
 import { staticRootIndex, staticSkillIndex } from "./indexes.ts";
-import { cachePolicy } from "./policy.ts";
+import { getCached } from "./policy.ts";
 
 /**
  * The static-layout routes. Mount inside the read surface, behind read access and openShelf.
@@ -13,13 +13,13 @@ import { cachePolicy } from "./policy.ts";
 export function staticLayoutRoutes(): Hono<ReadEnv> {
   const routes = new Hono<ReadEnv>();
 
-  routes.get("/skills/index.json", cachePolicy("generated"), async (c) => {
+  getCached(routes, "/skills/index.json", "generated", async (c) => {
     const generation = await c.var.shelf.generation();
     const etag = etagFor(`static-${generation.id}-${generation.advisoriesSeq}`);
     return generated(c, etag, async () => staticRootIndex(await c.var.shelf.skills()));
   });
 
-  routes.get("/skills/:name/index.json", cachePolicy("generated"), async (c) => {
+  getCached(routes, "/skills/:name/index.json", "generated", async (c) => {
     const skill = await c.var.shelf.skill(c.req.param("name"));
     // agentskills-http ignores unknown keys, so the review mark rides along. The body depends
     // only on the record (named by the entry) and the review mark, so a 304 needs no record read.
@@ -30,7 +30,7 @@ export function staticLayoutRoutes(): Hono<ReadEnv> {
     });
   });
 
-  routes.get("/skills/:name/:path{.+}", cachePolicy("stored"), async (c) => storedFile(c, await c.var.shelf.file(c.req.param("name"), c.req.param("path"))));
+  getCached(routes, "/skills/:name/:path{.+}", "stored", async (c) => storedFile(c, await c.var.shelf.file(c.req.param("name"), c.req.param("path"))));
 
   return routes;
 }

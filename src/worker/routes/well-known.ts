@@ -9,7 +9,7 @@ import { httpError, notFound } from "../http/errors.ts";
 import { generationSignatures, keysDocument, skillSignatureOf, SigningConfigError } from "../shelf/signing.ts";
 import { generated, storedFile, type ReadEnv } from "./context.ts";
 import { discoveryIndexV1, discoveryIndexV2 } from "./indexes.ts";
-import { cachePolicy } from "./policy.ts";
+import { getCached } from "./policy.ts";
 
 /** The two well-known families a shelf can serve. */
 export type DiscoveryFamily = "v0.1" | "v0.2";
@@ -35,7 +35,7 @@ export function wellKnownRoutes(): Hono<ReadEnv> {
   const routes = new Hono<ReadEnv>();
 
   // --- v0.2.0 ------------------------------------------------------------------------------
-  routes.get("/.well-known/agent-skills/index.json", cachePolicy("generated"), async (c) => {
+  getCached(routes, "/.well-known/agent-skills/index.json", "generated", async (c) => {
     const generation = await c.var.shelf.generation();
     const signed = await generationSignatures(c.env, generation.id);
     const etag = etagFor(`v2-${generation.id}-${generation.advisoriesSeq}-${signed?.sha256 ?? "unsigned"}`);
@@ -49,21 +49,21 @@ export function wellKnownRoutes(): Hono<ReadEnv> {
     );
   });
 
-  routes.get("/.well-known/agent-skills/:leaf", cachePolicy("stored"), async (c) => {
+  getCached(routes, "/.well-known/agent-skills/:leaf", "stored", async (c) => {
     const leaf = c.req.param("leaf");
     if (leaf.endsWith(".tar.gz")) return storedFile(c, await c.var.shelf.archive(leaf.slice(0, -".tar.gz".length), "tar.gz"), GZIP_TYPE);
     if (leaf.endsWith(".zip")) return storedFile(c, await c.var.shelf.archive(leaf.slice(0, -".zip".length), "zip"), ZIP_TYPE);
     throw notFound();
   });
 
-  routes.get("/.well-known/agent-skills/:name/:path{.+}", cachePolicy("stored"), async (c) => {
+  getCached(routes, "/.well-known/agent-skills/:name/:path{.+}", "stored", async (c) => {
     const path = c.req.param("path");
     return storedFile(c, await c.var.shelf.file(c.req.param("name"), path), path === "SKILL.md" ? MARKDOWN_TYPE : undefined);
   });
 
   // --- the shelf's signing keys (docs/signing.md) -------------------------------------------
   // Configuration, not generation data: the same under every prefix, behind the same read access.
-  routes.get("/.well-known/skillshelf/keys.json", cachePolicy("generated"), async (c) => {
+  getCached(routes, "/.well-known/skillshelf/keys.json", "generated", async (c) => {
     let keys: ReturnType<typeof keysDocument>;
     try {
       keys = keysDocument(c.env);
@@ -78,14 +78,14 @@ export function wellKnownRoutes(): Hono<ReadEnv> {
   });
 
   // --- v0.1 (legacy) -----------------------------------------------------------------------
-  routes.get("/.well-known/skills/index.json", cachePolicy("generated"), async (c) => {
+  getCached(routes, "/.well-known/skills/index.json", "generated", async (c) => {
     const generation = await c.var.shelf.generation();
     // Every skill's file list rides in its shard entry, so this reads shards only (like the
     // other indexes); it holds no URL, so one copy serves every prefix.
     return generated(c, etagFor(`v1-${generation.id}-${generation.advisoriesSeq}`), async () => discoveryIndexV1(await c.var.shelf.skills()));
   });
 
-  routes.get("/.well-known/skills/:name/:path{.+}", cachePolicy("stored"), async (c) =>
+  getCached(routes, "/.well-known/skills/:name/:path{.+}", "stored", async (c) =>
     storedFile(c, await c.var.shelf.file(c.req.param("name"), c.req.param("path"))),
   );
 

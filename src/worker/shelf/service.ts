@@ -49,6 +49,8 @@ export interface ShelfFile {
   mediaType?: string;
   /** Streams the bytes (or a range), never buffered. Throws StorageUnavailableError when they are not stored. */
   open(range?: ByteRange): Promise<ReadableStream<Uint8Array>>;
+  /** Reads the whole bytes at once (for small files), unchecked; null when they are not stored. */
+  read(): Promise<Uint8Array | null>;
   /** What R2 says of the bytes without reading them (size, and the SHA-256 it checked at upload); null when they are not stored. */
   head(): Promise<BlobHead | null>;
 }
@@ -271,6 +273,9 @@ export class ShelfService {
         if (body === null) throw new MissingObjectError(r2Key("blob", sha256));
         return body;
       },
+      async read() {
+        return (await generation).readBlobBytes(sha256);
+      },
       async head() {
         return (await generation).headBlob(sha256);
       },
@@ -283,8 +288,8 @@ export class ShelfService {
  * @throws StorageUnavailableError (MissingObjectError) when they are not stored or not those bytes
  */
 export async function readVerified(file: ShelfFile): Promise<Uint8Array> {
-  const bytes = new Uint8Array(await new Response(await file.open()).arrayBuffer());
-  if (bytes.byteLength !== file.size || (await sha256Hex(bytes)) !== file.sha256) throw new MissingObjectError(r2Key("blob", file.sha256));
+  const bytes = await file.read();
+  if (bytes === null || bytes.byteLength !== file.size || (await sha256Hex(bytes)) !== file.sha256) throw new MissingObjectError(r2Key("blob", file.sha256));
   return bytes;
 }
 

@@ -157,6 +157,11 @@ export function parseWith<S extends z.ZodType>(schema: S, text: string, where: s
   return parsed.data;
 }
 
+/** A document the isolate's memory holds (checked and parsed), read synchronously; undefined otherwise. */
+export function documentFromMemory<T>(kind: DocumentKind, sha256: string): T | undefined {
+  return documents.get(`${kind}:${sha256}`) as T | undefined;
+}
+
 /**
  * Reads one immutable JSON document: memory, then KV (within budget), then R2, using a copy only
  * once it hashes to its key. Throws MissingObjectError when R2 does not hold it either, and
@@ -294,6 +299,22 @@ export async function readBlob(env: StorageBindings, sha256: string, range?: { o
     throw new StorageUnavailableError(`R2 read of ${key} failed`, { cause: err });
   }
   return object === null ? null : object.body;
+}
+
+/**
+ * Reads a whole content-addressed blob from R2 into memory (for small objects: one read, no
+ * stream); null when it is missing. R2 errors become StorageUnavailableError. Unchecked, like
+ * readBlob: the caller checks the bytes against the digest it serves them under.
+ * @example const bytes = await readBlobBytes(env, sha)
+ */
+export async function readBlobBytes(env: StorageBindings, sha256: string): Promise<Uint8Array | null> {
+  const key = r2Key("blob", sha256);
+  try {
+    const object = await env.SHELF_BUCKET.get(key);
+    return object === null ? null : new Uint8Array(await object.arrayBuffer());
+  } catch (err) {
+    throw new StorageUnavailableError(`R2 read of ${key} failed`, { cause: err });
+  }
 }
 
 /** What R2 says of a stored blob without reading it: its size and, when R2 recorded one at upload, its SHA-256. */

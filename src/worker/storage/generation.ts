@@ -16,12 +16,14 @@ import type { AdvisoryEntry } from "../../core/trust/records.ts";
 import type { Clock, StorageBindings } from "./bindings.ts";
 import {
   type BlobHead,
+  documentFromMemory,
   forgetDocument,
   headBlob,
   headObject,
   parseShard,
   parseWith,
   readBlob,
+  readBlobBytes,
   readDocument,
   readShards,
   RequestReads,
@@ -31,7 +33,7 @@ import { MissingObjectError, StorageUnavailableError } from "./errors.ts";
 import { resetGenerated } from "./generated.ts";
 import { r2Key } from "./keys.ts";
 import { resetSignaturesCache } from "./signatures.ts";
-import { loadAdvisories, loadPointer, resetLive, type AdvisoriesInForce } from "./live.ts";
+import { liveFromMemory, liveTtlMs, loadAdvisories, loadPointer, resetLive, type AdvisoriesInForce, type PointerSummary } from "./live.ts";
 
 /** Options for openGeneration and openGenerationById. */
 export interface OpenGenerationOptions {
@@ -96,7 +98,7 @@ export class Generation {
 
   /** The skill's entry (what listings show), or undefined when the shelf has no such skill. */
   async findSkill(name: string): Promise<SkillEntry | undefined> {
-    const ref = shardsByIndex(this.manifest).get(shardOf(name, this.manifest.shard_count));
+    const ref = shardFor(this.manifest, name);
     if (!ref) return undefined;
     const shard = await readDocument(this.#env, "shard", ref.sha256, ref.size, this.#budget, parseShard);
     return shard.entries.get(name);
@@ -120,6 +122,11 @@ export class Generation {
    */
   async openBlob(sha256: string, range?: { offset: number; length: number }): Promise<ReadableStream<Uint8Array> | null> {
     return readBlob(this.#env, sha256, range);
+  }
+
+  /** Reads a small blob's whole bytes in one R2 read; null when it is missing. Unchecked, like openBlob. */
+  async readBlobBytes(sha256: string): Promise<Uint8Array | null> {
+    return readBlobBytes(this.#env, sha256);
   }
 
   /**
@@ -148,19 +155,28 @@ export class Generation {
   }
 }
 
-/**
- * Each manifest's shards by index, built once per parsed manifest (the memory cache hands every
- * request the same manifest object) rather than once per request.
- */
-const shardMaps = new WeakMap<GenerationManifest, Map<number, ShardRef>>();
+/** Names whose shard an isolate remembers per manifest (then it starts over). */
+const SHARD_NAMES_MAX = 10_000;
 
-function shardsByIndex(manifest: GenerationManifest): Map<number, ShardRef> {
-  let map = shardMaps.get(manifest);
-  if (map === undefined) {
-    map = new Map(manifest.shards.map((s) => [s.index, s]));
-    shardMaps.set(manifest, map);
+/**
+ * Each manifest's shards by index, and the shard of each name looked up so far, kept per parsed
+ * manifest (the memory cache hands every request the same manifest object) rather than rebuilt
+ * and rehashed on every request.
+ */
+const shardLookups = new WeakMap<GenerationManifest, { byIndex: Map<number, ShardRef>; byName: Map<string, ShardRef | undefined> }>();
+
+/** The shard that holds `name` in `manifest`, if the manifest lists one. */
+function shardFor(manifest: GenerationManifest, name: string): ShardRef | undefined {
+  let lookup = shardLookups.get(manifest);
+  if (lookup === undefined) {
+    lookup = { byIndex: new Map(manifest.shards.map((s) => [s.index, s])), byName: new Map() };
+    shardLookups.set(manifest, lookup);
   }
-  return map;
+  if (lookup.byName.has(name)) return lookup.byName.get(name);
+  const ref = lookup.byIndex.get(shardOf(name, manifest.shard_count));
+  if (lookup.byName.size >= SHARD_NAMES_MAX) lookup.byName.clear();
+  lookup.byName.set(name, ref);
+  return ref;
 }
 
 /** How long an isolate trusts that a pinned (non-current) generation is still stored in R2. */
@@ -226,8 +242,31 @@ export async function openGenerationById(env: StorageBindings, id: string, optio
 export async function openGeneration(env: StorageBindings, options: OpenGenerationOptions = {}): Promise<Generation | null> {
   const clock = options.clock ?? Date.now;
   const budget = new RequestReads();
+  const warm = currentFromMemory(env, clock(), budget);
+  if (warm !== undefined) return warm;
   const [pointer, advisories] = await Promise.all([loadPointer(env, clock, budget), loadAdvisories(env, clock, budget)]);
   if (pointer === null) return null;
   const manifest = await readDocument(env, "generation", pointer.generation, undefined, budget, parseManifest);
   return new Generation(env, budget, { id: pointer.generation, seq: pointer.seq, publishedAt: pointer.published_at, manifest, advisories });
 }
+
+/**
+ * The current generation as a warm isolate opens it on most requests: the pointer and the
+ * advisories still within their memory TTL and the manifest in memory, so the same Generation
+ * as openGeneration's reads would give, without a promise per layer. Undefined when any of them
+ * needs a read; null when memory knows nothing is published.
+ */
+function currentFromMemory(env: StorageBindings, now: number, budget: RequestReads): Generation | null | undefined {
+  const ttl = liveTtlMs(env);
+  const pointer = liveFromMemory<PointerSummary>("pointer", now, ttl);
+  const advisories = liveFromMemory<AdvisoriesInForce>("advisories", now, ttl);
+  if (pointer === undefined || advisories === undefined) return undefined;
+  if (pointer.value === null) return null;
+  const manifest = documentFromMemory<GenerationManifest>("generation", pointer.value.generation);
+  if (manifest === undefined) return undefined;
+  const { generation, seq, published_at } = pointer.value;
+  return new Generation(env, budget, { id: generation, seq, publishedAt: published_at, manifest, advisories: advisories.value ?? NO_ADVISORIES });
+}
+
+/** The advisories in force when R2 holds none (what loadAdvisories answers then). */
+const NO_ADVISORIES: AdvisoriesInForce = { advisories: [], seq: 0 };

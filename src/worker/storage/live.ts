@@ -126,6 +126,15 @@ export async function readLive<T>(name: LiveName, clock: Clock, scope: RequestRe
   });
 }
 
+/**
+ * What memory holds of a live document while it still answers for it (within `ttl`, as readLive
+ * decides), read synchronously; undefined when readLive would ask KV or R2.
+ */
+export function liveFromMemory<T>(name: LiveName, now: number, ttl: number): { value: T | null } | undefined {
+  const state = live[name] as LiveValue<T> | undefined;
+  return state && now - state.checkedAt < ttl ? { value: state.value } : undefined;
+}
+
 function store<T>(name: LiveName, value: LiveValue<T>): void {
   (live as Record<string, LiveValue<T>>)[name] = value;
 }
