@@ -17,7 +17,7 @@ import { performance } from "node:perf_hooks";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Pool } from "undici";
 import { type BenchRequest, loadRound, pool, type RoundLimits, type RoundResult, send } from "./http/load.ts";
-import { bundleSkillshelf, skillshelfConfig, startWorkerd, type Workerd, type WorkerdPlan } from "./http/workerd.ts";
+import { bundleSkillshelf, runNode, skillshelfConfig, startWorkerd, type Workerd, type WorkerdPlan } from "./http/workerd.ts";
 import { median, ms, QUICK, ratio, reportSection, table } from "./report.ts";
 import { benchSkillName, writeBenchShelf } from "./shelf-gen.ts";
 
@@ -26,12 +26,15 @@ const SKILLS = QUICK ? 100 : 1_000;
 const ROUNDS = QUICK ? 2 : 5;
 const COLD_ROUNDS = QUICK ? 2 : 5;
 const CONNECTIONS = 8;
+/** How many of each row's distinct requests are sent and checked before the rounds. */
+const CHECKED = 64;
 const LIMITS: RoundLimits = QUICK ? { requests: 400, seconds: 0.3, connections: CONNECTIONS } : { requests: 5_000, seconds: 1, connections: CONNECTIONS };
 /** The skill that carries the 1 MiB file, and the file. */
 const BIG_SKILL = benchSkillName(0);
 const BIG_PATH = "assets/big.bin";
 const BIG_BYTES = 1024 * 1024;
 const TOKEN_VAR = "SKILLSHELF_BENCH_PUBLISH_TOKEN";
+const SKILLSHELF_CLI = path.join(ROOT, "bin/skillshelf.js");
 const MINIFLARE_VERSION = (JSON.parse(readFileSync(path.join(ROOT, "node_modules/miniflare/package.json"), "utf8")) as { version: string }).version;
 
 const tmp = mkdtempSync(path.join(tmpdir(), "skillshelf-http-bench-"));
@@ -57,15 +60,16 @@ async function main(): Promise<void> {
   const buildDir = path.join(tmp, "build");
   const shelf = writeBenchShelf(shelfDir, SKILLS);
   writeFileSync(path.join(shelfDir, "skills", BIG_SKILL, BIG_PATH), bigFile());
-  let t0 = performance.now();
-  cli(["build", shelfDir, "--out", buildDir]);
-  const buildSeconds = (performance.now() - t0) / 1000;
-  console.log(`  shelf: ${shelf.files.length + 1} files, ${((shelf.bytes + BIG_BYTES) / 1e6).toFixed(1)} MB; skillshelf build ${buildSeconds.toFixed(1)} s`);
-  t0 = performance.now();
-  const bundle = bundleSkillshelf(ROOT, path.join(tmp, "bundle"));
+  // The CLI build and the Worker bundle are independent: run them side by side.
+  const [build, bundle] = await Promise.all([
+    runNode([SKILLSHELF_CLI, "build", shelfDir, "--out", buildDir], { cwd: ROOT }),
+    bundleSkillshelf(ROOT, path.join(tmp, "bundle")),
+  ]);
   const config = skillshelfConfig(ROOT);
   bundleBytes = statSync(path.join(bundle.dir, bundle.main)).size;
-  console.log(`  bundle: wrangler deploy --dry-run ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `  shelf: ${shelf.files.length + 1} files, ${((shelf.bytes + BIG_BYTES) / 1e6).toFixed(1)} MB; skillshelf build ${build.seconds.toFixed(1)} s, beside wrangler deploy --dry-run`,
+  );
   const files = pathToBlob(buildDir);
   const names = [...new Set(Object.keys(files).map((p) => p.split("/")[2]!))].sort();
   if (names.length !== SKILLS) throw new Error(`the build holds ${names.length} skills, expected ${SKILLS}`);
@@ -79,18 +83,19 @@ async function main(): Promise<void> {
 
   running = await startWorkerd(plan);
   const workerd = running;
-  t0 = performance.now();
-  cli(["publish", "--url", workerd.skillshelf!.origin, "--dir", buildDir, "--token-env", TOKEN_VAR], { [TOKEN_VAR]: token });
-  const publishSeconds = (performance.now() - t0) / 1000;
-  console.log(`  published through the admin API in ${publishSeconds.toFixed(1)} s; workerd pid ${workerd.pid}`);
+  const publish = await runNode([SKILLSHELF_CLI, "publish", "--url", workerd.skillshelf!.origin, "--dir", buildDir, "--token-env", TOKEN_VAR], {
+    cwd: ROOT,
+    env: { [TOKEN_VAR]: token, CI: "1" },
+  });
+  console.log(`  published through the admin API in ${publish.seconds.toFixed(1)} s; workerd pid ${workerd.pid}`);
 
   const bare = pool(workerd.bare!, CONNECTIONS);
   const skillshelf = pool(workerd.skillshelf!, CONNECTIONS);
   try {
-    t0 = performance.now();
+    const t0 = performance.now();
     const rows = await defineRows(workerd.skillshelf!, files, names);
     await warmAndCheck(rows, bare, skillshelf, files);
-    console.log(`  warmed and checked every request of every row once per Worker in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(`  warmed and checked in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const results = await interleavedRounds(rows, bare, skillshelf, workerd);
     const catalogs = await catalogOfN(skillshelf, workerd.skillshelf!, names);
     await bare.close();
@@ -113,18 +118,6 @@ function bigFile(): Uint8Array {
     out.set(block.subarray(0, Math.min(32, BIG_BYTES - offset)), offset);
   }
   return out;
-}
-
-/** Runs the skillshelf CLI (bin/skillshelf.js) on this Node; throws with its output when it fails. */
-function cli(args: string[], env: Record<string, string> = {}): void {
-  const run = spawnSync(process.execPath, [path.join(ROOT, "bin/skillshelf.js"), ...args], {
-    cwd: ROOT,
-    encoding: "utf8",
-    env: { ...process.env, ...env, CI: "1" },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (run.status !== 0)
-    throw new Error(`skillshelf ${args[0]} failed (exit ${run.status ?? run.signal}):\n${run.stdout.slice(-2000)}\n${run.stderr.slice(-2000)}`);
 }
 
 /** The static layout's path of every file → its blob's SHA-256, from the build folder's skill records. */
@@ -195,27 +188,28 @@ async function mcpReads(origin: URL, names: string[]): Promise<BenchRequest[]> {
 }
 
 /**
- * Sends every distinct request of every row once to each Worker (so the rounds measure warm isolates),
- * and checks that both Workers serve the stored bytes: each file answer hashes to its blob's key.
+ * Warms both isolates and checks both Workers before anything is timed: the first {@link CHECKED}
+ * requests of every row on each Worker (each file answer must hash to its blob's key, each 304 carry
+ * the ETag asked for), and skillshelf's SKILL.md of every skill, which loads every skill's record,
+ * so no round pays a cold record read (the bare Worker has nothing per path to warm).
  */
 async function warmAndCheck(rows: Row[], bare: Pool, skillshelf: Pool, files: Record<string, string>): Promise<void> {
+  const batches: [Pool, BenchRequest[]][] = [];
   for (const row of rows) {
-    for (const [target, requests] of [
-      [bare, row.bare],
-      [skillshelf, row.skillshelf],
-    ] as const) {
-      if (!requests) continue;
-      for (let i = 0; i < requests.length; i += CONNECTIONS) {
-        await Promise.all(
-          requests.slice(i, i + CONNECTIONS).map(async (request) => {
-            const answer = await send(target, request);
-            const expected = request.method === undefined && request.status === 200 ? files[request.path] : undefined;
-            if (expected && createHash("sha256").update(answer.body).digest("hex") !== expected)
-              throw new Error(`${request.path}: bytes differ from blob ${expected}`);
-            if (request.status === 304 && answer.headers.etag !== request.headers?.["if-none-match"]) throw new Error(`${request.path}: 304 without the ETag`);
-          }),
-        );
-      }
+    if (row.bare) batches.push([bare, row.bare.slice(0, CHECKED)]);
+    batches.push([skillshelf, row.id === "skill-md" ? row.skillshelf : row.skillshelf.slice(0, CHECKED)]);
+  }
+  for (const [target, requests] of batches) {
+    for (let i = 0; i < requests.length; i += CONNECTIONS) {
+      await Promise.all(
+        requests.slice(i, i + CONNECTIONS).map(async (request) => {
+          const answer = await send(target, request);
+          const expected = request.method === undefined && request.status === 200 ? files[request.path] : undefined;
+          if (expected && createHash("sha256").update(answer.body).digest("hex") !== expected)
+            throw new Error(`${request.path}: bytes differ from blob ${expected}`);
+          if (request.status === 304 && answer.headers.etag !== request.headers?.["if-none-match"]) throw new Error(`${request.path}: 304 without the ETag`);
+        }),
+      );
     }
   }
 }
@@ -306,7 +300,9 @@ async function catalogOfN(skillshelf: Pool, origin: URL, names: string[]): Promi
   }
   console.log(
     `  catalog of ${names.length}: static layout ${staticRequests} requests ${ms(cost.staticMs)}, /v1/catalog 1 request ${ms(cost.apiMs)}` +
-      (cost.reference ? `; agentskills-http made ${cost.reference.requests} requests for ${cost.reference.skills} skills` : ""),
+      (cost.reference
+        ? `; agentskills-http made ${cost.reference.requests} requests for ${cost.reference.skills} skills (${cost.reference.seconds.toFixed(1)} s, sequential)`
+        : ""),
   );
   return cost;
 }
@@ -455,7 +451,7 @@ function report(rows: Row[], results: Results, catalogs: CatalogCost, cold: Reco
     `skillshelf's deploy bundle (\`wrangler deploy --dry-run\`, wrangler.toml's vars) and a bare Worker (\`bench/http/bare-worker.js\`: path → blob key from a map the bench takes from the build folder, ETag the blob's SHA-256, 304 on a matching If-None-Match, the R2 body streamed) in one workerd (Miniflare ${MINIFLARE_VERSION}, the simulator \`wrangler dev\` runs), both bound to one local R2 bucket. The shelf: \`bench/shelf-gen.ts\`, ${count(SKILLS)} skills plus one 1 MiB file, built with \`skillshelf build\` and published with \`skillshelf publish\` through the admin API. Each Worker has its own loopback socket (Miniflare's direct sockets, no routing Worker in front).`,
     "",
     `- **Measure:** ${ROUNDS} interleaved rounds per route (bare then skillshelf, the order flipped every round), each at most ${count(LIMITS.requests)} requests or ${LIMITS.seconds} s over ${CONNECTIONS} keep-alive connections (undici), every body read to the end and its status checked; file routes rotate over every skill's file. Cells: medians over rounds of throughput · p50 · p99 latency · workerd CPU per request (utime + stime of the workerd process; workerd runs every Worker and Miniflare's R2 and KV simulators on one thread, so the simulated storage is in both Workers' CPU and costs more than on Cloudflare). Ratios: the median of each round's ratio (skillshelf ÷ bare, or ÷ skillshelf's own file GET where the bare Worker has no such route). The load client runs on the same cores.`,
-    `- **Checked first:** every request of every row once per Worker (warming the isolates); every file answer hashes to its blob's key on both Workers, every 304 carries the ETag asked for.`,
+    `- **Checked first:** the first ${CHECKED} requests of every row on each Worker (every file answer hashes to its blob's key on both, every 304 carries the ETag asked for), and skillshelf's SKILL.md of every skill, so every record is in memory before the rounds.`,
     `- **Run:** ${QUICK ? "quick mode (figures indicative only), " : ""}${seconds.toFixed(0)} s in all; load average ${loadAtStart.toFixed(2)} at the start, ${loadEnd.toFixed(2)} at the end, on ${cores} cores.${contended ? " **The machine was oversubscribed**: workerd did not have a core to itself, so throughput and latency measure contention as much as the Workers, and the CPU ratio (which contention moves far less) is the steadier comparison." : ""}`,
     "",
     table(["Route", "bare Worker: req/s · p50 · p99 · CPU/req", "skillshelf: req/s · p50 · p99 · CPU/req", "throughput ratio", "CPU ratio"], tableRows),

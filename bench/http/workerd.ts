@@ -4,27 +4,56 @@
 // gets its own loopback socket (Miniflare's direct sockets), so requests skip Miniflare's routing
 // Worker and reach the Worker itself. Every workerd started here is killed when the process ends,
 // even on a crash or a signal.
-import { spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { performance } from "node:perf_hooks";
 import { convertV4MiniflareOptions, Miniflare, type V4WorkerOptions } from "miniflare";
 import { unstable_readConfig } from "wrangler";
 
 /** Where the bare Worker's source lives. */
 const BARE_WORKER = path.join(import.meta.dirname, "bare-worker.js");
 
+/** Node processes this module started and has not seen exit (killed with the workerds on exit). */
+const children = new Set<ChildProcess>();
+
+/**
+ * Runs a Node script on this Node (the pinned Node 24) without blocking, so two can run at once;
+ * resolves with its output and wall time, rejects with its output on a non-zero exit.
+ * @example await runNode(["bin/skillshelf.js", "build", shelf, "--out", out], { cwd: root })
+ */
+export function runNode(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<{ stdout: string; seconds: number }> {
+  hookExit();
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+    children.add(child);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout = (stdout + chunk).slice(-20_000);
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr = (stderr + chunk).slice(-20_000);
+    });
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      children.delete(child);
+      if (code === 0) resolve({ stdout, seconds: (performance.now() - started) / 1000 });
+      else reject(new Error(`${path.basename(args[0]!)} ${args[1]} failed (exit ${code ?? signal}):\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`));
+    });
+  });
+}
+
 /**
  * Bundles the Worker exactly as `npm run build:check` does, into `outDir`; returns the bundle's folder and file.
- * @example const bundle = bundleSkillshelf(root, "/tmp/x/bundle") // { dir: "/tmp/x/bundle", main: "index.js" }
+ * @example const bundle = await bundleSkillshelf(root, "/tmp/x/bundle") // { dir: "/tmp/x/bundle", main: "index.js" }
  */
-export function bundleSkillshelf(root: string, outDir: string): { dir: string; main: string } {
-  const wrangler = path.join(root, "node_modules/wrangler/bin/wrangler.js");
-  const run = spawnSync(process.execPath, [wrangler, "deploy", "--dry-run", "--outdir", outDir], {
+export async function bundleSkillshelf(root: string, outDir: string): Promise<{ dir: string; main: string }> {
+  await runNode([path.join(root, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run", "--outdir", outDir], {
     cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_LOG: "warn" },
+    env: { WRANGLER_SEND_METRICS: "false", WRANGLER_LOG: "warn" },
   });
-  if (run.status !== 0) throw new Error(`wrangler deploy --dry-run failed (exit ${run.status}):\n${run.stdout}\n${run.stderr}`);
   const main = readdirSync(outDir).find((f) => f === "index.js") ?? readdirSync(outDir).find((f) => /\.m?js$/.test(f));
   if (!main) throw new Error(`wrangler deploy --dry-run wrote no module to ${outDir}`);
   return { dir: outDir, main };
@@ -74,8 +103,10 @@ const BUCKET = "skillshelf-bench";
 const live = new Map<number, Miniflare>();
 let hooked = false;
 
-/** Kills every workerd still running (synchronously: also from the exit handler). */
+/** Kills every workerd and Node child still running (synchronously: also from the exit handler). */
 function killAll(): void {
+  for (const child of children) child.kill("SIGKILL");
+  children.clear();
   for (const pid of live.keys()) {
     try {
       process.kill(pid, "SIGKILL");
