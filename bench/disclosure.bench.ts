@@ -1,8 +1,15 @@
 // CPU cost of the per-request disclosure work: catalogs over 10 … 10,000 generated skills (with
-// and without max_chars) and the outline of a 1 MB body. Run: npm run bench. Figures and the
-// machine they came from are recorded in docs/benchmarks.md. Not a test: nothing here asserts.
+// and without max_chars) and the outline of a 1 MB body. Run: npm run bench -- --only disclosure.
+// Its section of docs/benchmarks.md is written by the runner. Not a test: nothing here asserts.
 import { renderCatalog, type CatalogSkill } from "../src/core/disclosure/catalog.ts";
 import { outlineOf, renderOutline } from "../src/core/disclosure/outline.ts";
+import { codePointLength } from "../src/core/python-compat/py-text.ts";
+import { machineLine } from "./harness.ts";
+import { ms, QUICK, reportSection, table } from "./report.ts";
+
+/** Calls per figure: the median of these (fewer at 10,000 skills); quick mode only indicates. */
+const RUNS = QUICK ? 7 : 31;
+const LARGE_RUNS = QUICK ? 3 : 9;
 
 /** CPU milliseconds (user + system) of one call, best of a few runs after warm-up. */
 function cpuMs(fn: () => unknown, runs: number): number {
@@ -49,30 +56,34 @@ function megabyteBody(): string {
   return `# Big skill\n\n${parts.join("")}`;
 }
 
-const rows: string[] = [];
-const row = (label: string, ms: number, perUnit?: string) => {
-  const line = `${label.padEnd(44)} ${ms.toFixed(3).padStart(9)} ms CPU${perUnit ? `   ${perUnit}` : ""}`;
-  rows.push(line);
-  console.log(line);
-};
-
+const SIZES = [10, 100, 1_000, 10_000];
+const catalogRows: string[][] = [];
 for (const format of ["xml", "markdown"] as const) {
-  for (const n of [10, 100, 1_000, 10_000]) {
+  const byVariant: Record<string, string[]> = { "": [], ", max_chars=half": [], ", max_chars=2000": [] };
+  for (const n of SIZES) {
     const input = skills(n);
-    const runs = n >= 10_000 ? 9 : 31;
-    const full = cpuMs(() => renderCatalog(input, { format }), runs);
-    row(`catalog ${format} ${n} skills`, full, `${((full * 1000) / n).toFixed(2)} µs/skill`);
-    const length = [...renderCatalog(input, { format })].length;
-    const half = cpuMs(() => renderCatalog(input, { format, maxChars: Math.floor(length / 2) }), runs);
-    row(`catalog ${format} ${n} skills, max_chars=half`, half, `${((half * 1000) / n).toFixed(2)} µs/skill`);
-    const tiny = cpuMs(() => renderCatalog(input, { format, maxChars: 2000 }), runs);
-    row(`catalog ${format} ${n} skills, max_chars=2000`, tiny, `${((tiny * 1000) / n).toFixed(2)} µs/skill`);
+    const runs = n >= 10_000 ? LARGE_RUNS : RUNS;
+    const length = codePointLength(renderCatalog(input, { format }));
+    const variants: Array<[string, () => unknown]> = [
+      ["", () => renderCatalog(input, { format })],
+      [", max_chars=half", () => renderCatalog(input, { format, maxChars: Math.floor(length / 2) })],
+      [", max_chars=2000", () => renderCatalog(input, { format, maxChars: 2000 })],
+    ];
+    for (const [variant, fn] of variants) {
+      const cpu = cpuMs(fn, runs);
+      byVariant[variant]!.push(`${ms(cpu)} (${((cpu * 1000) / n).toFixed(2)} µs/skill)`);
+      console.log(`catalog ${format} ${n} skills${variant}: ${ms(cpu)}`);
+    }
   }
+  for (const [variant, cells] of Object.entries(byVariant)) catalogRows.push([`catalog ${format}${variant}`, ...cells]);
 }
 
 // For contrast: fitting by re-rendering after every dropped entry (what the Python library
-// does), which is quadratic. Only at sizes where it finishes in reasonable time.
-for (const n of [100, 1_000]) {
+// does), which is quadratic. Only at sizes where it finishes in reasonable time (1,000 takes
+// seconds per call, so quick mode leaves it out).
+const contrastSizes = QUICK ? [100] : [100, 1_000];
+const contrast: string[][] = [["re-render after every dropped entry"], ["skillshelf (`renderCatalog`)"]];
+for (const n of contrastSizes) {
   const input = skills(n);
   const naive = cpuMs(() => {
     for (let k = n; k >= 0; k--) {
@@ -81,21 +92,34 @@ for (const n of [100, 1_000]) {
     }
     return undefined;
   }, 3);
-  row(`contrast: re-render per drop, ${n} skills, 2000`, naive, `${((naive * 1000) / n).toFixed(2)} µs/skill`);
+  const fitted = cpuMs(() => renderCatalog(input, { maxChars: 2000 }), RUNS);
+  contrast[0]!.push(ms(naive));
+  contrast[1]!.push(ms(fitted));
+  console.log(`contrast at ${n} skills: re-render per drop ${ms(naive)}, renderCatalog ${ms(fitted)}`);
 }
 
 const body = megabyteBody();
-const outlineMs = cpuMs(() => outlineOf("big", body), 15);
 const outline = outlineOf("big", body);
-row(`outline of ${(body.length / 1e6).toFixed(2)}M-char body (${outline.sections.length} sections)`, outlineMs);
-row(
-  "render that outline",
-  cpuMs(() => renderOutline(outline), 15),
-);
 const halfBody = body.slice(0, body.length / 2);
-row(
-  `outline of the first half (${(halfBody.length / 1e6).toFixed(2)}M chars)`,
-  cpuMs(() => outlineOf("half", halfBody), 15),
-);
+const outlineRows: Array<[string, number]> = [
+  [`outline of a ${(body.length / 1e6).toFixed(2)} M-character body (${outline.sections.length} sections)`, cpuMs(() => outlineOf("big", body), RUNS)],
+  [`outline of its first half (${(halfBody.length / 1e6).toFixed(2)} M characters)`, cpuMs(() => outlineOf("half", halfBody), RUNS)],
+  ["render that outline", cpuMs(() => renderOutline(outline), RUNS)],
+];
+for (const [label, cpu] of outlineRows) console.log(`${label}: ${ms(cpu)}`);
 
-console.log(`\nnode ${process.versions.node}, ${process.platform}/${process.arch}`);
+reportSection(
+  "disclosure",
+  [
+    `CPU (user + system) of one call, median of ${RUNS} runs (${LARGE_RUNS} at 10,000 skills) after warm-up, GC forced between runs; ${machineLine()}${QUICK ? "; **quick mode: indicative only**" : ""}.`,
+    "",
+    table(["Work", ...SIZES.map((n) => n.toLocaleString("en-US"))], catalogRows),
+    "",
+    table(
+      ["Work", "CPU"],
+      outlineRows.map(([label, cpu]) => [label, ms(cpu)]),
+    ),
+    "",
+    table(["Fitting to max_chars=2000", ...contrastSizes.map((n) => `${n.toLocaleString("en-US")} skills`)], contrast),
+  ].join("\n"),
+);

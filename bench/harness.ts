@@ -3,12 +3,14 @@
 // read falls back to R2, as on a shelf whose KV copies expired), optionally counting each call,
 // the CPU-per-call measurement every table reports, and a generated shelf stored as a publish
 // leaves it.
+import { cpus, loadavg } from "node:os";
 import { assembleGeneration, describeSkill, type BuiltGeneration, type SkillBuildInput } from "../src/core/generation/assemble.ts";
 import { ADVISORIES_SCHEMA, POINTER_SCHEMA } from "../src/core/generation/manifest.ts";
 import { buildInventory } from "../src/core/skill/inventory.ts";
 import type { SkillFile, SkillMetadata } from "../src/core/skill/skill.ts";
 import { validateSkillMd } from "../src/core/skill/validate.ts";
 import { R2_ADVISORIES_KEY, R2_POINTER_KEY, r2Key } from "../src/worker/storage/keys.ts";
+import { median, ms, ratio } from "./report.ts";
 
 /** A storage call the read path makes, as the counting benchmarks name it. */
 export type StorageCall = "R2.get" | "R2.head" | "KV.get";
@@ -89,6 +91,45 @@ export async function cpuPerCall(fn: () => unknown, runs: number, before: () => 
   const processUsed = process.cpuUsage(processStart);
   const threadUsed = process.threadCpuUsage(threadStart);
   return { process: (processUsed.user + processUsed.system) / 1000 / runs, thread: (threadUsed.user + threadUsed.system) / 1000 / runs };
+}
+
+/** Measurements of several cases over rounds, each case's median taken field by field. */
+export class CpuSamples {
+  readonly #samples = new Map<string, Cpu[]>();
+
+  add(key: string, cpu: Cpu): void {
+    const list = this.#samples.get(key);
+    if (list) list.push(cpu);
+    else this.#samples.set(key, [cpu]);
+  }
+
+  /** The median of every measurement of `key` (process and main thread each on their own). */
+  median(key: string): Cpu {
+    const list = this.#samples.get(key);
+    if (!list) throw new Error(`no measurement of ${key}`);
+    return { process: median(list.map((c) => c.process)), thread: median(list.map((c) => c.thread)) };
+  }
+}
+
+/** CPU as a table cell: whole process / main thread. */
+export function cpuCell(cpu: Cpu): string {
+  return `${ms(cpu.process)} / ${ms(cpu.thread)}`;
+}
+
+/** How much more `large` costs than `small` (process / main thread), e.g. `10.8× / 10.2×`. */
+export function growthCell(small: Cpu, large: Cpu): string {
+  return `${ratio(large.process, small.process)} / ${ratio(large.thread, small.thread)}`;
+}
+
+/** Storage calls as a table cell: the total and each kind, e.g. `3 (R2.get 2, KV.get 1)`; `0` for none. */
+export function callsCell(calls: ReadonlyMap<StorageCall, number>): string {
+  const total = [...calls.values()].reduce((a, b) => a + b, 0);
+  return total === 0 ? "0" : `${total} (${[...calls].map(([kind, n]) => `${kind} ${n}`).join(", ")})`;
+}
+
+/** The machine's CPU count and 1-minute load average, for a section's first line: figures under load run high. */
+export function machineLine(): string {
+  return `${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(1)}, Node ${process.versions.node}`;
 }
 
 /** A first-party skill ready for the build: validated (a bench skill must be valid), described, verdict first_party. */

@@ -4,10 +4,10 @@
 // against the static layout's and /v1's bytes of it. Binding calls are counted on in-memory R2
 // and KV (KV empty: every document falls back to R2, as when KV copies have expired). The chain
 // is assembled from the same middleware src/worker/routes/index.ts uses (see catalog.bench.ts
-// for why the whole app is not imported). Also CPU per request. Run: npm run bench. Not a test:
-// it only fails when /mcp costs more storage operations than the route it is compared with.
+// for why the whole app is not imported). Also CPU per request (a median of a few calls).
+// Run: npm run bench -- --only mcp. Not a test: it only fails when /mcp costs more storage
+// operations than the route it is compared with. Quick mode repeats each row fewer times.
 import { createHash } from "node:crypto";
-import { cpus, loadavg } from "node:os";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { Hono } from "hono";
@@ -25,7 +25,8 @@ import { shelfCors } from "../src/worker/routes/policy.ts";
 import { staticLayoutRoutes } from "../src/worker/routes/static-layout.ts";
 import { wellKnownRoutes } from "../src/worker/routes/well-known.ts";
 import { resetStorageMemory } from "../src/worker/storage/index.ts";
-import { benchSkill, emptyKv, MemoryBucket, publishInMemory } from "./harness.ts";
+import { benchSkill, emptyKv, machineLine, MemoryBucket, publishInMemory } from "./harness.ts";
+import { median, ms, QUICK, reportSection, table } from "./report.ts";
 
 const encoder = new TextEncoder();
 const SKILLS = 1_000;
@@ -125,41 +126,57 @@ async function v1SkillPages(): Promise<void> {
   } while (cursor);
 }
 
-/** Storage operations and CPU of `fn` run once warm (after one run that warms the isolate), or cold. */
+/** Repetitions per row: storage operations are exact, CPU is their median. */
+const REPEATS = QUICK ? 3 : 5;
+
+/**
+ * Storage operations and CPU of `fn` on a warm isolate (after one run that warms it), or on a
+ * cold one (every isolate memory cleared first), each repeated: the operations of every
+ * repetition must agree, and the CPU is their median.
+ */
 async function measure(fn: () => Promise<void>, cold = false): Promise<{ ops: Record<string, number>; total: number; cpuMs: number }> {
-  if (cold) {
-    resetStorageMemory();
-    resetSkillMdFacts();
-    resetComputedCache();
-  } else {
+  const cpu: number[] = [];
+  let ops: Record<string, number> | undefined;
+  if (!cold) await fn();
+  for (let i = 0; i < REPEATS; i++) {
+    if (cold) {
+      resetStorageMemory();
+      resetSkillMdFacts();
+      resetComputedCache();
+    }
+    for (const key of Object.keys(calls)) delete calls[key];
+    const start = process.cpuUsage();
     await fn();
+    const used = process.cpuUsage(start);
+    cpu.push((used.user + used.system) / 1000);
+    if (ops && JSON.stringify(ops) !== JSON.stringify(calls))
+      throw new Error(`storage operations differ between repetitions: ${JSON.stringify(ops)}, ${JSON.stringify(calls)}`);
+    ops ??= { ...calls };
   }
-  for (const key of Object.keys(calls)) delete calls[key];
-  const start = process.cpuUsage();
-  await fn();
-  const used = process.cpuUsage(start);
-  const ops = { ...calls };
-  return { ops, total: Object.values(ops).reduce((a, b) => a + b, 0), cpuMs: (used.user + used.system) / 1000 };
+  return { ops: ops!, total: Object.values(ops!).reduce((a, b) => a + b, 0), cpuMs: median(cpu) };
 }
 
 const client = new Client({ name: "bench", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
 await client.connect(new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), { fetch: appFetch }));
 const skills = new SkillsClient(client);
 
-const [load1] = loadavg();
-console.log(
-  `${SKILLS} skills; node ${process.versions.node} (${process.platform}/${process.arch}, ${cpus().length} CPUs, load ${load1!.toFixed(1)}), in-memory R2, empty KV`,
-);
-console.log(`${"warm isolate".padEnd(70)} ${"storage ops".padStart(11)} ${"CPU".padStart(10)}\n`);
+console.log(`${SKILLS} skills; ${machineLine()}; in-memory R2, empty KV`);
 
+type Measured = Awaited<ReturnType<typeof measure>>;
+const rows: string[][] = [];
+const verdicts: string[] = [];
 let failed = false;
-const row = (label: string, m: { ops: Record<string, number>; total: number; cpuMs: number }) =>
-  console.log(`${label.padEnd(70)} ${String(m.total).padStart(11)} ${m.cpuMs.toFixed(1).padStart(7)} ms   ${JSON.stringify(m.ops)}`);
+const row = (label: string, m: Measured) => {
+  const kinds = Object.entries(m.ops).map(([kind, n]) => `${kind} ${n}`);
+  rows.push([label, String(m.total), kinds.length ? kinds.join(", ") : "none", ms(m.cpuMs)]);
+  console.log(`${label}: ${m.total} storage ops ${JSON.stringify(m.ops)}, ${ms(m.cpuMs)}`);
+};
 const compare = (what: string, mcp: { total: number }, others: { total: number }[]) => {
   const least = Math.min(...others.map((o) => o.total));
-  const verdict = mcp.total <= least ? "ok" : "MORE";
-  if (verdict !== "ok") failed = true;
-  console.log(`  ${verdict}: ${what} costs ${mcp.total} storage ops; the cheapest equivalent route ${least}\n`);
+  const ok = mcp.total <= least;
+  if (!ok) failed = true;
+  verdicts.push(`${ok ? "ok" : "**MORE**"}: ${what} costs ${mcp.total} storage operations; the cheapest equivalent route ${least}.`);
+  console.log(verdicts.at(-1));
 };
 
 let listed = 0;
@@ -167,17 +184,14 @@ const mcpList = await measure(async () => {
   listed = (await skills.list()).skills.length;
 });
 if (listed !== SKILLS) throw new Error(`skills/list gave ${listed} skills`);
-row(`MCP skills/list, all ${Math.ceil(SKILLS / 100)} pages (SDK SkillsClient)`, mcpList);
+row(`MCP \`skills/list\`, all ${Math.ceil(SKILLS / 100)} pages (SDK \`SkillsClient\`)`, mcpList);
 const v1List = await measure(v1SkillPages);
-row("GET /v1/skills?limit=200, all pages", v1List);
-const staticIndex = await measure(() => get("/skills/index.json"));
-row("GET /skills/index.json (names only)", staticIndex);
-const wellKnown = await measure(() => get("/.well-known/agent-skills/index.json"));
-row("GET /.well-known/agent-skills/index.json", wellKnown);
-compare("a warm skills/list", mcpList, [v1List]);
-row("for contrast, cold isolate: MCP skills/list, all pages (records and SKILL.md files read)", await measure(async () => void (await skills.list()), true));
-row("for contrast, cold isolate: GET /v1/skills?limit=200, all pages", await measure(v1SkillPages, true));
-console.log();
+row("GET `/v1/skills?limit=200`, all pages", v1List);
+row("GET `/skills/index.json` (names only)", await measure(() => get("/skills/index.json")));
+row("GET `/.well-known/agent-skills/index.json`", await measure(() => get("/.well-known/agent-skills/index.json")));
+compare("a warm `skills/list`", mcpList, [v1List]);
+row("cold isolate, for contrast: MCP `skills/list`, all pages (records and SKILL.md files read)", await measure(async () => void (await skills.list()), true));
+row("cold isolate, for contrast: GET `/v1/skills?limit=200`, all pages", await measure(v1SkillPages, true));
 
 const target = name(421);
 const { skill } = await skills.get(`skill://${target}/SKILL.md`);
@@ -186,22 +200,32 @@ const mcpRead = await measure(async () => {
   const file = await skills.read(skill, `skill://${target}/references/guide.md`, { cacheMode: "bypass" });
   if (!file.verified) throw new Error("unverified read");
 });
-row("MCP resources/read of references/guide.md (verified by SkillsClient)", mcpRead);
+row("MCP `resources/read` of references/guide.md (verified by `SkillsClient`)", mcpRead);
 const staticRead = await measure(() => get(`/skills/${target}/references/guide.md`));
-row("GET /skills/<name>/references/guide.md", staticRead);
+row("GET `/skills/<name>/references/guide.md`", staticRead);
 const v1Read = await measure(() => get(`/v1/skills/${target}/resources/references/guide.md`));
-row("GET /v1/skills/<name>/resources/references/guide.md", v1Read);
-compare("a warm resources/read", mcpRead, [staticRead, v1Read]);
+row("GET `/v1/skills/<name>/resources/references/guide.md`", v1Read);
+compare("a warm `resources/read`", mcpRead, [staticRead, v1Read]);
 
 const mcpSkillMd = await measure(async () => {
   await skills.read(skill, undefined, { cacheMode: "bypass" });
 });
-row("MCP resources/read of SKILL.md", mcpSkillMd);
+row("MCP `resources/read` of SKILL.md", mcpSkillMd);
 const staticSkillMd = await measure(() => get(`/skills/${target}/SKILL.md`));
-row("GET /skills/<name>/SKILL.md", staticSkillMd);
+row("GET `/skills/<name>/SKILL.md`", staticSkillMd);
 compare("a warm SKILL.md read", mcpSkillMd, [staticSkillMd]);
 
 await client.close();
+reportSection(
+  "mcp",
+  [
+    `${SKILLS.toLocaleString("en-US")} skills; warm isolate unless the row says cold; storage calls counted on in-memory R2 and an empty KV (every document falls back to R2); CPU (process) the median of ${REPEATS} calls; ${machineLine()}.`,
+    "",
+    table(["Request", "Storage ops", "By binding", "CPU"], rows),
+    "",
+    ...verdicts.map((v) => `- ${v}`),
+  ].join("\n"),
+);
 if (failed) {
   console.error("mcp bench: /mcp cost more storage operations than an equivalent route");
   process.exit(1);

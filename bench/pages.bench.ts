@@ -3,10 +3,10 @@
 // the API pays for the same 100 skills (GET /v1/skills?limit=100). Requests go through the whole
 // Worker app (every route group, its middleware, the computed-answer cache) in Node's V8 over
 // in-memory R2 and an empty KV. Node cannot load the .tsx pages itself, so the app is bundled
-// first with esbuild (the same JSX settings wrangler uses, from tsconfig). Run: npm run bench.
-// Not a test: nothing here asserts; the budget lines say "within" or "OVER".
+// first with esbuild (the same JSX settings wrangler uses, from tsconfig). Run: npm run bench --
+// --only pages. Not a test: nothing here asserts; the budget line says "within" or "OVER".
 import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -15,12 +15,16 @@ import { ADVISORIES_SCHEMA, POINTER_SCHEMA } from "../src/core/generation/manife
 import { buildInventory } from "../src/core/skill/inventory.ts";
 import type { SkillFile } from "../src/core/skill/skill.ts";
 import { validateSkillMd } from "../src/core/skill/validate.ts";
-import { cpuPerCall, emptyKv, MemoryBucket, type Cpu } from "./harness.ts";
+import { cpuCell, cpuPerCall, emptyKv, machineLine, MemoryBucket } from "./harness.ts";
+import { QUICK, reportSection, table } from "./report.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SKILLS = 1_000;
 const HOME_BUDGET_BYTES = 200 * 1024;
 const HOME_BUDGET_MS = 50;
+/** Calls per figure (mean), and for a cold isolate; quick mode only indicates. */
+const RUNS = QUICK ? 10 : 50;
+const COLD_RUNS = QUICK ? 3 : 10;
 const encoder = new TextEncoder();
 
 /** The Worker app and its caches' resets, from one bundle (so they share module state). */
@@ -108,9 +112,6 @@ async function seedShelf(bucket: MemoryBucket, r2Key: (kind: string, sha: string
   await bucket.put(keys.advisories, JSON.stringify({ schema: ADVISORIES_SCHEMA, advisories: [], seq: 1, updated_at: at }));
 }
 
-const row = (label: string, cpu: Cpu, extra = "") =>
-  console.log(`${label.padEnd(64)} ${cpu.process.toFixed(3).padStart(8)} ms ${cpu.thread.toFixed(3).padStart(8)} ms  ${extra}`);
-
 const worker = await bundleWorker();
 const { r2Key } = (await import(pathToFileURL(path.join(ROOT, "src/worker/storage/keys.ts")).href)) as { r2Key(kind: string, sha: string): string };
 const { R2_POINTER_KEY, R2_ADVISORIES_KEY } = (await import(pathToFileURL(path.join(ROOT, "src/worker/storage/keys.ts")).href)) as Record<string, string>;
@@ -135,33 +136,37 @@ const coldIsolate = () => {
   worker.resetBodyCache();
 };
 
-const [load1] = loadavg();
-console.log(
-  `${SKILLS} skills; the whole Worker app (esbuild bundle) in node ${process.versions.node} (${cpus().length} CPUs, load ${load1!.toFixed(1)}), in-memory R2, empty KV`,
-);
-console.log(`${"".padEnd(64)} ${"process".padStart(11)} ${"main thread".padStart(11)}\n`);
+console.log(`${SKILLS} skills; the whole Worker app (esbuild bundle); ${machineLine()}; in-memory R2, empty KV`);
 
 const cases: Array<[string, string, Record<string, string>]> = [
-  ["GET / (home page 1 of 10, browser Accept)", "/", BROWSER],
-  ["GET /?page=7", "/?page=7", BROWSER],
-  ["GET /?q=incidents+topic (search)", "/?q=incidents+topic", BROWSER],
-  ["GET /?tag=ops (tag filter)", "/?tag=ops", BROWSER],
-  ["GET /ui/skills/skill-00007 (rendered body, outline, files)", "/ui/skills/skill-00007", BROWSER],
-  ["baseline: GET /v1/skills?limit=100 (the same 100 skills as JSON)", "/v1/skills?limit=100", {}],
+  ["GET `/` (home page 1 of 10, browser Accept)", "/", BROWSER],
+  ["GET `/?page=7`", "/?page=7", BROWSER],
+  ["GET `/?q=incidents+topic` (search)", "/?q=incidents+topic", BROWSER],
+  ["GET `/?tag=ops` (tag filter)", "/?tag=ops", BROWSER],
+  ["GET `/ui/skills/skill-00007` (rendered body, outline, files)", "/ui/skills/skill-00007", BROWSER],
+  ["baseline: GET `/v1/skills?limit=100` (the same 100 skills as JSON)", "/v1/skills?limit=100", {}],
 ];
-let home: { bytes: number; warm: Cpu } | undefined;
+const rows: string[][] = [];
+let home: { bytes: number; warm: number } | undefined;
 for (const [label, url, headers] of cases) {
   const bytes = (await request(url, headers)).byteLength;
-  console.log(`${label}  (${(bytes / 1024).toFixed(1)} KiB)`);
-  const warm = await cpuPerCall(() => request(url, headers), 50, worker.resetComputedCache);
-  row("  miss on a warm isolate (generation in memory)", warm);
-  row("  hit (the computed answer from isolate memory)", await cpuPerCall(() => request(url, headers), 50));
-  row("  miss on a cold isolate (pointer, manifest, shards read from R2)", await cpuPerCall(() => request(url, headers), 10, coldIsolate));
-  if (url === "/") home = { bytes, warm };
+  const warm = await cpuPerCall(() => request(url, headers), RUNS, worker.resetComputedCache);
+  const hit = await cpuPerCall(() => request(url, headers), RUNS);
+  const cold = await cpuPerCall(() => request(url, headers), COLD_RUNS, coldIsolate);
+  rows.push([label, `${(bytes / 1024).toFixed(1)} KiB`, cpuCell(warm), cpuCell(hit), cpuCell(cold)]);
+  console.log(`${label} (${(bytes / 1024).toFixed(1)} KiB): miss warm ${cpuCell(warm)}, hit ${cpuCell(hit)}, miss cold ${cpuCell(cold)}`);
+  if (url === "/") home = { bytes, warm: warm.process };
 }
-if (home) {
-  const within = home.bytes < HOME_BUDGET_BYTES && home.warm.process < HOME_BUDGET_MS;
-  console.log(
-    `\nbudget (issue 16): home page ${(home.bytes / 1024).toFixed(1)} KiB < 200 KiB and ${home.warm.process.toFixed(1)} ms < ${HOME_BUDGET_MS} ms CPU warm: ${within ? "within" : "OVER"}`,
-  );
-}
+const budget = home
+  ? `**Budget (issue 16):** home page ${(home.bytes / 1024).toFixed(1)} KiB < 200 KiB and ${home.warm.toFixed(1)} ms < ${HOME_BUDGET_MS} ms CPU on a warm miss: ${home.bytes < HOME_BUDGET_BYTES && home.warm < HOME_BUDGET_MS ? "within" : "OVER"}.`
+  : "";
+reportSection(
+  "pages",
+  [
+    `${SKILLS.toLocaleString("en-US")} skills through the whole Worker app (esbuild bundle) in Node, in-memory R2, empty KV. CPU per request, mean of ${RUNS} sequential calls (${COLD_RUNS} cold) after warm-up and a forced GC: whole process / main thread; ${machineLine()}${QUICK ? "; **quick mode: indicative only**" : ""}.`,
+    "",
+    table(["Request", "Size", "Miss, warm isolate", "Hit", "Miss, cold isolate"], rows),
+    "",
+    budget,
+  ].join("\n"),
+);
