@@ -1,6 +1,7 @@
 // Reading skills from disk: what only a filesystem has (symlinks, directories, unreadable
 // files). Turns a folder into SkillFile[] exactly as the tree hash sees it, then hands off to
 // src/core for everything else.
+import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, type BigIntStats, type Dirent, type Stats } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
@@ -102,6 +103,11 @@ export async function readSkillDir(dir: string): Promise<SkillFile[]> {
   return readSkillFiles(await walkSkillDir(dir));
 }
 
+/** Node's SHA-256 (synchronous, no thread-pool round trip per file): the same digests as WebCrypto's. */
+function nodeSha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
 export interface LoadedSkill {
   /** The folder name, which must equal the skill's name. */
   name: string;
@@ -122,7 +128,7 @@ export async function loadSkill(dir: string, files?: SkillFile[]): Promise<Loade
   const name = path.basename(path.resolve(dir));
   const validation = validateSkillFolder(name, files, dir);
   const hasSkillMd = files.some((f) => f.path === "SKILL.md");
-  return { name, dir, files, validation, ...(hasSkillMd ? { inventory: await buildInventory(files) } : {}) };
+  return { name, dir, files, validation, ...(hasSkillMd ? { inventory: await buildInventory(files, nodeSha256) } : {}) };
 }
 
 /** True when `dir` looks like a shelf (has a skills/ folder) rather than a single skill. */

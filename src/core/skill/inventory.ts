@@ -1,7 +1,7 @@
 // The inventory of a skill folder: every file with its size, digest and media type, plus the
 // hashes that identify the skill. Media types come from a fixed table (never a platform lookup)
 // so the Worker and the CLI agree byte for byte.
-import { contentHash, sha256Hex, sortPathsBytewise, treeHash } from "./hash.ts";
+import { sha256Hex, sortPathsBytewise, treeHash } from "./hash.ts";
 import type { SkillFile } from "./skill.ts";
 
 export interface InventoryFile {
@@ -98,15 +98,19 @@ export function hasScripts(paths: readonly string[]): boolean {
   return paths.some((p) => p.startsWith("scripts/") || CODE_FILE_EXTENSIONS.has(extensionOf(p)));
 }
 
+/** A SHA-256 as lowercase hex: WebCrypto's by default; a runtime may pass a faster one (the CLI passes Node's). */
+export type Sha256 = (bytes: Uint8Array) => Promise<string> | string;
+
 /**
  * Hashes every file once and derives the inventory. The caller has already excluded OS junk
  * and refused symlinks (see src/cli/lib/skill-dir.ts), so files here are exactly what is hashed.
+ * @example (await buildInventory(files)).tree_hash // 64 hex
  */
-export async function buildInventory(files: readonly SkillFile[]): Promise<Inventory> {
+export async function buildInventory(files: readonly SkillFile[], sha256: Sha256 = sha256Hex): Promise<Inventory> {
   const skillMd = files.find((f) => f.path === "SKILL.md");
   if (!skillMd) throw new Error("a skill folder must contain SKILL.md at its root");
   const entries = await Promise.all(
-    files.map(async (f) => ({ path: f.path, size: f.bytes.length, sha256: await sha256Hex(f.bytes), media_type: mediaTypeFor(f.path) })),
+    files.map(async (f) => ({ path: f.path, size: f.bytes.length, sha256: await sha256(f.bytes), media_type: mediaTypeFor(f.path) })),
   );
   const sorted = sortPathsBytewise(entries, (e) => e.path);
   return {
@@ -114,6 +118,7 @@ export async function buildInventory(files: readonly SkillFile[]): Promise<Inven
     total_bytes: sorted.reduce((sum, f) => sum + f.size, 0),
     has_scripts: hasScripts(sorted.map((f) => f.path)),
     tree_hash: await treeHash(sorted),
-    content_hash: await contentHash(skillMd.bytes),
+    // contentHash is the SHA-256 of the SKILL.md bytes, which the entry above already holds.
+    content_hash: entries.find((e) => e.path === "SKILL.md")!.sha256,
   };
 }

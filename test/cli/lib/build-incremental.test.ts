@@ -11,7 +11,9 @@ import { run as attest } from "../../../src/cli/commands/attest.ts";
 import { BUILD_CACHE_FILE } from "../../../src/cli/lib/build-cache.ts";
 import { buildShelf, BuildRefusedError, type BuildShelfOptions, type BuildSummary } from "../../../src/cli/lib/build.ts";
 import { signBuilt } from "../../../src/cli/lib/signing.ts";
+import { loadSkill, readSkillDir } from "../../../src/cli/lib/skill-dir.ts";
 import { SkillChangedError, stageSkillObjects } from "../../../src/cli/lib/skill-objects.ts";
+import { buildInventory } from "../../../src/core/skill/inventory.ts";
 import { SkillRecordSchema, type SkillRecord } from "../../../src/core/generation/manifest.ts";
 import { generateSigningKey } from "../../../src/core/signing/ed25519.ts";
 
@@ -237,6 +239,14 @@ describe("skillshelf build, incremental", () => {
     writeFileSync(path.join(out, BUILD_CACHE_FILE), "{not json");
     const recovered = await buildShelf(src, out, quiet);
     expect([recovered.id, recovered.reused]).toEqual([built.id, 0]);
+  });
+
+  it("hashes with Node's SHA-256 exactly as core's WebCrypto default does", async () => {
+    const src = shelf({ alpha: { "references/a.md": "# A\n", "assets/bin.dat": "\u0000\u00ff binary-ish \u{1F600}" } });
+    const dir = path.join(src, "skills", "alpha");
+    const loaded = await loadSkill(dir);
+    expect(loaded.inventory).toEqual(await buildInventory(await readSkillDir(dir)));
+    expect(loaded.inventory!.content_hash).toBe(loaded.inventory!.files.find((f) => f.path === "SKILL.md")!.sha256);
   });
 
   it("refuses a file that changed between the scan and staging", async () => {
