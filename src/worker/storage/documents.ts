@@ -91,6 +91,14 @@ export async function once<T>(scope: RequestReads, key: string, load: () => Prom
 
 /** Reads a KV value as text, counting its bytes; null on a miss or a KV failure (KV is a cache). */
 export async function kvText(env: StorageBindings, key: string, cacheTtl: number, budget: RequestReads): Promise<string | null> {
+  return (await kvRead(env, key, cacheTtl, budget)) ?? null;
+}
+
+/**
+ * Reads a KV value as text, counting its bytes: null on a miss, undefined when KV failed (logged),
+ * for the callers that tell the two apart (a live document's announcement, storage/live.ts).
+ */
+export async function kvRead(env: StorageBindings, key: string, cacheTtl: number, budget: RequestReads): Promise<string | null | undefined> {
   try {
     const text = await env.SHELF_KV.get(key, { type: "text", cacheTtl });
     if (text !== null) budget.bytes += utf8Length(text);
@@ -98,7 +106,7 @@ export async function kvText(env: StorageBindings, key: string, cacheTtl: number
   } catch (err) {
     // KV is a cache: a failure falls back to R2.
     console.warn("KV read failed; falling back to R2", key, err);
-    return null;
+    return undefined;
   }
 }
 

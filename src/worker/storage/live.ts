@@ -5,7 +5,7 @@
 import { AdvisoriesRecordSchema, PointerSchema } from "../../core/generation/manifest.ts";
 import { AdvisoryEntrySchema, type AdvisoryEntry } from "../../core/trust/records.ts";
 import type { Clock, StorageBindings } from "./bindings.ts";
-import { kvText, once, parseWith, r2Text, type RequestReads } from "./documents.ts";
+import { kvRead, once, parseWith, r2Text, type RequestReads } from "./documents.ts";
 import { StorageUnavailableError } from "./errors.ts";
 import { KV_ADVISORIES_KEY, KV_POINTER_KEY, R2_ADVISORIES_KEY, R2_POINTER_KEY } from "./keys.ts";
 
@@ -139,10 +139,19 @@ function store<T>(name: LiveName, value: LiveValue<T>): void {
   (live as Record<string, LiveValue<T>>)[name] = value;
 }
 
-/** The seq a KV copy of a live document announces; null when it has none (read R2 instead). */
-export async function kvAnnouncement(env: StorageBindings, key: string, budget: RequestReads): Promise<KvAnnouncement | null> {
-  const text = await kvText(env, key, KV_LIVE_CACHE_TTL_S, budget);
-  if (text === null) return null;
+/**
+ * The seq a KV copy of a live document announces; null when it has none usable (read R2 instead):
+ * a failure, a copy without a seq, or a miss, unless `absent` says what a miss announces.
+ */
+export async function kvAnnouncement(
+  env: StorageBindings,
+  key: string,
+  budget: RequestReads,
+  absent: KvAnnouncement | null = null,
+): Promise<KvAnnouncement | null> {
+  const text = await kvRead(env, key, KV_LIVE_CACHE_TTL_S, budget);
+  if (text === undefined) return null;
+  if (text === null) return absent;
   const seq = (safeJson(text) as { seq?: unknown } | undefined)?.seq;
   return typeof seq === "number" && Number.isSafeInteger(seq) && seq >= 0 ? { seq, text } : null;
 }
@@ -166,6 +175,15 @@ export async function loadPointer(env: StorageBindings, clock: Clock, budget: Re
   );
 }
 
+/**
+ * What a KV miss of `advisories` announces: none, seq 0. The admin API writes that key with every
+ * advisories change (R2 first), so no key is what KV holds for a shelf that never had an advisory:
+ * the quiet state is cached in KV as the key's absence, and a quiet shelf's isolates confirm it
+ * there every LIVE_MEMORY_TTL_MS instead of reading R2 (which they still do every
+ * LIVE_R2_REVALIDATE_MS, and at once when KV announces a seq above R2's).
+ */
+const NO_ADVISORIES_ANNOUNCED: KvAnnouncement = { seq: 0, text: "" };
+
 /** The advisories in force now, as R2 last said; none (seq 0) when none were ever published. */
 export async function loadAdvisories(env: StorageBindings, clock: Clock, budget: RequestReads): Promise<AdvisoriesInForce> {
   const value = await readLive<AdvisoriesInForce>(
@@ -173,7 +191,7 @@ export async function loadAdvisories(env: StorageBindings, clock: Clock, budget:
     clock,
     budget,
     {
-      kv: () => kvAnnouncement(env, KV_ADVISORIES_KEY, budget),
+      kv: () => kvAnnouncement(env, KV_ADVISORIES_KEY, budget, NO_ADVISORIES_ANNOUNCED),
       r2: async () => {
         const text = await r2Text(env, R2_ADVISORIES_KEY);
         if (text === null) return null;

@@ -10,8 +10,8 @@ import { openGeneration, resetStorageMemory } from "../../../src/worker/storage/
 import { ADVISORIES_SCHEMA, POINTER_SCHEMA } from "../../../src/core/generation/manifest.ts";
 import { KV_ADVISORIES_KEY, KV_POINTER_KEY, R2_ADVISORIES_KEY, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
 import { LIVE_MEMORY_TTL_MS, LIVE_R2_REVALIDATE_MS, liveTtlMs } from "../../../src/worker/storage/live.ts";
-import { adminEnv, newCounts, total } from "../admin/helpers.ts";
-import { failingEnv, publishShelf } from "./helpers.ts";
+import { adminEnv, adminRequest, newCounts, total, workerFetch } from "../admin/helpers.ts";
+import { failingEnv, failingKv, publishShelf } from "./helpers.ts";
 
 beforeEach(async () => {
   await reset();
@@ -84,6 +84,86 @@ describe("the pointer", () => {
   });
 });
 
+describe("a shelf with no advisories (no advisories.json in R2, no `advisories` key in KV)", () => {
+  const ADVISORY = {
+    name: "alpha",
+    source: "first-party",
+    official_intent: "does one thing",
+    hidden_issue: "exfiltrates secrets",
+    severity: "critical",
+    reference: "https://example.test/adv",
+    tree_hash: null,
+    advisory_id: "ADV-QUIET-1",
+    discovered_at: "2026-11-01",
+    status: "active",
+    withdrawn_reason: null,
+    withdrawn_at: null,
+  };
+
+  it("reads no R2 between publishes: each memory refresh is two KV reads (pointer, advisories), R2 only at the revalidation bound", async () => {
+    let now = 60_000_000;
+    const clock = () => now;
+    await publishShelf(["alpha"]);
+    expect(await env.SHELF_BUCKET.head(R2_ADVISORIES_KEY)).toBeNull();
+    expect(await env.SHELF_KV.get(KV_ADVISORIES_KEY)).toBeNull();
+    await openGeneration(env, { clock }); // cold: pointer, advisories (absent) and manifest from R2
+    const counts = newCounts();
+    const counted = await adminEnv(counts);
+    // Refreshes up to just before the R2 revalidation bound.
+    const refreshes = Math.floor((LIVE_R2_REVALIDATE_MS - 1) / LIVE_MEMORY_TTL_MS);
+    for (let i = 1; i <= refreshes; i++) {
+      now += LIVE_MEMORY_TTL_MS;
+      const opened = (await openGeneration(counted, { clock }))!;
+      expect([opened.advisories, opened.advisoriesSeq]).toEqual([[], 0]);
+      expect(total(counts, "R2."), `refresh ${i}`).toBe(0);
+      expect(counts.calls["KV.get"], `refresh ${i}`).toBe(2 * i);
+    }
+    // Past the bound R2 is read again, whatever KV says: the pointer and the advisories.
+    now += LIVE_MEMORY_TTL_MS;
+    await openGeneration(counted, { clock });
+    expect(counts.calls["R2.get"]).toBe(2);
+  });
+
+  it("sees the first advisory at the next memory refresh, once the admin API has written its KV copy", async () => {
+    let now = 70_000_000;
+    const clock = () => now;
+    await publishShelf(["alpha"]);
+    expect((await openGeneration(env, { clock }))!.advisories).toEqual([]);
+    const merged = await workerFetch(await adminEnv())(adminRequest("POST", "/advisories", { advisories: [ADVISORY] }));
+    expect(merged.status).toBe(200);
+    expect(JSON.parse((await env.SHELF_KV.get(KV_ADVISORIES_KEY))!).seq).toBe(1);
+    expect((await openGeneration(env, { clock }))!.advisories).toEqual([]); // memory answers within its TTL
+    now += LIVE_MEMORY_TTL_MS;
+    const opened = (await openGeneration(env, { clock }))!;
+    expect([opened.advisories.map((a) => a.advisory_id), opened.advisoriesSeq]).toEqual([["ADV-QUIET-1"], 1]);
+  });
+
+  it("reads R2 when KV fails (a failure is not the absence that confirms none)", async () => {
+    let now = 80_000_000;
+    const clock = () => now;
+    await publishShelf(["alpha"]);
+    await openGeneration(env, { clock });
+    const counts = newCounts();
+    const counted = await adminEnv(counts);
+    now += LIVE_MEMORY_TTL_MS;
+    await openGeneration({ ...counted, SHELF_KV: failingKv() }, { clock });
+    expect(counts.calls["R2.get"]).toBe(2); // the pointer and the advisories
+  });
+
+  it("still reads R2 when KV holds an advisories copy without a seq", async () => {
+    let now = 90_000_000;
+    const clock = () => now;
+    await publishShelf(["alpha"]);
+    await openGeneration(env, { clock });
+    await env.SHELF_KV.put(KV_ADVISORIES_KEY, "not json");
+    const counts = newCounts();
+    const counted = await adminEnv(counts);
+    now += LIVE_MEMORY_TTL_MS;
+    await openGeneration(counted, { clock });
+    expect(counts.calls["R2.get"]).toBe(1); // the advisories; the pointer's KV copy announced no change
+  });
+});
+
 describe("R2 decides, whatever seq KV or memory holds", () => {
   const FORGED_SEQ = 999;
 
@@ -118,10 +198,11 @@ describe("R2 decides, whatever seq KV or memory holds", () => {
     const counted = await adminEnv(counts);
     now += LIVE_MEMORY_TTL_MS;
     await openGeneration(counted, { clock });
-    expect(counts.calls["R2.get"]).toBe(1 + 1); // the pointer (KV announced seq 999) and the advisories (no KV copy)
+    // Only the pointer (KV announced seq 999); KV's lack of `advisories` confirms there are none.
+    expect(counts.calls["R2.get"]).toBe(1);
     now += LIVE_MEMORY_TTL_MS;
     await openGeneration(counted, { clock });
-    expect(counts.calls["R2.get"]).toBe(2 + 1); // only the advisories again: the same forged text is not re-confirmed
+    expect(counts.calls["R2.get"]).toBe(1); // the same forged text is not re-confirmed
   });
 
   it("keeps a skill blocked when a forged KV advisories record with a higher seq lifts the block", async () => {
