@@ -52,17 +52,10 @@ export class CatalogError extends Error {
   }
 }
 
-/**
- * Escapes element text as ElementTree does: `&`, `<`, `>` only; quotes and newlines stay. An
- * `includes` (a memchr) guards each replace: a regex test then three unconditional
- * replaceAll calls were a quarter of a whole catalog's CPU.
- */
+/** Escapes element text as ElementTree does: `&`, `<`, `>` only; quotes and newlines stay. */
 function escapeText(text: string): string {
-  let out = text;
-  if (out.includes("&")) out = out.replaceAll("&", "&amp;");
-  if (out.includes("<")) out = out.replaceAll("<", "&lt;");
-  if (out.includes(">")) out = out.replaceAll(">", "&gt;");
-  return out;
+  if (!/[&<>]/.test(text)) return text;
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
 /** A selection-hint list without its blank entries. */
