@@ -44,7 +44,10 @@ export function generatedBytes(): number {
   return documents.bytes;
 }
 
-/** Forgets every generated document (part of resetStorageMemory: a cold isolate has none). */
+/**
+ * Forgets every generated document (resetComputedCache in api/respond.ts calls it; kept apart from
+ * resetStorageMemory so a test can drop the storage memory and see what this cache still answers).
+ */
 export function resetGenerated(): void {
   documents.clear();
 }

@@ -30,7 +30,6 @@ import {
   resetDocuments,
 } from "./documents.ts";
 import { MissingObjectError, StorageUnavailableError } from "./errors.ts";
-import { resetGenerated } from "./generated.ts";
 import { r2Key } from "./keys.ts";
 import { resetSignaturesCache } from "./signatures.ts";
 import { liveFromMemory, liveTtlMs, loadAdvisories, loadPointer, resetLive, type AdvisoriesInForce, type PointerSummary } from "./live.ts";
@@ -43,7 +42,6 @@ export interface OpenGenerationOptions {
 /** Forgets everything this isolate cached (tests use it to simulate a cold isolate). */
 export function resetStorageMemory(): void {
   resetDocuments();
-  resetGenerated();
   resetLive();
   resetSignaturesCache();
   pinnedSeenAt.clear();

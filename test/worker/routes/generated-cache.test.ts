@@ -46,6 +46,7 @@ beforeEach(async () => {
   vi.useFakeTimers({ toFake: ["Date"] });
   vi.setSystemTime(new Date("2026-12-01T00:00:00.000Z"));
   resetStorageMemory();
+  resetGenerated();
   await publishFixtureShelf(env, SKILLS);
 });
 
@@ -165,12 +166,12 @@ describe("the generated-document cache", () => {
     expect(cachedGenerated(`k${count - 3}`)?.etag).toBe(`"k${count - 3}"`);
   });
 
-  it("keeps nothing larger than its whole budget, and starts empty after resetStorageMemory", () => {
+  it("keeps nothing larger than its whole budget, and starts empty after a reset", () => {
     keepGenerated("huge", doc(GENERATED_CACHE_BYTES + 1, "huge"));
     expect(cachedGenerated("huge")).toBeUndefined();
     keepGenerated("small", doc(10, "small"));
     expect(generatedBytes()).toBeGreaterThan(10);
-    resetStorageMemory();
+    resetGenerated();
     expect([cachedGenerated("small"), generatedBytes()]).toEqual([undefined, 0]);
   });
 });
