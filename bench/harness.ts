@@ -127,6 +127,20 @@ export function callsCell(calls: ReadonlyMap<StorageCall, number>): string {
   return total === 0 ? "0" : `${total} (${[...calls].map(([kind, n]) => `${kind} ${n}`).join(", ")})`;
 }
 
+/** A generation's shards: how many, and their JSON's size (what an isolate parses and keeps to list its skills). */
+export function shardFootprint(built: BuiltGeneration): { count: number; bytes: number } {
+  const shards = built.objects.filter((o) => o.kind === "shard");
+  return { count: shards.length, bytes: shards.reduce((sum, o) => sum + o.bytes.byteLength, 0) };
+}
+
+/**
+ * A sentence for a growth table whose warm misses read storage on the larger shelf: an isolate
+ * that cannot keep a generation's shards in memory re-reads them on every listing.
+ */
+export function storageNote(what: string, reads: string, shards: { count: number; bytes: number }): string {
+  return `At this size a ${what} on a warm isolate is not warm: it makes ${reads} storage calls, because the ${shards.count} shards (${(shards.bytes / 2 ** 20).toFixed(1)} MiB of JSON) do not fit the isolate's memory cache of parsed documents, so each listing reads again the ones evicted by the last; that, more than the work itself, is why those rows grow faster than the skills.`;
+}
+
 /** The machine's CPU count and 1-minute load average, for a section's first line: figures under load run high. */
 export function machineLine(): string {
   return `${cpus().length} CPUs, load average ${loadavg()[0]!.toFixed(1)}, Node ${process.versions.node}`;

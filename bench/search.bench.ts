@@ -26,6 +26,8 @@ import {
   MemoryBucket,
   pointTo,
   publishInMemory,
+  shardFootprint,
+  storageNote,
   type Cpu,
   type StorageCall,
 } from "./harness.ts";
@@ -88,6 +90,7 @@ interface Shelf {
   id: string;
   indexBytes: number;
   legacyId: string;
+  shards: { count: number; bytes: number };
   /** Storage calls by kind ("R2.get", "KV.get", …) since the last reset. */
   calls: Map<StorageCall, number>;
 }
@@ -106,7 +109,7 @@ async function seedShelf(n: number): Promise<Shelf> {
   const legacy = await canonicalDocument(older);
   await bucket.put(r2Key("generation", legacy.sha256), legacy.bytes);
   const bindings = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv(count), SHELF_VISIBILITY: "public" } as unknown as Bindings;
-  return { n, bucket, bindings, id: built.id, indexBytes: built.manifest.search!.size, legacyId: legacy.sha256, calls };
+  return { n, bucket, bindings, id: built.id, indexBytes: built.manifest.search!.size, legacyId: legacy.sha256, shards: shardFootprint(built), calls };
 }
 
 let current: Shelf;
@@ -214,6 +217,7 @@ const growth = growthRows.map(([label]) => {
     : "";
   return [label + storage, cpuCell(a), cpuCell(b), growthCell(a, b)];
 });
+const warmReads = reads.get(`${growthRows[1]![0]}|${LARGE}`);
 growth.push(["stored index (bytes)", kib(small.indexBytes), kib(large.indexBytes), `${(large.indexBytes / small.indexBytes).toFixed(2)}×`]);
 
 reportSection(
@@ -235,5 +239,6 @@ reportSection(
     `**Growth from ${fmt(SMALL)} to ${fmt(LARGE)} skills.** Median over ${ROUNDS} rounds; each round measures both shelves (order alternating). The query's terms have about 10× the postings on the larger shelf, so ranking grows with it; the last column is the growth for 10× the skills (linear is 10×).`,
     "",
     table(["Work", `${fmt(SMALL)} skills`, `${fmt(LARGE)} skills`, `${fmt(LARGE)}/${fmt(SMALL)}`], growth),
+    ...(warmReads && warmReads !== "0" ? ["", storageNote("search miss", warmReads, large.shards)] : []),
   ].join("\n"),
 );
