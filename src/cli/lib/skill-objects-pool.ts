@@ -21,12 +21,18 @@ interface Pending {
 
 /** A fixed set of workers taking tasks in order; `jobs <= 1` stages inline on the main thread. */
 export class SkillObjectsPool {
+  readonly #jobs: number;
   readonly #workers: { worker: Worker; busy: number }[] = [];
   readonly #pending = new Map<number, Pending>();
   #next = 0;
 
+  /** Workers start with the first task, so a build that compresses nothing starts none. */
   constructor(jobs: number) {
-    for (let i = 0; i < (jobs > 1 ? jobs : 0); i++) {
+    this.#jobs = jobs > 1 ? jobs : 0;
+  }
+
+  #start(): void {
+    for (let i = 0; i < this.#jobs; i++) {
       const worker = new Worker(fileURLToPath(WORKER_URL.href));
       const slot = { worker, busy: 0 };
       worker.on("message", (message: { id: number; result?: StageResult; error?: { message: string; changed: boolean; stack?: string } }) => {
@@ -45,9 +51,10 @@ export class SkillObjectsPool {
     }
   }
 
-  /** Stages one skill on the least busy worker (or inline). */
+  /** Stages one skill on the least busy worker (or inline with one job). */
   run(task: StageTask): Promise<StageResult> {
-    if (this.#workers.length === 0) return stageSkillObjects(task);
+    if (this.#jobs === 0) return stageSkillObjects(task);
+    if (this.#workers.length === 0) this.#start();
     const slot = this.#workers.reduce((a, b) => (b.busy < a.busy ? b : a));
     const id = this.#next++;
     slot.busy++;
