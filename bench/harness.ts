@@ -138,7 +138,7 @@ export function shardFootprint(built: BuiltGeneration): { count: number; bytes: 
  * that cannot keep a generation's shards in memory re-reads them on every listing.
  */
 export function storageNote(what: string, reads: string, shards: { count: number; bytes: number }): string {
-  return `At this size a ${what} on a warm isolate is not warm: it makes ${reads} storage calls, because the ${shards.count} shards (${(shards.bytes / 2 ** 20).toFixed(1)} MiB of JSON) do not fit the isolate's memory cache of parsed documents, so each listing reads again the ones evicted by the last; that, more than the work itself, is why those rows grow faster than the skills.`;
+  return `At this size a ${what} on a warm isolate is not warm: its storage calls are ${reads}, because the ${shards.count} shards (${(shards.bytes / 2 ** 20).toFixed(1)} MiB of JSON) do not fit the isolate's memory cache of parsed documents, so each listing reads again the ones evicted by the last; that, more than the work itself, is why those rows grow faster than the skills.`;
 }
 
 /** The machine's CPU count and 1-minute load average, for a section's first line: figures under load run high. */
