@@ -43,9 +43,9 @@ async function sha256Hex(text: string): Promise<string> {
  * @example return computed(c, { route: "outline", args: { name }, contentType: "application/json", build: async () => JSON.stringify(outline) })
  */
 export async function computed(c: ApiContext, answer: ComputedAnswer): Promise<Response> {
-  const generation = await c.var.shelf.generation();
-  const prefix = answer.links ? c.var.shelfAccess.urlPrefix : "";
-  const key = JSON.stringify([answer.route, generation.id, c.var.shelf.pinned, generation.advisoriesSeq, prefix, answer.contentType, answer.args]);
+  const generation = await c.get("shelf").generation();
+  const prefix = answer.links ? c.get("shelfAccess").urlPrefix : "";
+  const key = JSON.stringify([answer.route, generation.id, c.get("shelf").pinned, generation.advisoriesSeq, prefix, answer.contentType, answer.args]);
   const hit = cachedGenerated(key);
   const etag = hit?.etag ?? etagFor(`v1-${(await sha256Hex(key)).slice(0, 40)}`);
   const headers = new Headers({ ETag: etag });

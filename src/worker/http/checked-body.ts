@@ -108,10 +108,22 @@ function pieceReader(source: ReadableStream<Uint8Array>): PieceReader {
   };
 }
 
+/** Lowercase hex of every byte value: a digest's hex is 32 lookups, not 32 padStart calls per response. */
+const HEX = Array.from({ length: 256 }, (_v, byte) => byte.toString(16).padStart(2, "0"));
+
 function toHex(bytes: Uint8Array): string {
   let out = "";
-  for (const b of bytes) out += b.toString(16).padStart(2, "0");
+  for (const b of bytes) out += HEX[b];
   return out;
+}
+
+/**
+ * True when `bytes` hash to `sha256` (lowercase hex), hashed in one call: the check of a small
+ * object read whole (src/worker/http/file-response.ts).
+ * @example await hashesTo(new TextEncoder().encode("a"), "ca978112…") // => true
+ */
+export async function hashesTo(bytes: Uint8Array, sha256: string): Promise<boolean> {
+  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>))) === sha256;
 }
 
 /** The part of `chunk` (which starts at `position` in the object) that falls inside `window`. */

@@ -3,8 +3,7 @@
 // against the digest it advertises. Storage is reached only through the file's `open` and
 // `head`, so this module is testable without R2. Caching, CORS and security headers are the
 // route group's policy (middleware), not the representation's.
-import { sha256Hex } from "../../core/skill/hash.ts";
-import { BodyMismatchError, CHECKED_BEFORE_ANSWER_BYTES, checkedBody, VERIFIED_RANGE_MAX_BYTES } from "./checked-body.ts";
+import { BodyMismatchError, CHECKED_BEFORE_ANSWER_BYTES, checkedBody, hashesTo, VERIFIED_RANGE_MAX_BYTES } from "./checked-body.ts";
 import { etagFor, ifNoneMatchMatches } from "./conditional.ts";
 import { reprDigest } from "./digest.ts";
 import { rangeNotSatisfiable, storageUnavailable } from "./errors.ts";
@@ -121,7 +120,7 @@ async function readChecked(file: ServedFile, read: () => Promise<Uint8Array | nu
     console.error("blob missing from storage", file.sha256);
     throw storageUnavailable();
   }
-  if (bytes.byteLength !== file.size || (await sha256Hex(bytes)) !== file.sha256) {
+  if (bytes.byteLength !== file.size || !(await hashesTo(bytes, file.sha256))) {
     console.error("blob bytes do not match the manifest", file.sha256);
     throw storageUnavailable();
   }

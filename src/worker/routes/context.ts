@@ -1,6 +1,7 @@
 // What every read view is given: its bindings and variables (who is asking, and the request's
 // shelf service, opened by openShelf), and the two answers it gives: a stored file, or a
-// generated JSON document whose ETag is known before it is built.
+// generated JSON document whose ETag is known before it is built. Hot views read their variables
+// with c.get("shelf"): Hono's c.var copies every variable into a new object on each access.
 import type { Context, MiddlewareHandler } from "hono";
 import type { ReadAccessEnv, ReadAccessVariables } from "../auth/read-access.ts";
 import { ifNoneMatchMatches } from "../http/conditional.ts";
@@ -56,7 +57,7 @@ const encoder = new TextEncoder();
  * isolate's generated-document cache (storage/generated.ts) under the ETag, so `build` runs once
  * per ETag per isolate. The ETag must name everything the body depends on, except what a route
  * passes as `variant` (the caller's URL prefix, when the body holds links).
- * @example return generated(c, etag, async () => staticRootIndex(await c.var.shelf.skills()))
+ * @example return generated(c, etag, async () => staticRootIndex(await c.get("shelf").skills()))
  */
 export async function generated(c: ReadContext, etag: string, build: () => Promise<unknown>, variant = ""): Promise<Response> {
   if (ifNoneMatchMatches(c.req.header("If-None-Match"), etag)) return serveJson(c.req.raw, "null", etag);
@@ -67,7 +68,7 @@ export async function generated(c: ReadContext, etag: string, build: () => Promi
 
 /**
  * Serves one stored file of the shelf (ranges, HEAD and 304 from its digest, bytes streamed).
- * @example return storedFile(c, await c.var.shelf.file(name, path))
+ * @example return storedFile(c, await c.get("shelf").file(name, path))
  */
 export function storedFile(c: ReadContext, file: ShelfFile, contentType?: string): Promise<Response> {
   return serveFile(c.req.raw, file, contentType ? { contentType } : {});

@@ -52,8 +52,8 @@ export function getCached<P extends string>(routes: Hono<ReadEnv>, path: P, cach
   routes.get(path, async function viewWithCachePolicy(c) {
     const response = await view(c as unknown as Context<ReadEnv, P>);
     if (response.status < 400) {
-      const kind = cachedAs === "stored" && c.var.shelf.pinned ? "immutable" : "path";
-      response.headers.set("Cache-Control", cacheControlFor(kind, c.var.shelfAccess.visibility));
+      const kind = cachedAs === "stored" && c.get("shelf").pinned ? "immutable" : "path";
+      response.headers.set("Cache-Control", cacheControlFor(kind, c.get("shelfAccess").visibility));
     }
     return response;
   });

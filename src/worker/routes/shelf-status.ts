@@ -14,15 +14,15 @@ import { getCached } from "./policy.ts";
 export function shelfStatusRoutes(): Hono<ReadEnv> {
   const routes = new Hono<ReadEnv>();
   getCached(routes, "/v1/shelf", "generated", async (c) => {
-    const generation = await c.var.shelf.generation();
-    const visibility = c.var.shelfAccess.visibility;
+    const generation = await c.get("shelf").generation();
+    const visibility = c.get("shelfAccess").visibility;
     const signed = await generationSignatures(c.env, generation.id);
     // The body also carries published_at (a rollback to the same generation changes it), the
     // visibility and the signatures (a re-signing changes them), so all of those are in the ETag too.
     const etag = etagFor(
       `shelf-${generation.id}-${generation.advisoriesSeq}-${generation.seq ?? "pinned"}-${generation.publishedAt ?? "none"}-${visibility}-${signed?.sha256 ?? "unsigned"}`,
     );
-    return generated(c, etag, async () => ({ ...(await c.var.shelf.status()), visibility, signature: generationSigning(signed) }));
+    return generated(c, etag, async () => ({ ...(await c.get("shelf").status()), visibility, signature: generationSigning(signed) }));
   });
   return routes;
 }

@@ -36,29 +36,29 @@ export function wellKnownRoutes(): Hono<ReadEnv> {
 
   // --- v0.2.0 ------------------------------------------------------------------------------
   getCached(routes, "/.well-known/agent-skills/index.json", "generated", async (c) => {
-    const generation = await c.var.shelf.generation();
+    const generation = await c.get("shelf").generation();
     const signed = await generationSignatures(c.env, generation.id);
     const etag = etagFor(`v2-${generation.id}-${generation.advisoriesSeq}-${signed?.sha256 ?? "unsigned"}`);
     // Its URLs carry the caller's access prefix, so each prefix has its own copy of the bytes.
-    const prefix = c.var.shelfAccess.urlPrefix;
+    const prefix = c.get("shelfAccess").urlPrefix;
     return generated(
       c,
       etag,
-      async () => discoveryIndexV2(await c.var.shelf.skills(), generation.id, prefix, (name) => skillSignatureOf(signed, name)),
+      async () => discoveryIndexV2(await c.get("shelf").skills(), generation.id, prefix, (name) => skillSignatureOf(signed, name)),
       prefix,
     );
   });
 
   getCached(routes, "/.well-known/agent-skills/:leaf", "stored", async (c) => {
     const leaf = c.req.param("leaf");
-    if (leaf.endsWith(".tar.gz")) return storedFile(c, await c.var.shelf.archive(leaf.slice(0, -".tar.gz".length), "tar.gz"), GZIP_TYPE);
-    if (leaf.endsWith(".zip")) return storedFile(c, await c.var.shelf.archive(leaf.slice(0, -".zip".length), "zip"), ZIP_TYPE);
+    if (leaf.endsWith(".tar.gz")) return storedFile(c, await c.get("shelf").archive(leaf.slice(0, -".tar.gz".length), "tar.gz"), GZIP_TYPE);
+    if (leaf.endsWith(".zip")) return storedFile(c, await c.get("shelf").archive(leaf.slice(0, -".zip".length), "zip"), ZIP_TYPE);
     throw notFound();
   });
 
   getCached(routes, "/.well-known/agent-skills/:name/:path{.+}", "stored", async (c) => {
     const path = c.req.param("path");
-    return storedFile(c, await c.var.shelf.file(c.req.param("name"), path), path === "SKILL.md" ? MARKDOWN_TYPE : undefined);
+    return storedFile(c, await c.get("shelf").file(c.req.param("name"), path), path === "SKILL.md" ? MARKDOWN_TYPE : undefined);
   });
 
   // --- the shelf's signing keys (docs/signing.md) -------------------------------------------
@@ -79,14 +79,14 @@ export function wellKnownRoutes(): Hono<ReadEnv> {
 
   // --- v0.1 (legacy) -----------------------------------------------------------------------
   getCached(routes, "/.well-known/skills/index.json", "generated", async (c) => {
-    const generation = await c.var.shelf.generation();
+    const generation = await c.get("shelf").generation();
     // Every skill's file list rides in its shard entry, so this reads shards only (like the
     // other indexes); it holds no URL, so one copy serves every prefix.
-    return generated(c, etagFor(`v1-${generation.id}-${generation.advisoriesSeq}`), async () => discoveryIndexV1(await c.var.shelf.skills()));
+    return generated(c, etagFor(`v1-${generation.id}-${generation.advisoriesSeq}`), async () => discoveryIndexV1(await c.get("shelf").skills()));
   });
 
   getCached(routes, "/.well-known/skills/:name/:path{.+}", "stored", async (c) =>
-    storedFile(c, await c.var.shelf.file(c.req.param("name"), c.req.param("path"))),
+    storedFile(c, await c.get("shelf").file(c.req.param("name"), c.req.param("path"))),
   );
 
   return routes;
