@@ -70,8 +70,8 @@ const nodeSubtleDigest = crypto.subtle.digest.bind(crypto.subtle);
 const encoder = new TextEncoder();
 const SKILLS = 1_000;
 const ROUNDS = QUICK ? 5 : 9;
-/** CPU time each measurement aims at (its run count is calibrated to it). */
-const TARGET_MS = QUICK ? 40 : 150;
+/** Main-thread CPU time each measurement runs for, at least. */
+const TARGET_MS = QUICK ? 60 : 200;
 const BASE = "https://shelf.test";
 const name = (i: number) => `skill-${String(i).padStart(5, "0")}`;
 const BIG = name(7);
@@ -244,30 +244,35 @@ async function viaBare(route: Route): Promise<void> {
   await res.arrayBuffer();
 }
 
-/** Main-thread CPU ms per call of `fn` over `runs` calls (after a warm-up and a full GC). */
-async function threadCpu(fn: () => Promise<void>, runs: number): Promise<number> {
+/**
+ * Main-thread CPU ms per call of `fn`: calls in chunks of `chunk` until at least TARGET_MS of
+ * thread CPU has passed (the thread CPU clock moves in ticks of a few ms here, so a window is
+ * many ticks long; a wall-clock cap keeps a starved process from looping for long). No forced GC
+ * first: a full GC shrinks the young generation and charges the next window with the regrowth,
+ * which a warm isolate does not pay; the GC a window's own garbage causes is counted.
+ */
+async function threadCpu(fn: () => Promise<void>, chunk: number): Promise<number> {
   for (let i = 0; i < 3; i++) await fn();
-  (globalThis as { gc?: () => void }).gc?.();
   const start = process.threadCpuUsage();
-  for (let i = 0; i < runs; i++) await fn();
-  const used = process.threadCpuUsage(start);
-  return (used.user + used.system) / 1000 / runs;
+  const wallStart = performance.now();
+  let calls = 0;
+  let used = 0;
+  while (used < TARGET_MS && performance.now() - wallStart < TARGET_MS * 20) {
+    for (let i = 0; i < chunk; i++) await fn();
+    calls += chunk;
+    const delta = process.threadCpuUsage(start);
+    used = (delta.user + delta.system) / 1000;
+  }
+  return used / calls;
 }
 
-/**
- * Runs per measurement so one takes about TARGET_MS of main-thread CPU. The thread CPU clock
- * moves in coarse ticks here, so the calls are timed in batches that grow until one takes at
- * least 20 ms; the wall clock would overstate the CPU on a loaded machine.
- */
+/** Calls per chunk of {@link threadCpu}: about a tenth of TARGET_MS, from a rough wall-clock timing. */
 async function calibrate(fn: () => Promise<void>): Promise<number> {
   for (let i = 0; i < 10; i++) await fn();
-  for (let batch = 32; ; batch *= 4) {
-    const start = process.threadCpuUsage();
-    for (let i = 0; i < batch; i++) await fn();
-    const used = process.threadCpuUsage(start);
-    const ms = (used.user + used.system) / 1000;
-    if (ms >= 20 || batch >= 100_000) return Math.max(20, Math.round((TARGET_MS * batch) / Math.max(ms, 0.001)));
-  }
+  const start = performance.now();
+  for (let i = 0; i < 50; i++) await fn();
+  const each = (performance.now() - start) / 50;
+  return Math.max(1, Math.round(TARGET_MS / 10 / Math.max(each, 0.001)));
 }
 
 // --- CPU per request, interleaved ---------------------------------------------------------------
@@ -277,26 +282,26 @@ console.log(
 );
 const answered = (await app.fetch(new Request(`${BASE}${skillMdPath}`), env, ctx)).headers;
 const floors = [
-  { label: "bare + skillshelf's headers (SKILL.md)", fetch: bareWith(answered, false), samples: [] as number[], runs: 0 },
-  { label: "bare + skillshelf's headers + integrity check (SKILL.md)", fetch: bareWith(answered, true), samples: [] as number[], runs: 0 },
+  { label: "bare + skillshelf's headers (SKILL.md)", fetch: bareWith(answered, false), samples: [] as number[], chunk: 0 },
+  { label: "bare + skillshelf's headers + integrity check (SKILL.md)", fetch: bareWith(answered, true), samples: [] as number[], chunk: 0 },
 ];
 const viaFloor = (floor: (typeof floors)[number]) => async () => {
   const res = await floor.fetch(new Request(`${BASE}${skillMdPath}`));
   await res.arrayBuffer();
 };
-for (const floor of floors) floor.runs = await calibrate(viaFloor(floor));
+for (const floor of floors) floor.chunk = await calibrate(viaFloor(floor));
 const samples = routes.map(() => ({ app: [] as number[], bare: [] as number[] }));
-const runs: { app: number; bare: number }[] = [];
-for (const r of routes) runs.push({ app: await calibrate(() => viaApp(r)), bare: await calibrate(() => viaBare(r)) });
+const chunks: { app: number; bare: number }[] = [];
+for (const r of routes) chunks.push({ app: await calibrate(() => viaApp(r)), bare: await calibrate(() => viaBare(r)) });
 for (let round = 0; round < ROUNDS; round++) {
   for (const [i, route] of routes.entries()) {
     // Alternate which goes first, so neither always runs right after the other's garbage.
     const first = round % 2 === 0;
-    if (first) samples[i]!.bare.push(await threadCpu(() => viaBare(route), runs[i]!.bare));
-    samples[i]!.app.push(await threadCpu(() => viaApp(route), runs[i]!.app));
-    if (!first) samples[i]!.bare.push(await threadCpu(() => viaBare(route), runs[i]!.bare));
+    if (first) samples[i]!.bare.push(await threadCpu(() => viaBare(route), chunks[i]!.bare));
+    samples[i]!.app.push(await threadCpu(() => viaApp(route), chunks[i]!.app));
+    if (!first) samples[i]!.bare.push(await threadCpu(() => viaBare(route), chunks[i]!.bare));
   }
-  for (const floor of floors) floor.samples.push(await threadCpu(viaFloor(floor), floor.runs));
+  for (const floor of floors) floor.samples.push(await threadCpu(viaFloor(floor), floor.chunk));
   process.stdout.write(`round ${round + 1}/${ROUNDS}\n`);
 }
 const cpu = routes.map((route, i) => ({ route, app: median(samples[i]!.app), bare: median(samples[i]!.bare) }));
@@ -422,9 +427,9 @@ async function profileOf(fn: () => Promise<void>, runs: number): Promise<string>
   return `The profile of ${runs} of its requests (main-thread self time, node:inspector) puts it in ${top(areas, 6)}; skillshelf's largest own functions are ${top(own, 4)}.`;
 }
 
-/** Enough requests for about PROFILE_MS of CPU (thousands of samples), from a route's calibrated run count. */
+/** Enough requests for about PROFILE_MS (thousands of samples), from a route's calibrated chunk. */
 const PROFILE_MS = QUICK ? 500 : 2_000;
-const PROFILE_RUNS = (calibrated: number) => Math.max(50, Math.round((calibrated * PROFILE_MS) / TARGET_MS));
+const PROFILE_RUNS = (chunk: number) => Math.max(50, Math.round((chunk * 10 * PROFILE_MS) / TARGET_MS));
 const [withHeaders, withCheck] = floors.map((f) => median(f.samples)) as [number, number];
 const HEADERS_NOTE =
   `The bare Worker sends 3 headers; skillshelf sends ${[...answered.keys()].length} on this answer (validators, type and length, the four security ` +
@@ -436,14 +441,14 @@ const v2 = cpu[4]!;
 const misses: string[] = [];
 for (const { route, app: a, bare: b } of cpu.slice(0, 3)) {
   if (a / b <= 1.3) continue;
-  const profiled = await profileOf(() => viaApp(route), PROFILE_RUNS(runs[routes.indexOf(route)]!.app));
+  const profiled = await profileOf(() => viaApp(route), PROFILE_RUNS(chunks[routes.indexOf(route)]!.app));
   const note = route.label.startsWith("1 MiB")
     ? "Here the check is most of the difference: the 1 MiB integrity row shows what hashing the stream costs in Node."
     : HEADERS_NOTE;
   misses.push(`- **${route.label}: ${ratio(a, b)} the bare Worker (target ≤ 1.3×).** ${profiled} ${note}`);
 }
 if (v2.app / fileGet > 3) {
-  const profiled = await profileOf(() => viaApp(v2.route), PROFILE_RUNS(runs[4]!.app));
+  const profiled = await profileOf(() => viaApp(v2.route), PROFILE_RUNS(chunks[4]!.app));
   misses.push(
     `- **v0.2 index: ${ratio(v2.app, fileGet)} a warm file GET (target ≤ 3×).** ${profiled} The bytes come from the generated-document cache; what remains is copying the body into a Response and reading it, as the bare Worker serving the same bytes does (its row).`,
   );
