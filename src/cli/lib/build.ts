@@ -75,7 +75,7 @@ export interface CheckShelfOptions {
   /** Called once the number of skill folders is known. */
   onStart?: (total: number) => void;
   /** Called for each skill as soon as it is checked (the build starts its heavy work here). */
-  onSkill?: (skill: CheckedSkill) => void;
+  onSkill?: (skill: CheckedSkill) => void | Promise<void>;
 }
 
 /** How many skill folders are walked ahead of the one being checked. */
@@ -166,7 +166,7 @@ export async function checkShelf(shelfDir: string, options: CheckShelfOptions = 
     if ("error" in scanned) {
       const failed: CheckedSkill = { folder, dir, problems: [{ skill: folder, field: "files", severity: "error", message: scanned.error }] };
       skills.push(failed);
-      options.onSkill?.(failed);
+      await options.onSkill?.(failed);
       continue;
     }
     const { entries, scan, cached } = scanned;
@@ -178,7 +178,7 @@ export async function checkShelf(shelfDir: string, options: CheckShelfOptions = 
       if ("blocked" in judged) checked.problems.push(judged.blocked);
       else checked.record = { ...scan.described, trust: judged.trust };
     }
-    options.onSkill?.(checked);
+    await options.onSkill?.(checked);
   }
   return { recordBytes, records, recordProblems, recordWarnings: loaded.warnings, skills };
 }
@@ -274,6 +274,10 @@ async function buildInto(
   const staged = new Set<string>();
   const archivesOf = new Map<string, SkillRecord["archives"]>();
   const work: Promise<void>[] = [];
+  // Skills staged at once: enough to keep every worker busy, few enough that finished and queued
+  // skills never hold much of the shelf in memory (the scan waits for a slot).
+  const maxInFlight = Math.max(2, 2 * (options.jobs ?? defaultJobs()));
+  const inFlight = new Set<Promise<void>>();
   const failures: Error[] = [];
   let archived = 0;
   let written = 0;
@@ -284,7 +288,7 @@ async function buildInto(
   };
 
   // Each valid skill's heavy work starts as soon as it is checked, so compression overlaps the scan.
-  const stage = (skill: CheckedSkill) => {
+  const stage = async (skill: CheckedSkill) => {
     progress.checked++;
     const record = skill.record;
     if (!record || !skill.entries) return report();
@@ -302,8 +306,9 @@ async function buildInto(
     const files = record.files.map((f) => ({ path: f.path, abs: byPath.get(f.path)!, sha256: f.sha256, size: f.size }));
     progress.staging++;
     report();
-    work.push(
-      pool.run({ skill: record.name, files, writeBlobs, archive, staging: staging.dir }).then(
+    const task = pool
+      .run({ skill: record.name, files, writeBlobs, archive, staging: staging.dir })
+      .then(
         (result) => {
           count(result);
           if (result.archives) {
@@ -319,8 +324,11 @@ async function buildInto(
         (error: Error) => {
           failures.push(error);
         },
-      ),
-    );
+      )
+      .finally(() => inFlight.delete(task));
+    inFlight.add(task);
+    work.push(task);
+    while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
   };
 
   const checked = await checkShelf(shelfDir, {

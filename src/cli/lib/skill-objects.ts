@@ -79,7 +79,7 @@ export async function stageSkillObjects(task: StageTask): Promise<StageResult> {
     }
   }
   if (task.archive) {
-    const archives = await skillArchives(files);
+    const archives = await skillArchives(files, (bytes) => createHash("sha256").update(bytes).digest("hex"));
     writeBlob(task.staging, archives.refs.tar_gz.sha256, archives.tarGz);
     writeBlob(task.staging, archives.refs.zip.sha256, archives.zip);
     result.written += 2;

@@ -19,7 +19,7 @@ import {
   type SkillEntry,
   type SkillRecord,
 } from "./manifest.ts";
-import type { Inventory } from "../skill/inventory.ts";
+import type { Inventory, Sha256 } from "../skill/inventory.ts";
 import { outlineOf } from "../disclosure/outline.ts";
 import { buildSearchIndex, SEARCH_INDEX_SCHEMA, type SearchableSkill } from "../search/bm25.ts";
 import type { SkillFile, SkillMetadata } from "../skill/skill.ts";
@@ -151,15 +151,15 @@ export interface SkillArchives {
  * runs it on worker threads, and reuses the result while the skill's tree hash is unchanged).
  * @example const { refs } = await skillArchives(files); refs.tar_gz.sha256 // 64 hex
  */
-export async function skillArchives(files: readonly SkillFile[]): Promise<SkillArchives> {
+export async function skillArchives(files: readonly SkillFile[], sha256: Sha256 = sha256Hex): Promise<SkillArchives> {
   const tarGz = tarGzArchive(files);
   const zip = zipArchive(files);
   return {
     tarGz,
     zip,
     refs: {
-      tar_gz: { sha256: await sha256Hex(tarGz), size: tarGz.length },
-      zip: { sha256: await sha256Hex(zip), size: zip.length },
+      tar_gz: { sha256: await sha256(tarGz), size: tarGz.length },
+      zip: { sha256: await sha256(zip), size: zip.length },
     },
   };
 }
