@@ -11,6 +11,7 @@ import { assembleDocuments, describeSkill, type AssembledDocuments, type Documen
 import { canonicalDocument } from "../../core/generation/canonical-json.ts";
 import { SKILL_RECORD_SCHEMA, type GenerationManifest, type SkillRecord } from "../../core/generation/manifest.ts";
 import { sha256Hex } from "../../core/skill/hash.ts";
+import type { SkillFile } from "../../core/skill/skill.ts";
 import type { Problem } from "../../core/skill/validate.ts";
 import type { SignaturesDocument } from "../../core/signing/signatures.ts";
 import { sourceCandidates, validationsFor } from "../../core/trust/evaluate.ts";
@@ -55,6 +56,8 @@ export interface CheckedSkill {
   entries?: SkillDirEntry[];
   /** True when its scan came from the build cache (nothing was read). */
   cached?: boolean;
+  /** The bytes this scan read and hashed (absent when cached); the build drops them once staged. */
+  files?: SkillFile[];
 }
 
 /** A shelf as the build checks it, before anything is assembled or written. */
@@ -81,7 +84,10 @@ export interface CheckShelfOptions {
 /** How many skill folders are walked ahead of the one being checked. */
 const SCAN_AHEAD = 16;
 
-type ScannedFolder = { folder: string; dir: string } & ({ entries: SkillDirEntry[]; scan: SkillScan; cached: boolean } | { error: string });
+type ScannedFolder = { folder: string; dir: string } & (
+  | { entries: SkillDirEntry[]; scan: SkillScan; cached: boolean; files?: SkillFile[] }
+  | { error: string }
+);
 
 /** Walks one folder and scans it, or takes its scan from the cache; a filesystem refusal is a problem. */
 async function scanFolder(dir: string, cache: BuildCache | undefined): Promise<ScannedFolder> {
@@ -89,7 +95,9 @@ async function scanFolder(dir: string, cache: BuildCache | undefined): Promise<S
   try {
     const entries = await walkSkillDir(dir);
     const hit = cache?.lookup(folder, entries) ?? null;
-    return { folder, dir, entries, scan: hit ?? (await scanSkill(dir, entries)), cached: hit !== null };
+    if (hit) return { folder, dir, entries, scan: hit, cached: true };
+    const files = await readSkillFiles(entries);
+    return { folder, dir, entries, scan: await scanSkill(dir, files), cached: false, files };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
     return { folder, dir, error: error.message };
@@ -97,8 +105,8 @@ async function scanFolder(dir: string, cache: BuildCache | undefined): Promise<S
 }
 
 /** Reads, validates and describes one skill folder: what its files alone decide. */
-async function scanSkill(dir: string, entries: readonly SkillDirEntry[]): Promise<SkillScan> {
-  const skill = await loadSkill(dir, await readSkillFiles(entries));
+async function scanSkill(dir: string, files: SkillFile[]): Promise<SkillScan> {
+  const skill = await loadSkill(dir, files);
   const { metadata, parsed } = skill.validation;
   if (!skill.validation.ok || !metadata || !parsed || !skill.inventory) return { problems: [...skill.validation.problems], described: null };
   const { trust: _none, ...described } = describeSkill(metadata, parsed, skill.inventory, null as unknown as SkillRecordInput["trust"]);
@@ -169,9 +177,9 @@ export async function checkShelf(shelfDir: string, options: CheckShelfOptions = 
       await options.onSkill?.(failed);
       continue;
     }
-    const { entries, scan, cached } = scanned;
+    const { entries, scan, cached, files } = scanned;
     options.cache?.remember(folder, entries, scan);
-    const checked: CheckedSkill = { folder, dir, problems: [...scan.problems], entries, cached };
+    const checked: CheckedSkill = { folder, dir, problems: [...scan.problems], entries, cached, ...(files ? { files } : {}) };
     skills.push(checked);
     if (scan.described) {
       const judged = trustOf(records, folder, scan.described);
@@ -291,7 +299,10 @@ async function buildInto(
   const stage = async (skill: CheckedSkill) => {
     progress.checked++;
     const record = skill.record;
-    if (!record || !skill.entries) return report();
+    if (!record || !skill.entries) {
+      delete skill.files;
+      return report();
+    }
     const heldOrStaged = (sha: string) => held.blob.has(sha) || staged.has(sha);
     const writeBlobs = [...new Set(record.files.map((f) => f.sha256))].filter((sha) => !heldOrStaged(sha));
     for (const sha of writeBlobs) staged.add(sha);
@@ -301,9 +312,14 @@ async function buildInto(
       archivesOf.set(record.name, reusable!);
       cache.rememberArchives(record.tree_hash, reusable!);
     }
-    if (writeBlobs.length === 0 && !archive) return report();
+    if (writeBlobs.length === 0 && !archive) {
+      delete skill.files;
+      return report();
+    }
     const byPath = new Map(skill.entries.map((e) => [e.path, e.abs]));
-    const files = record.files.map((f) => ({ path: f.path, abs: byPath.get(f.path)!, sha256: f.sha256, size: f.size }));
+    const bytesOf = new Map(skill.files?.map((f) => [f.path, f.bytes]));
+    const files = record.files.map((f) => ({ path: f.path, abs: byPath.get(f.path)!, sha256: f.sha256, size: f.size, bytes: bytesOf.get(f.path) }));
+    delete skill.files; // held only until staged
     progress.staging++;
     report();
     const task = pool

@@ -13,8 +13,11 @@ import type { SkillFile } from "../../core/skill/skill.ts";
 /** One skill's work for {@link stageSkillObjects}: plain data, so it can cross to a worker thread. */
 export interface StageTask {
   skill: string;
-  /** Every file of the skill: where it is and what the scan found in it. */
-  files: { path: string; abs: string; sha256: string; size: number }[];
+  /**
+   * Every file of the skill: where it is and what the scan found in it, with the bytes the scan
+   * hashed when it read them (then they are not read again: the bytes stored are the bytes hashed).
+   */
+  files: { path: string; abs: string; sha256: string; size: number; bytes?: Uint8Array }[];
   /** Digests of the files whose blobs must be written. */
   writeBlobs: string[];
   /** True when the archives must be built (no earlier build has them). */
@@ -62,14 +65,16 @@ export async function stageSkillObjects(task: StageTask): Promise<StageResult> {
   const needed = task.archive ? task.files : task.files.filter((f) => wanted.has(f.sha256));
   const files: SkillFile[] = [];
   for (const file of needed) {
-    let bytes: Uint8Array;
-    try {
-      bytes = new Uint8Array(readFileSync(file.abs));
-    } catch (error) {
-      throw new SkillChangedError(`${file.abs} could not be read again (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-    }
-    if (bytes.length !== file.size || createHash("sha256").update(bytes).digest("hex") !== file.sha256) {
-      throw new SkillChangedError(`${file.abs} changed during the build`);
+    let bytes = file.bytes;
+    if (bytes === undefined) {
+      try {
+        bytes = new Uint8Array(readFileSync(file.abs));
+      } catch (error) {
+        throw new SkillChangedError(`${file.abs} could not be read again (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      }
+      if (bytes.length !== file.size || createHash("sha256").update(bytes).digest("hex") !== file.sha256) {
+        throw new SkillChangedError(`${file.abs} changed during the build`);
+      }
     }
     files.push({ path: file.path, bytes });
     if (wanted.delete(file.sha256)) {
