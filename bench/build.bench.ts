@@ -475,8 +475,6 @@ function report(
   ];
 
   const markdown = [
-    "## Build and publish against `sha256sum` (`bench/build.bench.ts`)",
-    "",
     `The CLI as users install it: \`scripts/build-cli.ts\`'s bundle (\`skillshelf.mjs\` and its worker thread beside it, written by the run into a folder of its own under dist/) run by the pinned Node as a child process. The shelf: \`bench/shelf-gen.ts\`, ${SKILLS.toLocaleString("en-US")} skills, ${base.files.toLocaleString("en-US")} files, ${mb(base.bytes)}, every file dated an hour back (the build cache does not trust a file modified in the last 2 s). No trust records, unsigned.`,
     "",
     `- **Measure:** ${rounds} rounds; in each, every row ran back to back with \`find skills -type f -print0 | xargs -0 sha256sum > /dev/null\` over the same files (the order flipped every round, page cache warm). Wall time around the child (spawnSync), user + system CPU and peak RSS from \`/usr/bin/time\` (the build's worker threads are in its process, so in both). Cells: medians over rounds. Ratios: the median of each round's (row − that round's \`--version\`) ÷ its paired sha256sum, so the CLI's start-up is not counted; the --version row is its own ratio. "One skill changed": a different skill each round rewritten at a new revision (all 5 files) and rebuilt into the same folder (then, in the first ${CONTRAST_ROUNDS} rounds, \`--verify\` over it), then changed back and rebuilt (untimed). The slow contrast rows (\`--jobs 1\` fresh, \`--verify\`) ran in the first ${CONTRAST_ROUNDS} round(s) only, to keep the bench short. Written: objects (and bytes) the build wrote, from \`--json\`.`,
@@ -490,7 +488,7 @@ function report(
     "",
     `**Fresh builds:** peak RSS ${mib(freshRss)} for ${mb(base.bytes)} of files (the issue measured 312 MB before the incremental build), ${mib(med("fresh-j1", (p) => p.row.maxRssKiB))} with \`--jobs 1\`, which takes ${times(jobsGain)} the default's wall time on ${cores} cores. \`build --verify\` (reads, hashes and compresses everything again, as a fresh build) runs at ${times(startupFreeRatio(pairs, "verify", "wallMs"))}.`,
     "",
-    `### Publish after a one-file change`,
+    "**Publish after a one-file change.**",
     "",
     `The same build published to a Worker started as \`npm start\` starts it (\`scripts/start.ts\`: \`wrangler dev\` on loopback, local R2 and KV, the curated shelf published first) with \`publishGeneration\` over the build folder (\`buildFolderSource\`), every request counted by a wrapped fetch; then one line added to \`${publish.changedFile}\`, rebuilt into the same folder (reused ${publish.rebuilt.reused}, archived ${publish.rebuilt.archived}) and published again. Cells: requests · request-body bytes.`,
     "",

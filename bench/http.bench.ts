@@ -457,8 +457,6 @@ function report(rows: Row[], results: Results, catalogs: CatalogCost, cold: Reco
   const contended = Math.max(loadAtStart, loadEnd) > cores;
 
   const markdown = [
-    "## skillshelf beside a bare Worker, one workerd (`bench/http.bench.ts`)",
-    "",
     `skillshelf's deploy bundle (\`wrangler deploy --dry-run\`, wrangler.toml's vars) and a bare Worker (\`bench/http/bare-worker.js\`: path → blob key from a map the bench takes from the build folder, ETag the blob's SHA-256, 304 on a matching If-None-Match, the R2 body streamed) in one workerd (Miniflare ${MINIFLARE_VERSION}, the simulator \`wrangler dev\` runs), both bound to one local R2 bucket. The shelf: \`bench/shelf-gen.ts\`, ${count(SKILLS)} skills plus one 1 MiB file; the Worker as of ${bundledSource}; built with \`skillshelf build\` and published with \`skillshelf publish\` through the admin API. Each Worker has its own loopback socket (Miniflare's direct sockets, no routing Worker in front).`,
     "",
     `- **Measure:** ${ROUNDS} interleaved rounds per route (bare then skillshelf, the order flipped every round), each at most ${count(LIMITS.requests)} requests or ${LIMITS.seconds} s over ${CONNECTIONS} keep-alive connections (undici), every body read to the end and its status checked; file routes rotate over every skill's file. Cells: medians over rounds of throughput · p50 · p99 latency · workerd CPU per request (utime + stime of the workerd process; workerd runs every Worker and Miniflare's R2 and KV simulators on one thread, so the simulated storage is in both Workers' CPU and costs more than on Cloudflare). Ratios: the median of each round's ratio (skillshelf ÷ bare, or ÷ skillshelf's own file GET where the bare Worker has no such route). The load client runs on the same cores.`,

@@ -463,8 +463,6 @@ if (v2.app / fileGet > 3) {
   );
 }
 const section = [
-  "### Warm path, in process (no storage simulator)",
-  "",
   `Main-thread CPU per request in Node ${process.versions.node}'s V8, ${SKILLS} skills, bindings answering from memory (bench/harness.ts MemoryBucket, empty KV), ` +
     `median of ${ROUNDS} interleaved rounds of ~${TARGET_MS} ms each. "bare" is a minimal Worker written in the bench: a path → R2 key map built once, ` +
     "the object streamed with its ETag (and a 304 on a matching If-None-Match); for generated documents it serves the same bytes stored as a file, " +
