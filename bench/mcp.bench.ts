@@ -7,7 +7,7 @@
 // for why the whole app is not imported). Also CPU per request (a median of a few calls).
 // Run: npm run bench -- --only mcp. Not a test: it only fails when /mcp costs more storage
 // operations than the route it is compared with. Quick mode repeats each row fewer times.
-import { createHash } from "node:crypto";
+import "./workerd-shims.ts";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { Hono } from "hono";
@@ -31,39 +31,6 @@ import { median, ms, QUICK, reportSection, table } from "./report.ts";
 const encoder = new TextEncoder();
 const SKILLS = 1_000;
 
-// workerd's crypto.DigestStream, which the static layout's checked file bodies use; Node has none.
-class NodeDigestStream extends WritableStream<Uint8Array> {
-  readonly digest: Promise<ArrayBuffer>;
-  constructor(_algorithm: string) {
-    const hash = createHash("sha256");
-    let done!: (value: ArrayBuffer) => void;
-    const digest = new Promise<ArrayBuffer>((resolve) => {
-      done = resolve;
-    });
-    super({ write: (chunk) => void hash.update(chunk), close: () => done(new Uint8Array(hash.digest()).buffer) });
-    this.digest = digest;
-  }
-}
-(crypto as unknown as { DigestStream: typeof NodeDigestStream }).DigestStream ??= NodeDigestStream;
-
-// workerd's ReadableStreamBYOBReader.readAtLeast (fill the view up to `min` bytes unless the stream ends), same use.
-type AtLeast = (min: number, view: Uint8Array) => Promise<{ done: boolean; value: Uint8Array | undefined }>;
-const byobProto = ReadableStreamBYOBReader.prototype as unknown as { readAtLeast?: AtLeast };
-byobProto.readAtLeast ??= async function (this: ReadableStreamBYOBReader, min: number, view: Uint8Array) {
-  // Each read transfers the buffer (detaching the old view), so offsets are kept, not re-read from views.
-  const { byteOffset, byteLength } = view;
-  let buffer = view.buffer;
-  let filled = 0;
-  while (filled < min) {
-    const next = await this.read(new Uint8Array(buffer, byteOffset + filled, byteLength - filled));
-    if (next.value) {
-      buffer = next.value.buffer;
-      filled += next.value.byteLength;
-    }
-    if (next.done) return { done: true, value: new Uint8Array(buffer, byteOffset, filled) };
-  }
-  return { done: false, value: new Uint8Array(buffer, byteOffset, filled) };
-};
 const BASE = "https://shelf.test";
 
 const name = (i: number) => `skill-${String(i).padStart(5, "0")}`;

@@ -7,6 +7,7 @@
 // on its own, and the storage operations each route makes cold and warm.
 // Run: npm run bench -- --only warm-path. Not a test: nothing here asserts a speed.
 import { createHash } from "node:crypto";
+import "./workerd-shims.ts";
 import { Session } from "node:inspector/promises";
 import { cpus, loadavg } from "node:os";
 import { resetComputedCache } from "../src/worker/api/respond.ts";
@@ -19,36 +20,6 @@ import { r2Key } from "../src/worker/storage/keys.ts";
 import { benchSkill, emptyKv, MemoryBucket, publishInMemory, type StorageCall } from "./harness.ts";
 import { median, QUICK, ratio, reportSection, table } from "./report.ts";
 
-// --- what workerd has and Node does not (the same stand-ins bench/mcp.bench.ts uses) ----------
-class NodeDigestStream extends WritableStream<Uint8Array> {
-  readonly digest: Promise<ArrayBuffer>;
-  constructor(_algorithm: string) {
-    const hash = createHash("sha256");
-    let done!: (value: ArrayBuffer) => void;
-    const digest = new Promise<ArrayBuffer>((resolve) => {
-      done = resolve;
-    });
-    super({ write: (chunk) => void hash.update(chunk), close: () => done(new Uint8Array(hash.digest()).buffer) });
-    this.digest = digest;
-  }
-}
-(crypto as unknown as { DigestStream: typeof NodeDigestStream }).DigestStream ??= NodeDigestStream;
-type AtLeast = (min: number, view: Uint8Array) => Promise<{ done: boolean; value: Uint8Array | undefined }>;
-const byobProto = ReadableStreamBYOBReader.prototype as unknown as { readAtLeast?: AtLeast };
-byobProto.readAtLeast ??= async function (this: ReadableStreamBYOBReader, min: number, view: Uint8Array) {
-  const { byteOffset, byteLength } = view;
-  let buffer = view.buffer;
-  let filled = 0;
-  while (filled < min) {
-    const next = await this.read(new Uint8Array(buffer, byteOffset + filled, byteLength - filled));
-    if (next.value) {
-      buffer = next.value.buffer;
-      filled += next.value.byteLength;
-    }
-    if (next.done) return { done: true, value: new Uint8Array(buffer, byteOffset, filled) };
-  }
-  return { done: false, value: new Uint8Array(buffer, byteOffset, filled) };
-};
 // workerd's crypto.subtle.digest hashes synchronously in native code; Node's WebCrypto hands each
 // digest to its thread pool and back (about 20 µs of main-thread bookkeeping for a 1 KiB SKILL.md,
 // which no Worker pays), so SHA-256 is answered here by node:crypto, synchronously, as in workerd.

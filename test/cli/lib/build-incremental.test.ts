@@ -2,13 +2,13 @@
 // build folder (reusing its cache, blobs and archives) is byte-identical to a fresh build of the
 // same shelf (same generation id, same files); trust-record and signing-key changes change exactly
 // the records (or signatures) they should; --verify rebuilds what the cache would have trusted.
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { run as attest } from "../../../src/cli/commands/attest.ts";
 import { BUILD_CACHE_FILE } from "../../../src/cli/lib/build-cache.ts";
+import { snapshot } from "./build-snapshot.ts";
 import { buildShelf, BuildRefusedError, type BuildShelfOptions, type BuildSummary } from "../../../src/cli/lib/build.ts";
 import { signBuilt } from "../../../src/cli/lib/signing.ts";
 import { loadSkill, readSkillDir } from "../../../src/cli/lib/skill-dir.ts";
@@ -42,24 +42,6 @@ function writeSkillFile(dir: string, skill: string, rel: string, content: string
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, content);
   utimesSync(file, HOUR_AGO, HOUR_AGO);
-}
-
-/** Every file of a build folder with its SHA-256, the local cache aside. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (rel: string) => {
-    for (const entry of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-      const child = rel ? `${rel}/${entry.name}` : entry.name;
-      if (child === BUILD_CACHE_FILE) continue;
-      if (entry.isDirectory()) walk(child);
-      else
-        out[child] = createHash("sha256")
-          .update(readFileSync(path.join(dir, child)))
-          .digest("hex");
-    }
-  };
-  walk("");
-  return out;
 }
 
 const quiet: BuildShelfOptions = { onWarning: () => {}, onRecordWarning: () => {} };

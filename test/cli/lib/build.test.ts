@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../run-cli.ts";
-import { BUILD_CACHE_FILE } from "../../../src/cli/lib/build-cache.ts";
+import { snapshot } from "./build-snapshot.ts";
 import { buildInventory } from "../../../src/core/skill/inventory.ts";
 import { GenerationManifestSchema, SkillRecordSchema } from "../../../src/core/generation/manifest.ts";
 
@@ -30,24 +30,6 @@ function shelf(name: string, skills: Record<string, Record<string, string | Uint
   for (const [file, text] of Object.entries(records)) writeFileSync(path.join(dir, file), text);
   mkdirSync(path.join(dir, "skills"), { recursive: true });
   return dir;
-}
-
-/** Every file of a build folder with its SHA-256, for byte-for-byte comparisons (not the local build cache, which records stats and paths). */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (rel: string) => {
-    for (const entry of readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-      const child = rel ? `${rel}/${entry.name}` : entry.name;
-      if (child === BUILD_CACHE_FILE) continue;
-      if (entry.isDirectory()) walk(child);
-      else
-        out[child] = createHash("sha256")
-          .update(readFileSync(path.join(dir, child)))
-          .digest("hex");
-    }
-  };
-  walk("");
-  return out;
 }
 
 describe("skillshelf build", () => {
