@@ -2,7 +2,7 @@
 // Node 20 exactly as the TypeScript sources run on the pinned Node 24 (every command's --help, and the
 // commands that read a shelf, on the curated shelf), and `npm pack` ships only the launcher and the bundle.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -114,6 +114,26 @@ describe.skipIf(!SYSTEM_NODE)(
       expect(generation(bundled)).toBe(generation(source));
       const manifest = (dir: string) => readFileSync(path.join(out, dir, "manifest.json"));
       expect(manifest("bundled").equals(manifest("source"))).toBe(true);
+    }, 120_000);
+
+    it("builds on worker threads with the bundled worker, and stops with a message (not a hang, not exit 0) when the worker is missing", () => {
+      const jobs = run(system, BUNDLE, ["build", "shelf", "--out", path.join(out, "jobs2"), "--jobs", "2", "--json"]);
+      expect(jobs.code, jobs.stderr).toBe(0);
+      expect((JSON.parse(jobs.stdout) as { archived: number }).archived).toBeGreaterThan(0);
+      // A broken install: the bundle without skill-objects-worker.mjs beside it (inside dist/, so its imports still resolve).
+      const broken = path.resolve("dist", `no-worker-${process.pid}`);
+      mkdirSync(broken, { recursive: true });
+      try {
+        copyFileSync(BUNDLE, path.join(broken, "skillshelf.mjs"));
+        const target = path.join(out, "broken");
+        const r = run(system, path.join(broken, "skillshelf.mjs"), ["build", "shelf", "--out", target, "--jobs", "2"]);
+        expect(r.code, r.stderr).toBe(1);
+        expect(r.stderr).toMatch(/a build worker thread (failed|stopped).*--jobs 1/s);
+        expect(existsSync(target)).toBe(false);
+        expect(readdirSync(out).filter((n) => n.startsWith(".broken."))).toEqual([]);
+      } finally {
+        rmSync(broken, { recursive: true, force: true });
+      }
     }, 120_000);
 
     it("runs through the package's bin (bin/skillshelf.js) on the system Node, and on the pinned Node from the sources", () => {

@@ -4,7 +4,8 @@
 // stat the same is not read again; its record is still recomputed from the cached fields and this
 // build's trust records, so verdicts always follow the shelf's records. Archives are keyed by tree
 // hash, so a skill whose files changed back, or moved, reuses them too. `build --verify` ignores
-// the cache and rehashes everything.
+// the cache and rehashes everything. The file starts with the SHA-256 of its JSON, so a damaged
+// cache is ignored rather than trusted.
 import { createHash } from "node:crypto";
 import { readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -115,8 +116,14 @@ export class BuildCache {
     if (fresh) return new BuildCache(key, tool, null);
     let previous: CacheDocument | null = null;
     try {
-      const doc = JSON.parse(await readFile(path.join(outDir, BUILD_CACHE_FILE), "utf8")) as CacheDocument;
-      if (doc?.schema === CACHE_SCHEMA && typeof doc.skills === "object" && typeof doc.archives === "object") previous = doc;
+      // The first line is the SHA-256 of the rest: a damaged or edited cache is an empty one, never a wrong answer.
+      const text = await readFile(path.join(outDir, BUILD_CACHE_FILE), "utf8");
+      const newline = text.indexOf("\n");
+      const body = text.slice(newline + 1);
+      if (newline === 64 && createHash("sha256").update(body).digest("hex") === text.slice(0, 64)) {
+        const doc = JSON.parse(body) as CacheDocument;
+        if (doc?.schema === CACHE_SCHEMA && typeof doc.skills === "object" && typeof doc.archives === "object") previous = doc;
+      }
     } catch {
       // No cache yet, or one we cannot read: every skill is read.
     }
@@ -198,7 +205,8 @@ export class BuildCache {
       documents: this.#documents,
     };
     const tmp = path.join(path.dirname(path.resolve(outDir)), `.${path.basename(outDir)}.cache-tmp-${process.pid}`);
-    await writeFile(tmp, JSON.stringify(doc));
+    const body = JSON.stringify(doc);
+    await writeFile(tmp, `${createHash("sha256").update(body).digest("hex")}\n${body}`);
     await rename(tmp, path.join(outDir, BUILD_CACHE_FILE));
   }
 }

@@ -109,21 +109,31 @@ export async function withBuildLock<T>(outDir: string, work: () => Promise<T>): 
   const parent = path.dirname(path.resolve(outDir));
   await mkdir(parent, { recursive: true });
   let release: () => Promise<void>;
+  let compromised: Error | null = null;
   try {
     release = await lockfile.lock(path.resolve(outDir), {
       lockfilePath: path.join(parent, `.${path.basename(outDir)}.build-lock`),
       realpath: false,
       stale: 30_000,
       update: 5_000,
+      // A main thread busy compressing can miss an update; the build checks this before it commits.
+      onCompromised: (error) => {
+        compromised = error;
+      },
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ELOCKED") throw new CliError(`another skillshelf build is writing ${outDir}; wait for it to finish`);
     throw new CliError(`cannot lock build folder ${outDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   try {
+    // Holding the lock, any staging folder beside ours is a build that was interrupted (Ctrl-C, a crash): remove it.
+    const prefix = `.${path.basename(outDir)}.tmp-`;
+    for (const name of await readdir(parent)) if (name.startsWith(prefix)) await rm(path.join(parent, name), { recursive: true, force: true });
     return await work();
   } finally {
     await release().catch(() => {});
+    if (compromised)
+      throw new CliError(`the lock on ${outDir} was lost during the build (${(compromised as Error).message}); check the folder, then build again`);
   }
 }
 
@@ -147,7 +157,12 @@ export class BuildStaging {
 
   /** Writes one object (the caller skips what the folder already holds). */
   async put(kind: ObjectKind, sha256: string, bytes: Uint8Array): Promise<void> {
-    await writeFile(path.join(this.dir, BUILD_DIRS[kind], sha256), bytes);
+    const file = path.join(this.dir, BUILD_DIRS[kind], sha256);
+    try {
+      await writeFile(file, bytes);
+    } catch (error) {
+      throw new CliError(`cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; nothing was written`);
+    }
   }
 
   /** Removes the staging folder (a refused or failed build leaves nothing). */

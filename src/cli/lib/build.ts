@@ -24,7 +24,7 @@ import { CliError } from "./cli.ts";
 import { readShelfRecordFiles } from "./shelf-records.ts";
 import { listShelfSkillDirs, loadSkill, readSkillFiles, requireDir, walkSkillDir, type SkillDirEntry } from "./skill-dir.ts";
 import { SkillChangedError, type StageResult } from "./skill-objects.ts";
-import { defaultJobs, SkillObjectsPool } from "./skill-objects-pool.ts";
+import { defaultJobs, SkillObjectsPool, WorkerFailedError } from "./skill-objects-pool.ts";
 
 /** One reason a shelf cannot be built. `skill` is null for shelf-level problems (trust records). */
 export interface BuildProblem {
@@ -362,11 +362,12 @@ async function buildInto(
   const problems = buildProblems(checked);
   if (problems.length) throw new BuildRefusedError(problems);
   if (failures.length) {
-    const changed = failures.find((e) => e instanceof SkillChangedError);
-    if (changed) throw new CliError(`${changed.message}; nothing was written; run the build again`);
+    const known = failures.find((e) => e instanceof SkillChangedError || e instanceof WorkerFailedError);
+    if (known instanceof SkillChangedError && known.kind === "changed") throw new CliError(`${known.message}; nothing was written; run the build again`);
+    if (known instanceof SkillChangedError) throw new CliError(`${known.message}; nothing was written`);
+    if (known) throw new CliError(`${known.message}; nothing was written; run the build again with --jobs 1 to compress on the main thread`);
     throw failures[0]!;
   }
-
   const { recordBytes, records } = checked;
   const digest = async (name: keyof ShelfRecordFiles) => (recordBytes[name] ? sha256Hex(recordBytes[name]) : null);
   const skillRecords: SkillRecord[] = checked.skills.map((s) => ({ schema: SKILL_RECORD_SCHEMA, ...s.record!, archives: archivesOf.get(s.record!.name)! }));

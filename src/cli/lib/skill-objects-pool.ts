@@ -25,6 +25,9 @@ export class SkillObjectsPool {
   readonly #workers: { worker: Worker; busy: number }[] = [];
   readonly #pending = new Map<number, Pending>();
   #next = 0;
+  #closing = false;
+  /** Set when a worker thread died: every pending and later task fails with it, none waits forever. */
+  #broken: Error | null = null;
 
   /** Workers start with the first task, so a build that compresses nothing starts none. */
   constructor(jobs: number) {
@@ -35,18 +38,21 @@ export class SkillObjectsPool {
     for (let i = 0; i < this.#jobs; i++) {
       const worker = new Worker(fileURLToPath(WORKER_URL.href));
       const slot = { worker, busy: 0 };
-      worker.on("message", (message: { id: number; result?: StageResult; error?: { message: string; changed: boolean; stack?: string } }) => {
+      worker.on("message", (message: { id: number; result?: StageResult; error?: { message: string; kind: "changed" | "io" | null; stack?: string } }) => {
         const pending = this.#pending.get(message.id);
         if (!pending) return;
         this.#pending.delete(message.id);
         slot.busy--;
         if (message.error) {
-          const error = message.error.changed ? new SkillChangedError(message.error.message) : new Error(message.error.message);
-          if (!message.error.changed && message.error.stack) error.stack = message.error.stack;
+          const error = message.error.kind ? new SkillChangedError(message.error.message, message.error.kind) : new Error(message.error.message);
+          if (!message.error.kind && message.error.stack) error.stack = message.error.stack;
           pending.reject(error);
         } else pending.resolve(message.result!);
       });
-      worker.on("error", (error) => this.#failAll(error));
+      worker.on("error", (error) => this.#fail(new WorkerFailedError(`a build worker thread failed: ${error.message}`)));
+      worker.on("exit", (code) => {
+        if (!this.#closing) this.#fail(new WorkerFailedError(`a build worker thread stopped (exit code ${code})`));
+      });
       this.#workers.push(slot);
     }
   }
@@ -54,6 +60,7 @@ export class SkillObjectsPool {
   /** Stages one skill on the least busy worker (or inline with one job). */
   run(task: StageTask): Promise<StageResult> {
     if (this.#jobs === 0) return stageSkillObjects(task);
+    if (this.#broken) return Promise.reject(this.#broken);
     if (this.#workers.length === 0) this.#start();
     const slot = this.#workers.reduce((a, b) => (b.busy < a.busy ? b : a));
     const id = this.#next++;
@@ -69,13 +76,23 @@ export class SkillObjectsPool {
     return this.#pending.size;
   }
 
-  #failAll(error: Error): void {
-    for (const pending of this.#pending.values()) pending.reject(error);
+  #fail(error: Error): void {
+    this.#broken ??= error;
+    for (const pending of this.#pending.values()) pending.reject(this.#broken);
     this.#pending.clear();
   }
 
   /** Stops every worker. */
   async close(): Promise<void> {
+    this.#closing = true;
     await Promise.all(this.#workers.map((w) => w.worker.terminate()));
+  }
+}
+
+/** A worker thread died (a broken install, out of memory): the build stops with a message, not a hang. */
+export class WorkerFailedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "WorkerFailedError";
   }
 }

@@ -9,7 +9,7 @@ parentPort?.on("message", async (message: { id: number; task: StageTask }) => {
   } catch (error) {
     parentPort!.postMessage({
       id: message.id,
-      error: { message: (error as Error).message, changed: error instanceof SkillChangedError, stack: (error as Error).stack },
+      error: { message: (error as Error).message, kind: error instanceof SkillChangedError ? error.kind : null, stack: (error as Error).stack },
     });
   }
 });

@@ -34,11 +34,26 @@ export interface StageResult {
   bytes: number;
 }
 
-/** A file that changed between the scan and staging. */
+/**
+ * A reason staging cannot go on that is the user's to fix, not a bug: a file that changed between
+ * the scan and staging (`changed`), or a file that cannot be read or written (`io`: a full disk,
+ * permissions). The build reports it without a stack trace and writes nothing.
+ */
 export class SkillChangedError extends Error {
-  constructor(message: string) {
+  readonly kind: "changed" | "io";
+  constructor(message: string, kind: "changed" | "io" = "changed") {
     super(message);
     this.name = "SkillChangedError";
+    this.kind = kind;
+  }
+}
+
+/** Runs a file-system call, turning its failure into a SkillChangedError of kind "io" naming the file. */
+function io<T>(what: string, file: string, call: () => T): T {
+  try {
+    return call();
+  } catch (error) {
+    throw new SkillChangedError(`cannot ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, "io");
   }
 }
 
@@ -47,7 +62,8 @@ export class SkillChangedError extends Error {
  * private to this build, each digest is staged once, and a build that fails discards the folder.
  */
 function writeBlob(staging: string, sha256: string, bytes: Uint8Array): void {
-  writeFileSync(path.join(staging, "blobs", sha256), bytes);
+  const file = path.join(staging, "blobs", sha256);
+  io("write", file, () => writeFileSync(file, bytes));
 }
 
 /**
@@ -59,7 +75,7 @@ export async function stageSkillObjects(task: StageTask): Promise<StageResult> {
   if (task.writeBlobs.length === 0 && !task.archive) return result;
   // Synchronous file calls: this runs on a worker thread (or a CLI's main thread with nothing else
   // to do), where a promise round trip per file costs more than the read or write itself.
-  mkdirSync(path.join(task.staging, "blobs"), { recursive: true });
+  io("create", path.join(task.staging, "blobs"), () => mkdirSync(path.join(task.staging, "blobs"), { recursive: true }));
   const wanted = new Set(task.writeBlobs);
   // Only the files needed: every one for the archives, else just those whose blobs are missing.
   const needed = task.archive ? task.files : task.files.filter((f) => wanted.has(f.sha256));

@@ -221,6 +221,18 @@ describe("skillshelf build, incremental", () => {
     writeFileSync(path.join(out, BUILD_CACHE_FILE), "{not json");
     const recovered = await buildShelf(src, out, quiet);
     expect([recovered.id, recovered.reused]).toEqual([built.id, 0]);
+    // So is one that parses but was damaged after it was written (its first line is the digest of the rest).
+    const cached = readFileSync(path.join(out, BUILD_CACHE_FILE), "utf8");
+    expect(cached).toMatch(/^[0-9a-f]{64}\n\{/);
+    expect((await buildShelf(src, out, quiet)).reused).toBe(1);
+    writeFileSync(path.join(out, BUILD_CACHE_FILE), cached.replace(/"stats":\[\[/, '"stats":null,"was":[['));
+    const damaged = await buildShelf(src, out, quiet);
+    expect([damaged.id, damaged.reused]).toEqual([built.id, 0]);
+    // A staging folder left by an interrupted build beside the folder is removed by the next build.
+    const leftover = path.join(root, ".verify-out.tmp-99999-x");
+    mkdirSync(path.join(leftover, "blobs"), { recursive: true });
+    await buildShelf(src, out, quiet);
+    expect(existsSync(leftover)).toBe(false);
   });
 
   it("hashes with Node's SHA-256 exactly as core's WebCrypto default does", async () => {
