@@ -125,16 +125,18 @@ export async function withBuildLock<T>(outDir: string, work: () => Promise<T>): 
     if ((error as NodeJS.ErrnoException).code === "ELOCKED") throw new CliError(`another skillshelf build is writing ${outDir}; wait for it to finish`);
     throw new CliError(`cannot lock build folder ${outDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
+  let result: T;
   try {
     // Holding the lock, any staging folder beside ours is a build that was interrupted (Ctrl-C, a crash): remove it.
     const prefix = `.${path.basename(outDir)}.tmp-`;
     for (const name of await readdir(parent)) if (name.startsWith(prefix)) await rm(path.join(parent, name), { recursive: true, force: true });
-    return await work();
+    result = await work();
   } finally {
     await release().catch(() => {});
-    if (compromised)
-      throw new CliError(`the lock on ${outDir} was lost during the build (${(compromised as Error).message}); check the folder, then build again`);
   }
+  if (compromised)
+    throw new CliError(`the lock on ${outDir} was lost during the build (${(compromised as Error).message}); check the folder, then build again`);
+  return result;
 }
 
 /** A temporary sibling of the build folder where a build writes what the folder lacks. */
