@@ -1,14 +1,11 @@
-// CPU cost of GET /v1/catalog and GET /v1/fast-path, as requests through the read surface's /v1
-// chain (CORS, security headers, read access, the request's shelf service, the contract's query
-// validation, the computed-answer cache, the core's renderCatalog) in Node's V8 over in-memory R2
-// and KV bindings, side by side with the baseline the CLI pays: renderCatalog over the same
-// skills' metadata alone. The chain is assembled here from the same middleware
-// src/worker/routes/index.ts uses, so the figures are the /v1 chain's alone (bench/search.bench.ts
-// goes through the whole app). Then the growth from 1,000 to 10,000 skills, the two shelves
+// CPU cost of GET /v1/catalog and GET /v1/fast-path, as requests through the whole Worker app
+// (src/worker/index.ts: CORS, the read path's guard, the request's shelf service, the contract's
+// query validation, the computed-answer cache, the core's renderCatalog) in Node's V8 over
+// in-memory R2 and KV bindings, side by side with the baseline the CLI pays: renderCatalog over
+// the same skills' metadata alone. Then the growth from 1,000 to 10,000 skills, the two shelves
 // measured in alternating rounds. The budget is under 5 ms CPU on a miss and a hit at 1,000.
 // Run: npm run bench -- --only catalog. Not a test: nothing here asserts.
 import { PerformanceObserver } from "node:perf_hooks";
-import { Hono, type MiddlewareHandler } from "hono";
 import { renderCatalog, type CatalogOptions } from "../src/core/disclosure/catalog.ts";
 import type { SkillMetadata } from "../src/core/skill/skill.ts";
 import {
@@ -38,23 +35,14 @@ async function workerModule<T>(path: string): Promise<T> {
   return (await import(url)) as T;
 }
 
-interface ApiAppLike {
-  onError(handler: unknown): void;
-}
-const { buildCatalog, catalogArgs, catalogRoutes } = await workerModule<{
+const { buildCatalog, catalogArgs } = await workerModule<{
   buildCatalog(served: unknown[], args: unknown): unknown;
   catalogArgs(query: Record<string, string>): unknown;
-  catalogRoutes(app: ApiAppLike): void;
 }>("api/catalog.ts");
 const { resetComputedCache } = await workerModule<{ resetComputedCache(): void }>("api/respond.ts");
-const { handleApiError } = await workerModule<{ handleApiError: unknown }>("api/problem.ts");
-const { apiApp } = await workerModule<{ apiApp(): ApiAppLike & Hono }>("api/routes.ts");
-const { readAccess } = await workerModule<{ readAccess(): MiddlewareHandler }>("auth/read-access.ts");
-const { strictSecurityHeaders } = await workerModule<{ strictSecurityHeaders(): MiddlewareHandler }>("http/headers.ts");
-const { openShelf } = await workerModule<{ openShelf(): MiddlewareHandler }>("routes/context.ts");
-const { shelfCors } = await workerModule<{ shelfCors(): MiddlewareHandler }>("routes/policy.ts");
 const { ShelfService } = await workerModule<{ ShelfService: new (env: object) => { skills(): Promise<unknown[]> } }>("shelf/service.ts");
 const { resetStorageMemory } = await workerModule<{ resetStorageMemory(): void }>("storage/index.ts");
+const { default: app } = await workerModule<{ default: { request(url: string, init: RequestInit, env: object): Promise<Response> } }>("index.ts");
 
 const encoder = new TextEncoder();
 const fmt = (n: number) => n.toLocaleString("en-US");
@@ -111,18 +99,7 @@ async function seedShelf(n: number): Promise<Shelf> {
   return { n, bindings, metas: skills.map((s) => s.metadata), shards: shardFootprint(built), calls };
 }
 
-/** The read surface's /v1 chain with the catalog group bound (src/worker/routes/index.ts, src/worker/api/index.ts). */
-function readApiApp(): Hono {
-  const api = apiApp();
-  api.onError(handleApiError);
-  catalogRoutes(api);
-  const app = new Hono();
-  app.use("*", shelfCors());
-  app.use("/v1/*", strictSecurityHeaders(), readAccess(), openShelf());
-  app.route("/", api);
-  return app;
-}
-const app = readApiApp();
+// The whole Worker app (src/worker/index.ts): the read path's one guard, the read API, the computed-answer cache.
 
 let current: Shelf;
 /** Makes `shelf` the one requests go to, on a fresh isolate (module memory is per isolate, not per binding). */

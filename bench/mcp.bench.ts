@@ -2,28 +2,16 @@
 // questions: a skills/list of 1,000 skills (every page, through the SDK's own client) against
 // /v1/skills (every page) and the static and well-known indexes; a resources/read of one file
 // against the static layout's and /v1's bytes of it. Binding calls are counted on in-memory R2
-// and KV (KV empty: every document falls back to R2, as when KV copies have expired). The chain
-// is assembled from the same middleware src/worker/routes/index.ts uses (see catalog.bench.ts
-// for why the whole app is not imported). Also CPU per request (a median of a few calls).
+// and KV (KV empty: every document falls back to R2, as when KV copies have expired), through
+// the whole Worker app (src/worker/index.ts). Also CPU per request (a median of a few calls).
 // Run: npm run bench -- --only mcp. Not a test: it only fails when /mcp costs more storage
 // operations than the route it is compared with. Quick mode repeats each row fewer times.
 import "./workerd-shims.ts";
+import app from "../src/worker/index.ts";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
-import { Hono } from "hono";
-import { handleApiError } from "../src/worker/api/problem.ts";
 import { resetComputedCache } from "../src/worker/api/respond.ts";
-import { apiApp } from "../src/worker/api/routes.ts";
-import { skillRoutes } from "../src/worker/api/skills.ts";
-import { readAccess } from "../src/worker/auth/read-access.ts";
-import { handleError } from "../src/worker/http/error-handler.ts";
-import { strictSecurityHeaders } from "../src/worker/http/headers.ts";
-import { mcpRoutes } from "../src/worker/mcp/index.ts";
 import { resetSkillMdFacts } from "../src/worker/mcp/skill-md.ts";
-import { openShelf, type ReadEnv } from "../src/worker/routes/context.ts";
-import { shelfCors } from "../src/worker/routes/policy.ts";
-import { staticLayoutRoutes } from "../src/worker/routes/static-layout.ts";
-import { wellKnownRoutes } from "../src/worker/routes/well-known.ts";
 import { resetStorageMemory } from "../src/worker/storage/index.ts";
 import { benchSkill, emptyKv, machineLine, MemoryBucket, publishInMemory } from "./harness.ts";
 import { median, ms, QUICK, reportSection, table } from "./report.ts";
@@ -55,26 +43,9 @@ async function seedShelf(bucket: MemoryBucket): Promise<void> {
   await publishInMemory(bucket, inputs);
 }
 
-/** The read surface's chain (src/worker/routes/index.ts) for the static layout, well-known, /v1 skills and /mcp. */
-function readApp(): Hono<ReadEnv> {
-  const app = new Hono<ReadEnv>();
-  app.onError(handleError);
-  app.use("*", shelfCors());
-  for (const pattern of ["/skills/*", "/.well-known/agent-skills/*", "/v1/*", "/mcp"]) app.use(pattern, strictSecurityHeaders(), readAccess(), openShelf());
-  const api = apiApp();
-  api.onError(handleApiError);
-  skillRoutes(api);
-  app.route("/", staticLayoutRoutes());
-  app.route("/", wellKnownRoutes());
-  app.route("/", api);
-  app.route("/", mcpRoutes());
-  return app;
-}
-
 const bucket = new MemoryBucket(count);
 await seedShelf(bucket);
 const bindings = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv(count), SHELF_VISIBILITY: "public" };
-const app = readApp();
 const appFetch = async (input: string | URL | Request, init?: RequestInit) => app.request(input instanceof Request ? input : String(input), init, bindings);
 
 async function get(path: string): Promise<void> {
