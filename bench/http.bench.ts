@@ -201,14 +201,16 @@ async function mcpReads(origin: URL, names: string[]): Promise<BenchRequest[]> {
 /**
  * Warms both isolates and checks both Workers before anything is timed: the first {@link CHECKED}
  * requests of every row on each Worker (each file answer must hash to its blob's key, each 304 carry
- * the ETag asked for), and skillshelf's SKILL.md of every skill, which loads every skill's record,
- * so no round pays a cold record read (the bare Worker has nothing per path to warm).
+ * the ETag asked for), and skillshelf's SKILL.md and reference file of every skill (the reference
+ * file's route loads the skill's record, SKILL.md's does not), so no round pays a cold shard or
+ * record read (the bare Worker has nothing per path to warm).
  */
 async function warmAndCheck(rows: Row[], bare: Pool, skillshelf: Pool, files: Record<string, string>): Promise<void> {
   const batches: [Pool, BenchRequest[]][] = [];
   for (const row of rows) {
     if (row.bare) batches.push([bare, row.bare.slice(0, CHECKED)]);
-    batches.push([skillshelf, row.id === "skill-md" ? row.skillshelf : row.skillshelf.slice(0, CHECKED)]);
+    // Every skill's SKILL.md (its shard) and every reference file (its record: SKILL.md's route never reads the record).
+    batches.push([skillshelf, row.id === "skill-md" || row.id === "reference" ? row.skillshelf : row.skillshelf.slice(0, CHECKED)]);
   }
   for (const [target, requests] of batches) {
     for (let i = 0; i < requests.length; i += CONNECTIONS) {
@@ -460,7 +462,7 @@ function report(rows: Row[], results: Results, catalogs: CatalogCost, cold: Reco
     `skillshelf's deploy bundle (\`wrangler deploy --dry-run\`, wrangler.toml's vars) and a bare Worker (\`bench/http/bare-worker.js\`: path → blob key from a map the bench takes from the build folder, ETag the blob's SHA-256, 304 on a matching If-None-Match, the R2 body streamed) in one workerd (Miniflare ${MINIFLARE_VERSION}, the simulator \`wrangler dev\` runs), both bound to one local R2 bucket. The shelf: \`bench/shelf-gen.ts\`, ${count(SKILLS)} skills plus one 1 MiB file; the Worker as of ${bundledSource}; built with \`skillshelf build\` and published with \`skillshelf publish\` through the admin API. Each Worker has its own loopback socket (Miniflare's direct sockets, no routing Worker in front).`,
     "",
     `- **Measure:** ${ROUNDS} interleaved rounds per route (bare then skillshelf, the order flipped every round), each at most ${count(LIMITS.requests)} requests or ${LIMITS.seconds} s over ${CONNECTIONS} keep-alive connections (undici), every body read to the end and its status checked; file routes rotate over every skill's file. Cells: medians over rounds of throughput · p50 · p99 latency · workerd CPU per request (utime + stime of the workerd process; workerd runs every Worker and Miniflare's R2 and KV simulators on one thread, so the simulated storage is in both Workers' CPU and costs more than on Cloudflare). Ratios: the median of each round's ratio (skillshelf ÷ bare, or ÷ skillshelf's own file GET where the bare Worker has no such route). The load client runs on the same cores.`,
-    `- **Checked first:** the first ${CHECKED} requests of every row on each Worker (every file answer hashes to its blob's key on both, every 304 carries the ETag asked for), and skillshelf's SKILL.md of every skill, so every record is in memory before the rounds.`,
+    `- **Checked first:** the first ${CHECKED} requests of every row on each Worker (every file answer hashes to its blob's key on both, every 304 carries the ETag asked for), and skillshelf's SKILL.md and references/guide.md of every skill, so every shard and record is in memory before the rounds.`,
     `- **Run:** ${QUICK ? "quick mode (figures indicative only), " : ""}${seconds.toFixed(0)} s in all; load average ${loadAtStart.toFixed(2)} at the start, ${loadEnd.toFixed(2)} at the end, on ${cores} cores.${contended ? " **The machine was oversubscribed**: workerd did not have a core to itself, so throughput and latency measure contention as much as the Workers, and the CPU ratio (which contention moves far less) is the steadier comparison." : ""}`,
     "",
     table(["Route", "bare Worker: req/s · p50 · p99 · CPU/req", "skillshelf: req/s · p50 · p99 · CPU/req", "throughput ratio", "CPU ratio"], tableRows),

@@ -54,7 +54,7 @@ process.stdout.write(`\n::: ${benches.length} bench(es) in ${total.toFixed(0)} s
 if (write && !failed) {
   const cpu = cpus();
   const header = [
-    `- **Run:** \`npm run bench${quick ? " -- --quick" : ""}\` on ${new Date().toISOString().slice(0, 10)}, ${total.toFixed(0)} s in all (${timings.join(", ")}).`,
+    `- **Run:** \`npm run bench${quick ? " -- --quick" : ""}${values.only ? ` -- ${values.only.map((o) => `--only ${o}`).join(" ")}` : ""}\` on ${new Date().toISOString().slice(0, 10)}, ${total.toFixed(0)} s in all (${timings.join(", ")}).`,
     `- **Machine:** ${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown CPU"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${process.platform}/${process.arch}, Node ${process.version}, load average ${loadavg()[0]!.toFixed(2)} at the end.`,
   ].join("\n");
   let doc = readFileSync(DOC, "utf8");
