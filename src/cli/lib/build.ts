@@ -179,7 +179,8 @@ export async function checkShelf(shelfDir: string, options: CheckShelfOptions = 
     }
     const { entries, scan, cached, files } = scanned;
     options.cache?.remember(folder, entries, scan);
-    const checked: CheckedSkill = { folder, dir, problems: [...scan.problems], entries, cached, ...(files ? { files } : {}) };
+    // The bytes go along only to a caller that stages them (build); validate keeps none.
+    const checked: CheckedSkill = { folder, dir, problems: [...scan.problems], entries, cached, ...(files && options.onSkill ? { files } : {}) };
     skills.push(checked);
     if (scan.described) {
       const judged = trustOf(records, folder, scan.described);
