@@ -6,7 +6,8 @@ import path from "node:path";
 import { exportPkcs8Pem, generateSigningKey, toBase64 } from "../../core/signing/ed25519.ts";
 import { KeyIdSchema } from "../../core/signing/keys.ts";
 import { parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
-import { isInside, SIGN_KEY_ENV, writeSecretFile } from "../lib/signing.ts";
+import { isInside } from "../lib/paths.ts";
+import { SIGN_KEY_ENV, writeSecretFile } from "../lib/signing.ts";
 import { DEFAULT_BUILD_DIR } from "./build.ts";
 
 const USAGE = "skillshelf keygen --out <file> [--key-id <id>] [--shelf <dir>] [--build <dir>] [--json]";

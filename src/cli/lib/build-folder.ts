@@ -4,7 +4,7 @@
 // sibling becomes the build folder (a new one) or its objects move in and manifest.json is
 // replaced last, in one rename, so the folder always names a complete generation; objects no
 // longer referenced are removed after. A lock keeps two builds out of one folder.
-import { lstat, mkdir, readdir, readFile, realpath, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import lockfile from "proper-lockfile";
 import { canonicalJson } from "../../core/generation/canonical-json.ts";
@@ -13,6 +13,7 @@ import { sha256Hex } from "../../core/skill/hash.ts";
 import { SignaturesDocumentSchema, type SignaturesDocument } from "../../core/signing/signatures.ts";
 import { BUILD_CACHE_FILE } from "./build-cache.ts";
 import { CliError } from "./cli.ts";
+import { isWithin, realPathOf } from "./paths.ts";
 import { requireDir } from "./skill-dir.ts";
 
 /** Folder names inside a build folder, one per object kind. */
@@ -20,23 +21,6 @@ export const BUILD_DIRS = { blob: "blobs", record: "records", shard: "shards" } 
 export const BUILD_MANIFEST = "manifest.json";
 /** A signed build's signatures (canonical JSON, src/core/signing), beside the manifest, never inside what they sign. */
 export const BUILD_SIGNATURES = "signatures.json";
-
-/** The real path of `p`: symlinks resolved for the longest existing prefix, the rest appended. */
-async function realPathOf(p: string): Promise<string> {
-  const abs = path.resolve(p);
-  try {
-    return await realpath(abs);
-  } catch {
-    const parent = path.dirname(abs);
-    return parent === abs ? abs : path.join(await realPathOf(parent), path.basename(abs));
-  }
-}
-
-/** True when `inner` is `outer` or lies somewhere beneath it. */
-function isWithin(inner: string, outer: string): boolean {
-  const rel = path.relative(outer, inner);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
 
 /** Names a build folder holds at its top level, and nothing else. */
 const BUILD_ENTRIES: ReadonlySet<string> = new Set([BUILD_MANIFEST, BUILD_SIGNATURES, BUILD_CACHE_FILE, ...Object.values(BUILD_DIRS)]);

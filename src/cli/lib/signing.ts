@@ -2,7 +2,7 @@
 // SKILLSHELF_SIGN_KEY variable, or the shelf's skillshelf-signing.json, which `seed` never copies:
 // it copies only top-level *.yaml, licenses/ and skills/), signing a built generation, and
 // writing a new key file safely (keygen).
-import { lstat, open, readFile, realpath } from "node:fs/promises";
+import { lstat, open, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { SkillRecord } from "../../core/generation/manifest.ts";
 import { importPkcs8Pem, type SigningKey } from "../../core/signing/ed25519.ts";
@@ -10,6 +10,7 @@ import { KeyIdSchema } from "../../core/signing/keys.ts";
 import { originProblem, SigningError } from "../../core/signing/payloads.ts";
 import { signGeneration, type SignaturesDocument } from "../../core/signing/signatures.ts";
 import { CliError, UsageError } from "./cli.ts";
+import { isInside } from "./paths.ts";
 
 /** The environment variable naming the private key file when --sign-key is not given. */
 export const SIGN_KEY_ENV = "SKILLSHELF_SIGN_KEY";
@@ -22,21 +23,6 @@ export interface SigningOptions {
   keyFile: string;
   origin: string;
   keyId: string;
-}
-
-/** True when `inner` is `outer` or lies beneath it (real paths, symlinks resolved where they exist). */
-export async function isInside(inner: string, outer: string): Promise<boolean> {
-  const real = async (p: string): Promise<string> => {
-    const abs = path.resolve(p);
-    try {
-      return await realpath(abs);
-    } catch {
-      const parent = path.dirname(abs);
-      return parent === abs ? abs : path.join(await real(parent), path.basename(abs));
-    }
-  };
-  const rel = path.relative(await real(outer), await real(inner));
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
 async function readConfig(shelfDir: string): Promise<{ origin?: string; key_id?: string; key_file?: string } | null> {
