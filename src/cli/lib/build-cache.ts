@@ -12,7 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ARCHIVE_COMPRESSION_LEVEL } from "../../core/generation/archive.ts";
 import type { SkillRecord } from "../../core/generation/manifest.ts";
-import type { SkillRecordInput } from "../../core/generation/assemble.ts";
+import type { DescribedSkill } from "../../core/generation/assemble.ts";
 import type { Problem } from "../../core/skill/validate.ts";
 import type { SkillDirEntry } from "./skill-dir.ts";
 
@@ -25,9 +25,6 @@ const CACHE_SCHEMA = "skillshelf-build-cache/1";
  * keep its size and mtime (git's "racy clean" problem), so such a skill is read again next time.
  */
 const RACY_WINDOW_NS = 2_000_000_000n;
-
-/** A skill's record minus its trust section: what its files alone decide. */
-export type DescribedSkill = Omit<SkillRecordInput, "trust">;
 
 /** What the cache remembers of one skill folder. */
 export interface SkillScan {

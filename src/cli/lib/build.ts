@@ -7,7 +7,14 @@
 // and the result is byte-identical to a fresh build's.
 import path from "node:path";
 import { createHash } from "node:crypto";
-import { assembleDocuments, describeSkill, type AssembledDocuments, type DocumentOf, type SkillRecordInput } from "../../core/generation/assemble.ts";
+import {
+  assembleDocuments,
+  describeSkillFiles,
+  type AssembledDocuments,
+  type DescribedSkill,
+  type DocumentOf,
+  type SkillRecordInput,
+} from "../../core/generation/assemble.ts";
 import { canonicalDocument } from "../../core/generation/canonical-json.ts";
 import { SKILL_RECORD_SCHEMA, type GenerationManifest, type SkillRecord } from "../../core/generation/manifest.ts";
 import { sha256Hex } from "../../core/skill/hash.ts";
@@ -18,7 +25,7 @@ import { sourceCandidates, validationsFor } from "../../core/trust/evaluate.ts";
 import { loadShelfRecords, type ShelfRecordFiles, type ShelfRecords } from "../../core/trust/records.ts";
 import { judgeSkill } from "../../core/trust/select.ts";
 import { advisoryToDict, validationToDict } from "../../core/trust/serialize.ts";
-import { BuildCache, type DescribedSkill, type SkillScan } from "./build-cache.ts";
+import { BuildCache, type SkillScan } from "./build-cache.ts";
 import { BuildStaging, checkBuildTarget, heldObjects, withBuildLock, type HeldObjects } from "./build-folder.ts";
 import { CliError } from "./cli.ts";
 import { readShelfRecordFiles } from "./shelf-records.ts";
@@ -109,8 +116,7 @@ async function scanSkill(dir: string, files: SkillFile[]): Promise<SkillScan> {
   const skill = await loadSkill(dir, files);
   const { metadata, parsed } = skill.validation;
   if (!skill.validation.ok || !metadata || !parsed || !skill.inventory) return { problems: [...skill.validation.problems], described: null };
-  const { trust: _none, ...described } = describeSkill(metadata, parsed, skill.inventory, null as unknown as SkillRecordInput["trust"]);
-  return { problems: [...skill.validation.problems], described };
+  return { problems: [...skill.validation.problems], described: describeSkillFiles(metadata, parsed, skill.inventory) };
 }
 
 /** The record's trust section for a skill under the shelf's records, or the reason it is blocked. */

@@ -44,11 +44,14 @@ export interface BuiltGeneration {
 /** What the build computed for one skill, minus storage: the record without its archives. */
 export type SkillRecordInput = Omit<SkillRecord, "schema" | "archives">;
 
+/** A skill's record fields that its files alone decide: the record without its trust section. */
+export type DescribedSkill = Omit<SkillRecordInput, "trust">;
+
 /**
- * A skill's record fields from what validation and inventory found, plus its trust section:
- * the one mapping from a valid SKILL.md to the stored record (the build and test fixtures share it).
+ * A skill's record fields from what validation and inventory found, without the trust section
+ * (which the shelf's trust records decide): what the CLI's build cache keeps per skill folder.
  */
-export function describeSkill(metadata: SkillMetadata, parsed: ParsedSkillMd, inventory: Inventory, trust: SkillRecordInput["trust"]): SkillRecordInput {
+export function describeSkillFiles(metadata: SkillMetadata, parsed: ParsedSkillMd, inventory: Inventory): DescribedSkill {
   const outline = outlineOf(metadata.name, parsed.body);
   return {
     name: metadata.name,
@@ -69,8 +72,15 @@ export function describeSkill(metadata: SkillMetadata, parsed: ParsedSkillMd, in
     total_bytes: inventory.total_bytes,
     has_scripts: inventory.has_scripts,
     outline: { ...outline, sections: outline.sections.map((section) => ({ ...section })) },
-    trust,
   };
+}
+
+/**
+ * A skill's record fields from what validation and inventory found, plus its trust section:
+ * the one mapping from a valid SKILL.md to the stored record (the build and test fixtures share it).
+ */
+export function describeSkill(metadata: SkillMetadata, parsed: ParsedSkillMd, inventory: Inventory, trust: SkillRecordInput["trust"]): SkillRecordInput {
+  return { ...describeSkillFiles(metadata, parsed, inventory), trust };
 }
 
 /** The inputs for one skill: its record fields and its files (bytes, for blobs and archives). */
