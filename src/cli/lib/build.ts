@@ -30,7 +30,7 @@ import { BuildStaging, checkBuildTarget, heldObjects, withBuildLock, type HeldOb
 import { CliError } from "./cli.ts";
 import { readShelfRecordFiles } from "./shelf-records.ts";
 import { listShelfSkillDirs, loadSkill, readSkillFiles, requireDir, walkSkillDir, type SkillDirEntry } from "./skill-dir.ts";
-import { SkillChangedError, type StageResult } from "./skill-objects.ts";
+import { StagingError, type StageResult } from "./skill-objects.ts";
 import { defaultJobs, SkillObjectsPool, WorkerFailedError } from "./skill-objects-pool.ts";
 
 /** One reason a shelf cannot be built. `skill` is null for shelf-level problems (trust records). */
@@ -369,9 +369,9 @@ async function buildInto(
   const problems = buildProblems(checked);
   if (problems.length) throw new BuildRefusedError(problems);
   if (failures.length) {
-    const known = failures.find((e) => e instanceof SkillChangedError || e instanceof WorkerFailedError);
-    if (known instanceof SkillChangedError && known.kind === "changed") throw new CliError(`${known.message}; nothing was written; run the build again`);
-    if (known instanceof SkillChangedError) throw new CliError(`${known.message}; nothing was written`);
+    const known = failures.find((e) => e instanceof StagingError || e instanceof WorkerFailedError);
+    if (known instanceof StagingError && known.kind === "changed") throw new CliError(`${known.message}; nothing was written; run the build again`);
+    if (known instanceof StagingError) throw new CliError(`${known.message}; nothing was written`);
     if (known) throw new CliError(`${known.message}; nothing was written; run the build again with --jobs 1 to compress on the main thread`);
     throw failures[0]!;
   }

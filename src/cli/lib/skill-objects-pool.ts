@@ -4,7 +4,7 @@
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { SkillChangedError, stageSkillObjects, type StageResult, type StageTask } from "./skill-objects.ts";
+import { StagingError, stageSkillObjects, type StageResult, type StageTask } from "./skill-objects.ts";
 
 /** The worker script's URL: the .ts source in a checkout, the bundled .mjs in a package. */
 export const WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./skill-objects-worker.ts" : "./skill-objects-worker.mjs", import.meta.url);
@@ -44,7 +44,7 @@ export class SkillObjectsPool {
         this.#pending.delete(message.id);
         slot.busy--;
         if (message.error) {
-          const error = message.error.kind ? new SkillChangedError(message.error.message, message.error.kind) : new Error(message.error.message);
+          const error = message.error.kind ? new StagingError(message.error.message, message.error.kind) : new Error(message.error.message);
           if (!message.error.kind && message.error.stack) error.stack = message.error.stack;
           pending.reject(error);
         } else pending.resolve(message.result!);

@@ -1,7 +1,7 @@
 // A build worker thread: stages skills (skill-objects.ts) as the main thread sends them, so a
 // fresh build compresses on every core. Errors go back as messages; the main thread decides.
 import { parentPort } from "node:worker_threads";
-import { SkillChangedError, stageSkillObjects, type StageTask } from "./skill-objects.ts";
+import { StagingError, stageSkillObjects, type StageTask } from "./skill-objects.ts";
 
 parentPort?.on("message", async (message: { id: number; task: StageTask }) => {
   try {
@@ -9,7 +9,7 @@ parentPort?.on("message", async (message: { id: number; task: StageTask }) => {
   } catch (error) {
     parentPort!.postMessage({
       id: message.id,
-      error: { message: (error as Error).message, kind: error instanceof SkillChangedError ? error.kind : null, stack: (error as Error).stack },
+      error: { message: (error as Error).message, kind: error instanceof StagingError ? error.kind : null, stack: (error as Error).stack },
     });
   }
 });

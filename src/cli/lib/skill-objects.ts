@@ -39,21 +39,21 @@ export interface StageResult {
  * the scan and staging (`changed`), or a file that cannot be read or written (`io`: a full disk,
  * permissions). The build reports it without a stack trace and writes nothing.
  */
-export class SkillChangedError extends Error {
+export class StagingError extends Error {
   readonly kind: "changed" | "io";
   constructor(message: string, kind: "changed" | "io" = "changed") {
     super(message);
-    this.name = "SkillChangedError";
+    this.name = "StagingError";
     this.kind = kind;
   }
 }
 
-/** Runs a file-system call, turning its failure into a SkillChangedError of kind "io" naming the file. */
+/** Runs a file-system call, turning its failure into a StagingError of kind "io" naming the file. */
 function io<T>(what: string, file: string, call: () => T): T {
   try {
     return call();
   } catch (error) {
-    throw new SkillChangedError(`cannot ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, "io");
+    throw new StagingError(`cannot ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, "io");
   }
 }
 
@@ -86,10 +86,10 @@ export async function stageSkillObjects(task: StageTask): Promise<StageResult> {
       try {
         bytes = new Uint8Array(readFileSync(file.abs));
       } catch (error) {
-        throw new SkillChangedError(`${file.abs} could not be read again (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+        throw new StagingError(`${file.abs} could not be read again (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
       }
       if (bytes.length !== file.size || createHash("sha256").update(bytes).digest("hex") !== file.sha256) {
-        throw new SkillChangedError(`${file.abs} changed during the build`);
+        throw new StagingError(`${file.abs} changed during the build`);
       }
     }
     files.push({ path: file.path, bytes });

@@ -12,7 +12,7 @@ import { snapshot } from "./build-snapshot.ts";
 import { buildShelf, BuildRefusedError, type BuildShelfOptions, type BuildSummary } from "../../../src/cli/lib/build.ts";
 import { signBuilt } from "../../../src/cli/lib/signing.ts";
 import { loadSkill, readSkillDir } from "../../../src/cli/lib/skill-dir.ts";
-import { SkillChangedError, stageSkillObjects } from "../../../src/cli/lib/skill-objects.ts";
+import { StagingError, stageSkillObjects } from "../../../src/cli/lib/skill-objects.ts";
 import { buildInventory } from "../../../src/core/skill/inventory.ts";
 import { SkillRecordSchema, type SkillRecord } from "../../../src/core/generation/manifest.ts";
 import { generateSigningKey } from "../../../src/core/signing/ed25519.ts";
@@ -254,7 +254,7 @@ describe("skillshelf build, incremental", () => {
       archive: true,
       staging,
     };
-    await expect(stageSkillObjects(task)).rejects.toBeInstanceOf(SkillChangedError);
+    await expect(stageSkillObjects(task)).rejects.toBeInstanceOf(StagingError);
     expect(readdirSync(path.join(staging, "blobs"))).toEqual([]);
   });
 });
