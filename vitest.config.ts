@@ -1,28 +1,64 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
-// Three projects:
-// - "workerd": src/core unit tests and Worker integration tests, inside workerd with local
-//   R2 and KV, so core is proven on the runtime that serves it.
+// Four projects (test/README.md says what each covers and how long it takes):
+// - "workerd": src/core unit tests and Worker integration tests, inside workerd with local R2 and
+//   KV, so core is proven on the runtime that serves it. `isolate: false`: one workerd runs file
+//   after file, so the ~3.6 s start of a runtime is paid once per worker, not once per file (the
+//   tests use fresh names or call `reset()`, and run in any order: `--sequence.shuffle.files`).
+// - "workerd-fresh": the Worker files that measure a cold isolate (storage operations counted
+//   from nothing, memory TTLs, module-level caches), each in a runtime of its own.
 // - "workerd-team": the Worker under a team environment's configuration.
 // - "node": the CLI and anything that needs a real filesystem (build, seed, locks), on the
 //   pinned Node 24 that runs the CLI.
+//
+// maxWorkers, measured on the 2-core machines this runs on (test/README.md has the figures): two
+// workers per project; a third only adds contention.
+const MAX_WORKERS = 2;
+
+/** Worker tests that need a runtime of their own: each counts or times from a cold isolate. */
+const FRESH_ISOLATE_FILES = [
+  "test/worker/pages/paging.test.ts",
+  "test/worker/storage/budget.test.ts",
+  "test/worker/admin/hostile-input.test.ts",
+  "test/worker/routes/generated-cache.test.ts",
+  "test/worker/routes/index.test.ts",
+];
+
+const worker = () => cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } });
+
 export default defineConfig({
   test: {
     // Many tests provoke failures on purpose (storage faults, hostile input), and the code logs
     // them as it would in production. A green run prints none of that; a failing test still shows
     // everything it logged, which is when those lines help.
     silent: "passed-only",
+    // Skipped tests name why they were skipped (test/skip-reasons-reporter.ts).
+    reporters: ["default", "./test/skip-reasons-reporter.ts"],
+    maxWorkers: MAX_WORKERS,
     projects: [
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
+        plugins: [worker()],
         test: {
           name: "workerd",
           include: ["test/core/**/*.test.ts", "test/worker/**/*.test.ts", "test/agents/**/*.test.ts"],
-          // Shelves of 1,000 and 10,000 skills are built in some tests; nothing here is timed
-          // (speed targets live in `npm run bench`), so a loaded CI machine must not fail them.
+          exclude: ["test/worker/team-env/**", ...FRESH_ISOLATE_FILES],
+          isolate: false,
+          maxWorkers: MAX_WORKERS,
+          // Shelves of 1,000 and 10,000 skills are built in some tests (some in a beforeAll); nothing
+          // here is timed (speed targets live in `npm run bench`), so a loaded machine must not fail them.
           testTimeout: 60_000,
-          exclude: ["test/worker/team-env/**"],
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        plugins: [worker()],
+        test: {
+          name: "workerd-fresh",
+          include: FRESH_ISOLATE_FILES,
+          maxWorkers: MAX_WORKERS,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
       {
@@ -45,7 +81,9 @@ export default defineConfig({
           name: "node",
           environment: "node",
           include: ["test/cli/**/*.test.ts", "test/shelf/**/*.test.ts", "test/scripts/**/*.test.ts"],
+          maxWorkers: MAX_WORKERS,
           testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
     ],
