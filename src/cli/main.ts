@@ -161,7 +161,7 @@ export type CliIo = Omit<CliContext, "args">;
 /**
  * Runs one command line (argv without node and the script): help, the version, or a command.
  * A command's CliError or bug propagates; {@link reportFailure} turns it into the exit code.
- * @example await dispatch(["hash", "shelf/release-checklist"], io) // => 0
+ * @example await dispatch(["hash", "shelf/skills/code-review"], io) // => 0
  */
 export async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...args] = argv;

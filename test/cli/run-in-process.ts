@@ -44,7 +44,7 @@ export async function runInProcess(args: readonly string[], options: RunInProces
 
 /**
  * `runInProcess` with the arguments spread, for tests that read like the command line.
- * @example (await cli("hash", "shelf/release-checklist")).stdout // => "<64 hex digits>\n"
+ * @example (await cli("hash", "shelf/skills/code-review")).stdout // => "<64 hex digits>\n"
  */
 export function cli(...args: string[]): Promise<InProcessRun> {
   return runInProcess(args);
