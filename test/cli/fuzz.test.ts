@@ -116,7 +116,7 @@ describe("fuzz: generated shelves through the command functions", () => {
   });
 });
 
-/** Runs the real bin; resolves with its exit code and stderr. */
+/** Runs the real bin in a child process (its exit status and stderr are what is under test); resolves with both. */
 function bin(args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [path.resolve("src/cli/skillshelf.ts"), ...args], { timeout: 30_000 }, (error, _stdout, stderr) => {

@@ -84,6 +84,7 @@ describe("hostile SKILL.md: a clear error and exit 1 in every command", () => {
     });
   }
 
+  // A child process: the real bin's exit status and stderr (no "internal error", no stack) are under test.
   it("the real bin: build, which crashed on both, exits 1 without a stack trace", () => {
     for (const dir of [selfAlias, loneSurrogate]) {
       for (const args of [everyCommand(dir)[2]!]) {
@@ -110,6 +111,7 @@ describe("an alias bomb in a record file: a clear error and exit 1 in every comm
       expect(r.code, `${args.join(" ")}\n${r.stdout}${r.stderr}`).toBe(1);
       expect(`${r.stdout}${r.stderr}`, args[0]).toMatch(/advisories\.yaml: Excessive alias count .*refusing to expand aliases/);
     }
+    // A child process: the real bin's exit status and stderr are under test.
     const real = runCli(["build", bomb, "--out", path.join(root, "out", "bomb-bin")]);
     expect(real.code, real.stderr).toBe(1);
     expect(real.stderr).not.toMatch(/internal error|\n\s+at /);

@@ -8,8 +8,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildAgents } from "../../scripts/build-agents.ts";
 import { buildCli, CLI_BUNDLE } from "../../scripts/build-cli.ts";
+import { runInProcess } from "../cli/run-in-process.ts";
 
-const SOURCE = path.resolve("src/cli/skillshelf.ts");
 const BUNDLE = path.resolve(CLI_BUNDLE);
 const LAUNCHER = path.resolve("bin/skillshelf.js");
 /** The machine's own Node, outside npm's PATH (where the pinned Node 24 comes first). */
@@ -28,9 +28,15 @@ function run(node: string, script: string, args: string[]): Run {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** What the sources print for a command line: the bin's own dispatch, in this process (test/cli/run-in-process.ts). */
+async function sources(args: string[]): Promise<Run> {
+  const { code, stdout, stderr } = await runInProcess(args);
+  return { code, stdout, stderr };
+}
+
 /** The CLI's commands, as its own help lists them (so a new command is covered without editing this test). */
-function commands(): string[] {
-  const help = run(process.execPath, SOURCE, ["--help"]).stdout;
+async function commands(): Promise<string[]> {
+  const help = (await sources(["--help"])).stdout;
   const names = [...help.matchAll(/^ {2}skillshelf ([a-z-]+)/gm)].map((m) => m[1]!);
   expect(names.length).toBeGreaterThan(10);
   return names;
@@ -78,16 +84,17 @@ describe.skipIf(!SYSTEM_NODE)(
   () => {
     const system = SYSTEM_NODE!;
 
-    it("answers --help, --version and every command's --help exactly as the sources do on the pinned Node", () => {
-      for (const args of [["--help"], ["--version"], ...commands().map((name) => [name, "--help"])]) {
+    // The bundle runs in a child process on the system Node (what is under test); the sources, for comparison, in this one.
+    it("answers --help, --version and every command's --help exactly as the sources do on the pinned Node", async () => {
+      for (const args of [["--help"], ["--version"], ...(await commands()).map((name) => [name, "--help"])]) {
         const bundled = run(system, BUNDLE, args);
         expect(bundled.code, `${args.join(" ")}: ${bundled.stderr}`).not.toBe(70);
         expect(bundled.stderr).not.toMatch(/internal error|ERR_|is not a function|is not defined/);
-        expect(bundled, args.join(" ")).toEqual(run(process.execPath, SOURCE, args));
+        expect(bundled, args.join(" ")).toEqual(await sources(args));
       }
     }, 240_000);
 
-    it("validates, hashes, inspects, outlines and catalogs the curated shelf as the sources do", () => {
+    it("validates, hashes, inspects, outlines and catalogs the curated shelf as the sources do", async () => {
       const cases = [
         ["validate", "shelf"],
         ["validate", "shelf", "--json"],
@@ -101,13 +108,13 @@ describe.skipIf(!SYSTEM_NODE)(
       for (const args of cases) {
         const bundled = run(system, BUNDLE, args);
         expect(bundled.code, `${args.join(" ")}: ${bundled.stderr}`).toBe(0);
-        expect(bundled, args.join(" ")).toEqual(run(process.execPath, SOURCE, args));
+        expect(bundled, args.join(" ")).toEqual(await sources(args));
       }
     }, 240_000);
 
-    it("builds the curated shelf into the same generation, byte for byte", () => {
+    it("builds the curated shelf into the same generation, byte for byte", async () => {
       const bundled = run(system, BUNDLE, ["build", "shelf", "--out", path.join(out, "bundled"), "--json"]);
-      const source = run(process.execPath, SOURCE, ["build", "shelf", "--out", path.join(out, "source"), "--json"]);
+      const source = await sources(["build", "shelf", "--out", path.join(out, "source"), "--json"]);
       expect(bundled.code, bundled.stderr).toBe(0);
       const generation = (r: Run) => (JSON.parse(r.stdout) as { generation: string }).generation;
       expect(generation(bundled)).toMatch(/^[0-9a-f]{64}$/);
@@ -136,8 +143,9 @@ describe.skipIf(!SYSTEM_NODE)(
       }
     }, 120_000);
 
-    it("runs through the package's bin (bin/skillshelf.js) on the system Node, and on the pinned Node from the sources", () => {
-      const expected = run(process.execPath, SOURCE, ["hash", "shelf/skills/code-review"]);
+    // Child processes: the package's bin (bin/skillshelf.js) choosing the bundle or the sources is under test.
+    it("runs through the package's bin (bin/skillshelf.js) on the system Node, and on the pinned Node from the sources", async () => {
+      const expected = await sources(["hash", "shelf/skills/code-review"]);
       expect(expected.stdout).toMatch(/^[0-9a-f]{64}\n$/);
       expect(run(system, LAUNCHER, ["hash", "shelf/skills/code-review"])).toEqual(expected);
       expect(run(process.execPath, LAUNCHER, ["hash", "shelf/skills/code-review"])).toEqual(expected);

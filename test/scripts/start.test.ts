@@ -156,8 +156,11 @@ describe("npm start's arguments", () => {
       [["--env", "nosuch"], /no \[env\.nosuch\] in wrangler\.toml \(its teams: acme\)/],
       [["--shelf", "missing-folder"], /no shelf folder at .*missing-folder/],
     ];
-    for (const [args, message] of cases) {
-      const run = await runScript(root, args);
+    // Child processes (the script's exit status and stderr are under test), four at a time: each is a Node start-up.
+    const runs: Run[] = [];
+    for (let i = 0; i < cases.length; i += 4) runs.push(...(await Promise.all(cases.slice(i, i + 4).map(([args]) => runScript(root, args)))));
+    for (const [i, [args, message]] of cases.entries()) {
+      const run = runs[i]!;
       expectNoStackTrace(run);
       expect(run.code, args.join(" ")).toBe(2);
       expect(run.stderr, args.join(" ")).toMatch(message);

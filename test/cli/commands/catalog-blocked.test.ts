@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cli } from "../run-cli.ts";
+import { cli } from "../run-in-process.ts";
 import { hashFolder } from "../../../src/cli/lib/seed.ts";
 import { loadValidShelf } from "../../../src/cli/lib/valid-skill.ts";
 import { renderCatalog, type CatalogOptions } from "../../../src/core/disclosure/catalog.ts";
@@ -100,31 +100,31 @@ describe("skillshelf catalog on a shelf with advisories", () => {
     [["--tags", "ops"], { tags: ["ops"] }],
     [["--max-chars", "200", "--total", "9"], { maxChars: 200, total: 9 }],
     [["--exclude", "flagged,zulu", "--no-selection-hints"], { exclude: ["flagged", "zulu"], selectionHints: false }],
-  ])("%j prints renderCatalog over the unblocked skills and names the left-out ones on stderr", (flags, options) => {
-    const r = cli("catalog", shelf, ...flags);
+  ])("%j prints renderCatalog over the unblocked skills and names the left-out ones on stderr", async (flags, options) => {
+    const r = await cli("catalog", shelf, ...flags);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(renderCatalog(served(), options));
     expect(r.stderr).toBe(NOTE);
   });
 
-  it("leaves out exactly the skills skillshelf build refuses as blocked", () => {
-    const build = cli("build", shelf, "--out", path.join(root, "out"), "--json");
+  it("leaves out exactly the skills skillshelf build refuses as blocked", async () => {
+    const build = await cli("build", shelf, "--out", path.join(root, "out"), "--json");
     expect(build.code).toBe(1);
     const problems = (JSON.parse(build.stdout) as { problems: Array<{ skill: string; field: string }> }).problems;
     expect(problems.filter((p) => p.field === "trust").map((p) => p.skill)).toEqual(["flagged", "named"]);
-    expect(cli("catalog", shelf).stdout).not.toMatch(/<name>(flagged|named)<\/name>/);
+    expect((await cli("catalog", shelf)).stdout).not.toMatch(/<name>(flagged|named)<\/name>/);
   });
 
-  it("treats an --include of a blocked skill as an unknown one, after saying it was left out", () => {
-    const r = cli("catalog", shelf, "--include", "alpha,named");
+  it("treats an --include of a blocked skill as an unknown one, after saying it was left out", async () => {
+    const r = await cli("catalog", shelf, "--include", "alpha,named");
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`${NOTE}skillshelf: include names skills that are not registered: named\n`);
   });
 
-  it("says nothing on a shelf whose advisories block nothing", () => {
+  it("says nothing on a shelf whose advisories block nothing", async () => {
     const open = tree(path.join(root, "open"), { "skills/alpha/SKILL.md": SKILLS.alpha, "skills/zulu/SKILL.md": SKILLS.zulu });
     writeFileSync(path.join(open, "advisories.yaml"), serializeAdvisories([advisory("zulu", { severity: "medium", tree_hash: null })]));
-    const r = cli("catalog", open);
+    const r = await cli("catalog", open);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe(renderCatalog(metas.filter((m) => m.name === "alpha" || m.name === "zulu")));
@@ -134,18 +134,18 @@ describe("skillshelf catalog on a shelf with advisories", () => {
     const all = tree(path.join(root, "all-blocked"), { "skills/flagged/SKILL.md": SKILLS.flagged });
     const hash = await hashFolder(path.join(all, "skills", "flagged"));
     writeFileSync(path.join(all, "advisories.yaml"), serializeAdvisories([advisory("flagged", { tree_hash: hash })]));
-    const r = cli("catalog", all, "--format", "markdown");
+    const r = await cli("catalog", all, "--format", "markdown");
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(renderCatalog([], { format: "markdown" }));
     expect(r.stderr).toMatch(/^left out 1 skill\(s\) blocked by this shelf's advisories: flagged /);
   });
 
-  it("refuses a shelf whose advisories are malformed, since what they block is unknown", () => {
+  it("refuses a shelf whose advisories are malformed, since what they block is unknown", async () => {
     const bad = tree(path.join(root, "bad-records"), {
       "skills/alpha/SKILL.md": SKILLS.alpha,
       "advisories.yaml": "advisories:\n- name: alpha\n  source: team\n",
     });
-    const r = cli("catalog", bad);
+    const r = await cli("catalog", bad);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/malformed trust record\(s\)/);

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cli } from "../run-cli.ts";
+import { cli } from "../run-in-process.ts";
 import { renderCatalog } from "../../../src/core/disclosure/catalog.ts";
 import { outlineOf, renderOutline, sectionOf } from "../../../src/core/disclosure/outline.ts";
 import golden from "../../goldens/agentskills/catalogs.json";
@@ -40,7 +40,7 @@ const demo = path.join(shelf, "skills", "demo");
 describe("skillshelf outline", () => {
   it("prints the rendered outline exactly, no newline added", async () => {
     const skill = await loadValidSkill(demo);
-    const r = cli("outline", demo);
+    const r = await cli("outline", demo);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(renderOutline(outlineOf("demo", skill.body)));
     expect(r.stdout).toContain("- strasse-caf (~");
@@ -49,23 +49,23 @@ describe("skillshelf outline", () => {
 
   it("prints the outline data with --json", async () => {
     const skill = await loadValidSkill(demo);
-    const r = cli("outline", demo, "--json");
+    const r = await cli("outline", demo, "--json");
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(outlineOf("demo", skill.body));
   });
 
-  it("fails with exit 1 and the problems on an invalid skill", () => {
+  it("fails with exit 1 and the problems on an invalid skill", async () => {
     const bad = path.join(root, "bad", "broken");
     write(path.join(bad, "SKILL.md"), "---\nname: wrong-name\ndescription: x\n---\nBody");
-    const r = cli("outline", bad);
+    const r = await cli("outline", bad);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/skill broken is invalid/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it("exits 2 on a missing folder or extra arguments", () => {
-    expect(cli("outline", path.join(root, "nope")).code).toBe(2);
-    expect(cli("outline", demo, "extra").code).toBe(2);
+  it("exits 2 on a missing folder or extra arguments", async () => {
+    expect((await cli("outline", path.join(root, "nope"))).code).toBe(2);
+    expect((await cli("outline", demo, "extra")).code).toBe(2);
   });
 });
 
@@ -74,21 +74,21 @@ describe("skillshelf section", () => {
     const skill = await loadValidSkill(demo);
     const outline = outlineOf("demo", skill.body);
     for (const key of ["preamble", "strasse-caf", "section", "setup-2"]) {
-      const r = cli("section", demo, key);
+      const r = await cli("section", demo, key);
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(sectionOf(skill.body, outline, key));
     }
-    expect(cli("section", demo, "setup-2").stdout).toBe("## Setup\ntwo");
+    expect((await cli("section", demo, "setup-2")).stdout).toBe("## Setup\ntwo");
   });
 
-  it("lists the existing keys for an unknown key", () => {
-    const r = cli("section", demo, "nope");
+  it("lists the existing keys for an unknown key", async () => {
+    const r = await cli("section", demo, "nope");
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("Skill 'demo' has no section 'nope'; available keys: preamble, strasse-caf, section, setup, setup-2, setup-2");
   });
 
-  it("exits 2 without a key", () => {
-    expect(cli("section", demo).code).toBe(2);
+  it("exits 2 without a key", async () => {
+    expect((await cli("section", demo)).code).toBe(2);
   });
 });
 
@@ -106,13 +106,13 @@ describe("skillshelf catalog", () => {
       [["--no-selection-hints"], { selectionHints: false }],
     ];
     for (const [flags, options] of cases) {
-      const r = cli("catalog", shelf, ...flags);
+      const r = await cli("catalog", shelf, ...flags);
       expect([flags, r.code]).toEqual([flags, 0]);
       expect(r.stdout).toBe(renderCatalog(metas, options));
     }
   });
 
-  it("prints the real library's catalog for the golden's skills", () => {
+  it("prints the real library's catalog for the golden's skills", async () => {
     const two = path.join(root, "two");
     for (const meta of Object.values(golden.skills.two)) {
       write(path.join(two, "skills", meta.name, "SKILL.md"), skillMd(meta, `# ${meta.name}\nBody.`));
@@ -122,29 +122,29 @@ describe("skillshelf catalog", () => {
       const flags = ["--format", args.format];
       if (args.total !== undefined) flags.push("--total", String(args.total));
       if (args.selection_hints === false) flags.push("--no-selection-hints");
-      const r = cli("catalog", two, ...flags);
+      const r = await cli("catalog", two, ...flags);
       expect([c.name, r.stdout]).toEqual([c.name, c.output]);
     }
   });
 
-  it("reports the library's errors and rejects bad flags", () => {
-    const unknown = cli("catalog", shelf, "--include", "zeta,ghost");
+  it("reports the library's errors and rejects bad flags", async () => {
+    const unknown = await cli("catalog", shelf, "--include", "zeta,ghost");
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe("skillshelf: include names skills that are not registered: ghost, zeta\n");
-    const tiny = cli("catalog", shelf, "--max-chars", "3");
+    const tiny = await cli("catalog", shelf, "--max-chars", "3");
     expect(tiny.code).toBe(1);
     expect(tiny.stderr).toContain("max_chars=3 cannot hold the smallest possible catalog, which needs 57 characters.");
-    expect(cli("catalog", shelf, "--max-chars", "-1").code).toBe(2);
-    expect(cli("catalog", shelf, "--max-chars", "ten").code).toBe(2);
-    expect(cli("catalog", shelf, "--format", "json").code).toBe(2);
-    expect(cli("catalog", shelf, "--bogus").code).toBe(2);
+    expect((await cli("catalog", shelf, "--max-chars", "-1")).code).toBe(2);
+    expect((await cli("catalog", shelf, "--max-chars", "ten")).code).toBe(2);
+    expect((await cli("catalog", shelf, "--format", "json")).code).toBe(2);
+    expect((await cli("catalog", shelf, "--bogus")).code).toBe(2);
   });
 
-  it("refuses a shelf with an invalid skill, naming it", () => {
+  it("refuses a shelf with an invalid skill, naming it", async () => {
     const broken = path.join(root, "broken-shelf");
     write(path.join(broken, "skills", "fine", "SKILL.md"), skillMd({ name: "fine", description: "Fine." }, "# Fine"));
     write(path.join(broken, "skills", "bad", "SKILL.md"), skillMd({ name: "bad" }, "# Bad"));
-    const r = cli("catalog", broken);
+    const r = await cli("catalog", broken);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/1 skill\(s\) in .* are invalid/);
     expect(r.stderr).toMatch(/skill bad:/);

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startShelfOnFreePort, LOCAL_TOKEN_FILE, type RunningShelf } from "../../../scripts/start.ts";
-import { CliError, type Command } from "../../../src/cli/lib/cli.ts";
 import { LockFileSchema } from "../../../src/core/versions/lock.ts";
+import { runInProcess, type InProcessRun } from "../run-in-process.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 const work = mkdtempSync(path.join(tmpdir(), "skillshelf-lock-"));
@@ -50,18 +50,9 @@ function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
-/** Runs a command module in this process; a CliError becomes its exit code. */
-async function cli(command: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { run } = (await import(`../../../src/cli/commands/${command}.ts`)) as { run: Command };
-  let stdout = "";
-  let stderr = "";
-  const ctx = { args, stdout: (t: string) => void (stdout += t), stderr: (t: string) => void (stderr += t), interactive: false, env };
-  try {
-    return { code: await run(ctx), stdout, stderr };
-  } catch (error) {
-    if (error instanceof CliError) return { code: error.exitCode, stdout, stderr: `${stderr}${error.message}\n` };
-    throw error;
-  }
+/** Runs `skillshelf <command> <args>` in this process (run-in-process.ts). */
+function cli(command: string, args: string[], env: Record<string, string> = {}): Promise<InProcessRun> {
+  return runInProcess([command, ...args], { env });
 }
 
 async function publishShelf(): Promise<void> {

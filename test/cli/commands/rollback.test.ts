@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { run } from "../../../src/cli/commands/rollback.ts";
 import { CliError } from "../../../src/cli/lib/cli.ts";
 import { ADMIN_ERRORS } from "../../../src/core/publish/contract.ts";
-import { runCliAsync } from "../run-cli.ts";
+import { runInProcess } from "../run-in-process.ts";
 
 const CURRENT = "a".repeat(64);
 const COLLECTED = "b".repeat(64);
@@ -50,7 +50,7 @@ describe("skillshelf rollback", () => {
   });
 });
 
-// A stub Worker's admin API in this process; the real bin runs against it as a child process.
+// A stub Worker's admin API in this process; the command line runs against it in this process too.
 const GEN = {
   first: `1234abcd${"1".repeat(56)}`,
   second: `1234abcd${"2".repeat(56)}`,
@@ -66,7 +66,7 @@ const HISTORY = {
   ],
 };
 
-describe("skillshelf rollback names its target (the real bin)", () => {
+describe("skillshelf rollback names its target (a stub Worker over HTTP)", () => {
   let server: Server;
   let url = "";
   let rolledTo: string[] = [];
@@ -105,7 +105,7 @@ describe("skillshelf rollback names its target (the real bin)", () => {
     serving = GEN.third;
     lagPolls = 0;
   });
-  const rollback = (...args: string[]) => runCliAsync(["rollback", "--url", url, ...args], { env: { SKILLSHELF_PUBLISH_TOKEN: "sk_test" } });
+  const rollback = (...args: string[]) => runInProcess(["rollback", "--url", url, ...args], { env: { SKILLSHELF_PUBLISH_TOKEN: "sk_test" } });
 
   it("--previous rolls back to the generation before the current one, and says which first", async () => {
     const r = await rollback("--previous");

@@ -6,7 +6,6 @@
 // where a copy lives (a folder path vs /g/<generation>/skills/<name>), the wording of the
 // enable notes (--enable/--names vs the body's fields), and the Worker's hold on a skill whose
 // build-time advisory was withdrawn (kept until the next build, with its reason).
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -16,27 +15,16 @@ import { serializeAdvisories, serializeValidations } from "../../../src/core/tru
 import type { SelectableSkill } from "../../../src/core/trust/select.ts";
 import { effectiveToolsForSkill } from "../../../src/core/trust/tools.ts";
 import { trustShelf, type TrustShelf } from "../../worker/api/trust-shelf.ts";
+import { runInProcess, type InProcessRun } from "../run-in-process.ts";
 
-const CLI = path.resolve("src/cli/skillshelf.ts");
 const root = mkdtempSync(path.join(tmpdir(), "skillshelf-select-edge-"));
 const shelfDir = path.join(root, "shelf");
 let shelf: TrustShelf;
 let running: RunningShelf | undefined;
 
-/** Runs the CLI asynchronously (the Worker is this process's child; a blocking spawn would stall its pipes). */
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CI: "1", ...env } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+/** Runs the CLI in this process (the Worker is this process's child, serving while the command awaits it). */
+function cli(args: string[], env: Record<string, string> = {}): Promise<InProcessRun> {
+  return runInProcess(args, { env });
 }
 
 beforeAll(async () => {

@@ -2,18 +2,10 @@
 // (exit 2) before any file or network is touched, as verify does; without the flag, an unset
 // SKILLSHELF_READ_TOKEN simply means a public shelf.
 import { describe, expect, it } from "vitest";
-import { CliError, type Command } from "../../../src/cli/lib/cli.ts";
+import { runInProcess, type InProcessRun } from "../run-in-process.ts";
 
-async function cli(command: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stderr: string }> {
-  const { run } = (await import(`../../../src/cli/commands/${command}.ts`)) as { run: Command };
-  let stderr = "";
-  const ctx = { args, stdout: () => {}, stderr: (t: string) => void (stderr += t), interactive: false, env };
-  try {
-    return { code: await run(ctx), stderr };
-  } catch (error) {
-    if (error instanceof CliError) return { code: error.exitCode, stderr: `${stderr}${error.message}\n` };
-    throw error;
-  }
+function cli(command: string, args: string[], env: Record<string, string> = {}): Promise<InProcessRun> {
+  return runInProcess([command, ...args], { env });
 }
 
 describe("--token-env naming an unset variable", () => {

@@ -5,8 +5,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli } from "../run-cli.ts";
+import { runInProcess } from "../run-in-process.ts";
 import { snapshot } from "./build-snapshot.ts";
 import { buildInventory } from "../../../src/core/skill/inventory.ts";
 import { GenerationManifestSchema, SkillRecordSchema } from "../../../src/core/generation/manifest.ts";
@@ -14,7 +15,31 @@ import { GenerationManifestSchema, SkillRecordSchema } from "../../../src/core/g
 const root = mkdtempSync(path.join(tmpdir(), "skillshelf-build-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { env, timeoutMs: 60_000 });
+const cli = (args: string[]) => runInProcess(args);
+
+/** A day whose offset tells the zones apart (Kiritimati was UTC-10:40 until 1979, UTC+14 since 1995). */
+const DAY = "2026-06-01T00:00:00Z";
+
+/** The time-zone offset of {@link DAY} as a new worker thread sees it. */
+function offsetInWorkerThread(): Promise<number> {
+  const worker = new Worker(`require("node:worker_threads").parentPort.postMessage(new Date("${DAY}").getTimezoneOffset())`, { eval: true });
+  return new Promise((resolve, reject) => worker.once("message", resolve).once("error", reject));
+}
+
+/**
+ * Runs `fn` with this process in the time zone `tz` (Node applies a TZ assignment at once), then
+ * restores it: a build runs in the process's time zone, as a child run with TZ set would.
+ */
+async function inTimeZone<T>(tz: string, fn: () => Promise<T>): Promise<T> {
+  const before = process.env.TZ;
+  process.env.TZ = tz;
+  try {
+    return await fn();
+  } finally {
+    if (before === undefined) delete process.env.TZ;
+    else process.env.TZ = before;
+  }
+}
 
 const skillMd = (name: string) => `---\nname: ${name}\ndescription: Does ${name} things for the build tests.\n---\n# ${name}\n\nSteps.\n`;
 
@@ -33,9 +58,9 @@ function shelf(name: string, skills: Record<string, Record<string, string | Uint
 }
 
 describe("skillshelf build", () => {
-  it("builds the curated shelf: every skill, a manifest that parses, objects under their SHA-256", () => {
+  it("builds the curated shelf: every skill, a manifest that parses, objects under their SHA-256", async () => {
     const out = path.join(root, "curated");
-    const r = cli(["build", "shelf", "--out", out, "--json"]);
+    const r = await cli(["build", "shelf", "--out", out, "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as { generation: string; skills: number };
     const manifestBytes = readFileSync(path.join(out, "manifest.json"));
@@ -60,12 +85,17 @@ describe("skillshelf build", () => {
     }
   });
 
-  it("gives byte-identical output and the same id on every run, in any time zone", () => {
+  it("gives byte-identical output and the same id on every run, in any time zone", async () => {
     const src = shelf("determinism", { alpha: { "references/a.md": "# A\n", "scripts/x.py": "print(1)\n" }, beta: {} });
     const a = path.join(root, "det-a");
     const b = path.join(root, "det-b");
-    const ra = cli(["build", src, "--out", a, "--json"], { TZ: "UTC" });
-    const rb = cli(["build", src, "--out", b, "--json"], { TZ: "Pacific/Kiritimati" });
+    const ra = await inTimeZone("UTC", () => cli(["build", src, "--out", a, "--json"]));
+    const rb = await inTimeZone("Pacific/Kiritimati", async () => {
+      // The zone took effect (UTC+14), here and in a new worker thread, where the build hashes and packs.
+      expect(new Date(DAY).getTimezoneOffset()).toBe(-840);
+      expect(await offsetInWorkerThread()).toBe(-840);
+      return cli(["build", src, "--out", b, "--json"]);
+    });
     expect(ra.code, ra.stderr).toBe(0);
     expect(rb.code, rb.stderr).toBe(0);
     expect(JSON.parse(ra.stdout).generation).toBe(JSON.parse(rb.stdout).generation);
@@ -73,26 +103,26 @@ describe("skillshelf build", () => {
     // A copy of the shelf elsewhere (other mtimes, other path) builds the same generation.
     const copy = path.join(root, "determinism-copy");
     cpSync(src, copy, { recursive: true });
-    expect(JSON.parse(cli(["build", copy, "--out", path.join(root, "det-c"), "--json"]).stdout).generation).toBe(JSON.parse(ra.stdout).generation);
+    expect(JSON.parse((await cli(["build", copy, "--out", path.join(root, "det-c"), "--json"])).stdout).generation).toBe(JSON.parse(ra.stdout).generation);
   });
 
-  it("replaces an earlier build folder whole, leaving no temporary folders", () => {
+  it("replaces an earlier build folder whole, leaving no temporary folders", async () => {
     const out = path.join(root, "replace");
     const src = shelf("replace-src", { alpha: {} });
-    expect(cli(["build", src, "--out", out]).code).toBe(0);
+    expect((await cli(["build", src, "--out", out])).code).toBe(0);
     writeFileSync(path.join(out, "blobs", "stale"), "old");
-    expect(cli(["build", src, "--out", out]).code).toBe(0);
+    expect((await cli(["build", src, "--out", out])).code).toBe(0);
     expect(existsSync(path.join(out, "blobs", "stale"))).toBe(false);
     expect(existsSync(path.join(out, "manifest.json"))).toBe(true);
     expect(readdirSync(root).filter((n) => n.startsWith(".replace."))).toEqual([]);
     // An empty folder is a fine target too.
     const empty = path.join(root, "replace-empty");
     mkdirSync(empty);
-    expect(cli(["build", src, "--out", empty]).code).toBe(0);
+    expect((await cli(["build", src, "--out", empty])).code).toBe(0);
     expect(existsSync(path.join(empty, "manifest.json"))).toBe(true);
   });
 
-  it("refuses an --out that is not a build folder, or is (inside, around) the shelf, touching nothing", () => {
+  it("refuses an --out that is not a build folder, or is (inside, around) the shelf, touching nothing", async () => {
     const src = shelf("guarded-src", { alpha: {} });
     const unrelated = path.join(root, "unrelated");
     mkdirSync(path.join(unrelated, "docs"), { recursive: true });
@@ -115,7 +145,7 @@ describe("skillshelf build", () => {
     ];
     const before = snapshot(root);
     for (const [out, message] of cases) {
-      const r = cli(["build", src, "--out", out]);
+      const r = await cli(["build", src, "--out", out]);
       expect(r.code, out).toBe(1);
       expect(r.stderr, out).toMatch(message);
       expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -149,7 +179,7 @@ describe("skillshelf build", () => {
       `advisories:\n- name: blocked\n  source: anywhere\n  official_intent: Helps.\n  hidden_issue: Steals secrets.\n  severity: low\n  reference: https://example.com/a\n  tree_hash: ${blockedInv.tree_hash}\n`,
     );
     const out = path.join(root, "refused-out");
-    const r = cli(["build", src, "--out", out]);
+    const r = await cli(["build", src, "--out", out]);
     expect(r.code).toBe(1);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     const text = r.stderr;
@@ -165,7 +195,7 @@ describe("skillshelf build", () => {
     expect(text).not.toMatch(/fine:/);
     expect(existsSync(out)).toBe(false);
 
-    const json = cli(["build", src, "--out", out, "--json"]);
+    const json = await cli(["build", src, "--out", out, "--json"]);
     expect(json.code).toBe(1);
     const problems = (JSON.parse(json.stdout) as { problems: { skill: string }[] }).problems;
     expect(new Set(problems.map((p) => p.skill))).toEqual(
@@ -174,20 +204,20 @@ describe("skillshelf build", () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  it("refuses a skill over 16 MiB", () => {
+  it("refuses a skill over 16 MiB", async () => {
     const src = shelf("too-big", { huge: { "assets/big.bin": new Uint8Array(16 * 1024 * 1024) } });
-    const r = cli(["build", src, "--out", path.join(root, "too-big-out")]);
+    const r = await cli(["build", src, "--out", path.join(root, "too-big-out")]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/huge: files: 1677\d+ bytes; a skill may hold at most 16777216 bytes/);
     expect(statSync(src).isDirectory()).toBe(true);
   });
 
-  it("refuses an advisories.yaml whose list key is misspelt, and prints record warnings", () => {
+  it("refuses an advisories.yaml whose list key is misspelt, and prints record warnings", async () => {
     const critical =
       "- name: fine\n  source: anywhere\n  official_intent: Helps.\n  hidden_issue: Steals secrets.\n  severity: critical\n  reference: https://example.com/a\n";
     const misspelt = shelf("misspelt-advisories", { fine: {} }, { "advisories.yaml": `advisory:\n${critical}` });
     const out = path.join(root, "misspelt-out");
-    const r = cli(["build", misspelt, "--out", out]);
+    const r = await cli(["build", misspelt, "--out", out]);
     expect(r.code, r.stdout).toBe(1);
     expect(r.stderr).toMatch(/advisories\.yaml:1:1: no 'advisories' key \(keys: \['advisory'\]\)/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -202,15 +232,15 @@ describe("skillshelf build", () => {
           .replace("name: fine", "name: other"),
       },
     );
-    const ok = cli(["build", typo, "--out", path.join(root, "typo-out")]);
+    const ok = await cli(["build", typo, "--out", path.join(root, "typo-out")]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stderr).toMatch(/warning: advisories\.yaml:8:3: advisories\[0\]: unknown key 'stauts' is ignored/);
     expect(ok.stderr).toMatch(/warning: no validations\.yaml on this shelf/);
   });
 
-  it("explains usage mistakes with exit 2", () => {
-    expect(cli(["build"]).code).toBe(2);
-    expect(cli(["build", path.join(root, "nope")]).code).toBe(2);
-    expect(cli(["build", "shelf", "--bogus"]).code).toBe(2);
+  it("explains usage mistakes with exit 2", async () => {
+    expect((await cli(["build"])).code).toBe(2);
+    expect((await cli(["build", path.join(root, "nope")])).code).toBe(2);
+    expect((await cli(["build", "shelf", "--bogus"])).code).toBe(2);
   });
 });

@@ -1,7 +1,6 @@
 // The publish-side CLI against a real local Worker started the way `npm start` starts it
 // (scripts/start.ts: build, wrangler dev on loopback, publish): a second start uploads nothing,
 // and publish/history/advise/rollback/gc work end to end, with bad tokens refused.
-import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -10,8 +9,8 @@ import { LOCAL_TOKEN_FILE, startShelfOnFreePort, type RunningShelf } from "../..
 import { AdminClient } from "../../../src/core/publish/client.ts";
 import type { CliError } from "../../../src/cli/lib/cli.ts";
 import { adminCall } from "../../../src/cli/lib/publish.ts";
+import { runInProcess, type InProcessRun } from "../run-in-process.ts";
 
-const CLI = path.resolve("src/cli/skillshelf.ts");
 const root = mkdtempSync(path.join(tmpdir(), "skillshelf-publish-cli-"));
 const state = path.join(root, "state");
 const shelfDir = path.join(root, "shelf");
@@ -19,20 +18,9 @@ const buildDir = path.join(root, "start-build");
 let shelf: RunningShelf | undefined;
 let token = "";
 
-/** Runs the CLI asynchronously (the Worker runs in this process's child; spawnSync would block it). */
-function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, SKILLSHELF_PUBLISH_TOKEN: token, CI: "1", ...env } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+/** Runs the CLI in this process with the local Worker's publish token (an `env` entry overrides it). */
+function cli(args: string[], env: Record<string, string> = {}): Promise<InProcessRun> {
+  return runInProcess(args, { env: { SKILLSHELF_PUBLISH_TOKEN: token, ...env } });
 }
 
 beforeAll(async () => {
