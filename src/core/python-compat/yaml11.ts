@@ -253,9 +253,11 @@ export function parseYaml11(text: string): ParsedYaml {
   }
   const first = document.errors[0];
   if (first) {
-    const line = first.linePos?.[0].line;
     const raw = first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
-    const message = STACK_OVERFLOW_RE.test(raw) ? NESTED_TOO_DEEP : raw;
+    const overflow = STACK_OVERFLOW_RE.test(raw);
+    // Where the stack ran out depends on how much the caller left, not on the text: no line then.
+    const line = overflow ? undefined : first.linePos?.[0].line;
+    const message = overflow ? NESTED_TOO_DEEP : raw;
     throw new YamlError(line ? `${message} (line ${line})` : message, line);
   }
   let value: unknown;

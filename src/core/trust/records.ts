@@ -624,10 +624,19 @@ export function parseRecordList<T>(
   }
   const { doc, lines } = parsedYaml;
   if (doc.errors.length) {
+    let overflowed = false;
     for (const error of doc.errors) {
+      // Where the parser runs out of stack, and how often, depends on how much stack its caller
+      // left it, not on the text: one problem without a position says it the same on every run.
+      if (isStackOverflow(error.message)) {
+        if (!overflowed) out.problems.push(fileProblem(file, "invalid_yaml", `invalid YAML in ${file}: ${NESTED_TOO_DEEP}`));
+        overflowed = true;
+        continue;
+      }
       const pos = lines.linePos(error.pos[0]);
-      const message = isStackOverflow(error.message) ? NESTED_TOO_DEEP : error.message.split("\n")[0];
-      out.problems.push(fileProblem(file, "invalid_yaml", `invalid YAML in ${file} at line ${pos.line}, column ${pos.col}: ${message}`, pos.line, pos.col));
+      out.problems.push(
+        fileProblem(file, "invalid_yaml", `invalid YAML in ${file} at line ${pos.line}, column ${pos.col}: ${error.message.split("\n")[0]}`, pos.line, pos.col),
+      );
     }
     return out;
   }

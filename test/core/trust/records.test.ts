@@ -198,6 +198,13 @@ describe("loading a shelf's records", () => {
     const selfEntry = "advisories:\n- &e\n  name: x\n  source: s\n  official_intent: *e\n  hidden_issue: h\n  severity: low\n  reference: r\n";
     expect(parseAdvisories(selfEntry).problems[0]!.message).toMatch(/advisories\[0\]\.official_intent contains itself/);
   });
+  it("reports absurd nesting the same however much stack the caller leaves (the parser's overflow point moves with it)", () => {
+    const text = `advisories: ${"[".repeat(20_000)}${"]".repeat(20_000)}\n`;
+    const problemsAt = (depth: number): unknown => (depth === 0 ? loadShelfRecords({ advisories: text }).problems : [problemsAt(depth - 1)].flat());
+    const expected = problemsAt(0);
+    expect(expected).toEqual([expect.objectContaining({ code: "invalid_yaml", line: null, column: null })]);
+    for (const depth of [50, 500, 2000]) expect(problemsAt(depth), `with ${depth} frames above`).toEqual(expected);
+  });
   it("refuses a catalog version that is not dotted-numeric", () => {
     expect(parseCatalog("version: 2026.1\nskills: []\n").problems[0]!.code).toBe("version_invalid");
     expect(parseCatalog("version: '2026.10.01'\nskills: []\n").version).toBe("2026.10.01");
