@@ -1,9 +1,10 @@
-// A green test run prints no expected-error noise (issue 12): one Worker test file that provokes
+// A green test run prints no expected-error noise (issues 12 and 23: neither do lint and the dry-run bundle before it): one Worker test file that provokes
 // storage faults on purpose (forged KV values, failing reads) (the Worker logs each one, as in production) run the way `npm test`
 // runs vitest must print none of those logs, nor wrangler's "Using secrets" lines; and the same
 // logs still reach the output of a failing run, where they help.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, it } from "vitest";
 
@@ -37,3 +38,24 @@ it("still shows what a failing test logged", () => {
     rmSync(dir, { recursive: true, force: true });
   }
 }, 300_000);
+
+// npm test runs these before vitest: their output is part of a green run too.
+it("lint reports nothing at all, not even infos, on a clean tree", () => {
+  const run = spawnSync(path.join(ROOT, "node_modules", ".bin", "biome"), ["lint", "--error-on-warnings"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+  const output = `${run.stdout}${run.stderr}`;
+  expect(run.status, output).toBe(0);
+  expect(output).not.toMatch(/Found \d+ (info|warning)/);
+}, 150_000);
+
+it("the dry-run bundle names its environment, so wrangler prints no warning", () => {
+  const script = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts["build:check"] as string;
+  const run = spawnSync("sh", ["-c", script.replace("--outdir .wrangler/dry", `--outdir ${mkdtempSync(path.join(tmpdir(), "dry-"))}`)], {
+    cwd: ROOT,
+    env: { ...process.env, PATH: `${path.join(ROOT, "node_modules", ".bin")}:${process.env.PATH}` },
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  const output = `${run.stdout}${run.stderr}`.replace(/\x1b\[[0-9;]*m/g, "");
+  expect(run.status, output).toBe(0);
+  expect(output).not.toMatch(/WARNING|Multiple environments/);
+}, 150_000);

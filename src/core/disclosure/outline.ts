@@ -204,7 +204,7 @@ export function renderOutline(outline: SkillOutline): string {
   }
   lines.push("");
   if (wholeBodyIsCheaper(outline)) {
-    lines.push(`Call get_skill_body instead: the whole body is only ~${outline.total_tokens} tokens, ` + `less than this outline plus a section fetch.`);
+    lines.push(`Call get_skill_body instead: the whole body is only ~${outline.total_tokens} tokens, less than this outline plus a section fetch.`);
   } else {
     lines.push(
       "Fetch one with get_skill_section using the key. Sections do not nest — a section covers " +

@@ -221,7 +221,7 @@ export function encodeResourceContent(name: string, bytes: Uint8Array, options: 
   if (bytes.length > limit) {
     envelope.push(
       ["encoding", "none"],
-      ["note", `Binary content omitted: ${bytes.length} bytes exceeds the ${limit}-byte inline limit. ` + "Retrieve this resource out of band if you need it."],
+      ["note", `Binary content omitted: ${bytes.length} bytes exceeds the ${limit}-byte inline limit. Retrieve this resource out of band if you need it.`],
     );
   } else {
     envelope.push(["encoding", "base64"], ["content", base64Of(bytes)]);

@@ -92,7 +92,7 @@ describe("skillshelf lock and install", () => {
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.stdout).toMatch(/^installed\tcode-review@1\.0\.0\t/m);
     expect(installed.stderr).toMatch(/\[1\/2\] code-review@1\.0\.0: 3 file\(s\)/);
-    const { [".skillshelf-installed.json"]: marker, ...firstFiles } = snapshot(first);
+    const { ".skillshelf-installed.json": marker, ...firstFiles } = snapshot(first);
     expect(marker).toBeDefined();
     expect(firstFiles).toEqual(v1);
 
@@ -105,7 +105,7 @@ describe("skillshelf lock and install", () => {
     // The lock still installs the locked bytes, into a fresh folder and over an unchanged one.
     const second = path.join(work, "agent-b", "skills");
     expect((await cli("install", ["--url", shelf.url, "--lock", lockFile, "--to", second])).code).toBe(0);
-    const { [".skillshelf-installed.json"]: _m2, ...secondFiles } = snapshot(second);
+    const { ".skillshelf-installed.json": _m2, ...secondFiles } = snapshot(second);
     expect(secondFiles).toEqual(v1);
     const again = await cli("install", ["--lock", lockFile, "--to", first]);
     expect(again.stdout).toMatch(/^unchanged\tcode-review@1\.0\.0/m);
@@ -123,7 +123,7 @@ describe("skillshelf lock and install", () => {
     expect((await cli("lock", ["--url", shelf.url, "--out", lockFile, "code-review@^1", "plain"])).code).toBe(0);
     const upgraded = await cli("install", ["--lock", lockFile, "--to", first]);
     expect(upgraded.stdout).toMatch(/^replaced\tcode-review@1\.1\.0/m);
-    const { [".skillshelf-installed.json"]: _m3, ...upgradedFiles } = snapshot(first);
+    const { ".skillshelf-installed.json": _m3, ...upgradedFiles } = snapshot(first);
     expect(upgradedFiles).toEqual(v2);
     // No temporary folder is left behind.
     expect(readdirSync(first).filter((n) => n.startsWith(".skillshelf-tmp"))).toEqual([]);

@@ -233,5 +233,5 @@ it("every read and admin route answers the recorded status, headers and body", a
   await a("POST /gc bad keep", adminRequest("POST", "/gc", { keep: "two" }));
   await a("POST /gc dry run", adminRequest("POST", "/gc", { keep: 1, grace_seconds: 0 }));
 
-  await expect(JSON.stringify(sweep, null, 1) + "\n").toMatchFileSnapshot("./route-sweep.json");
+  await expect(`${JSON.stringify(sweep, null, 1)}\n`).toMatchFileSnapshot("./route-sweep.json");
 });
