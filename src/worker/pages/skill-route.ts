@@ -29,13 +29,18 @@ export const PAGE_MAX_BYTES = 2 * 1024 * 1024;
 /**
  * Stands for the request's origin in a cached skill page, so the page is rendered and kept once
  * whatever `Host` a request names; each answer puts its own origin in its place. Random per
- * isolate, so no skill's text can hold it.
+ * isolate, so no skill's text can hold it; made at the first page, since a Worker may not make
+ * random values at global scope.
  */
-const ORIGIN_MARK = `\u{e000}origin-${crypto.randomUUID()}\u{e000}`;
+let originMarkValue: string | undefined;
+function originMark(): string {
+  originMarkValue ??= `\u{e000}origin-${crypto.randomUUID()}\u{e000}`;
+  return originMarkValue;
+}
 
 /** Where clients install from: never the caller's capability token (a placeholder stands in). */
 function installTargets(c: ReadContext, name: string, generation: string): InstallTargets {
-  const origin = ORIGIN_MARK;
+  const origin = originMark();
   const capability = c.var.shelfAccess.urlPrefix !== "";
   const prefix = capability ? "/c/<read-token>" : "";
   return {
@@ -85,7 +90,7 @@ export async function skillPage(c: ReadContext, name: string): Promise<Response>
 
 const encoder = new TextEncoder();
 
-/** A cached skill page with the request's origin in place of ORIGIN_MARK. */
+/** A cached skill page with the request's origin in place of the origin mark. */
 async function withOrigin(res: Response, origin: string): Promise<Response> {
   if (res.status !== 200) return res;
   const headers = new Headers(res.headers);
@@ -94,7 +99,7 @@ async function withOrigin(res: Response, origin: string): Promise<Response> {
     headers.delete("Content-Length");
     return new Response(null, { status: 200, headers });
   }
-  const page = encoder.encode((await res.text()).replaceAll(ORIGIN_MARK, origin));
+  const page = encoder.encode((await res.text()).replaceAll(originMark(), origin));
   headers.set("Content-Length", String(page.byteLength));
   return new Response(page, { status: 200, headers });
 }
