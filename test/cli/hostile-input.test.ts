@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildInventory } from "../../src/core/skill/inventory.ts";
 import { runCli } from "./run-cli.ts";
+import { type Answer, fakeShelf } from "./lib/fake-shelf.ts";
 import { runInProcess } from "./run-in-process.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "skillshelf-hostile-"));
@@ -194,40 +195,6 @@ describe("validate reports everything build refuses, in the same words (issue 11
 // ---------------------------------------------------------------------------------------------
 // Issue 25: what a shelf answers, a lockfile, the install state file and the build cache say. A
 // loopback server plays the shelf, answering each path from a table (or streaming for ever).
-
-type Answer = { status?: number; json?: unknown; body?: string | Uint8Array; stream?: number };
-
-/** A shelf on 127.0.0.1 that answers `answers[path]` (404 otherwise); `sent` counts streamed bytes. */
-async function fakeShelf(answers: Record<string, Answer>): Promise<{ url: string; sent: () => number; close: () => Promise<void> }> {
-  const { createServer } = await import("node:http");
-  let sent = 0;
-  const server = createServer(async (req, res) => {
-    const answer = answers[decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname)];
-    if (!answer) return void res.writeHead(404).end("{}");
-    if (answer.stream !== undefined) {
-      // Streams up to `stream` bytes in 64 KiB chunks, stopping when the client goes away.
-      res.writeHead(answer.status ?? 200, { "Content-Type": "application/octet-stream" });
-      const chunk = Buffer.alloc(64 * 1024, 0x61);
-      let closed = false;
-      res.on("close", () => void (closed = true));
-      while (!closed && sent < answer.stream) {
-        sent += chunk.length;
-        if (!res.write(chunk)) await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
-      }
-      return void res.end();
-    }
-    const body = answer.json !== undefined ? JSON.stringify(answer.json) : (answer.body ?? "");
-    res.writeHead(answer.status ?? 200, { "Content-Type": answer.json !== undefined ? "application/json" : "application/octet-stream" });
-    res.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    sent: () => sent,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 const GEN = "a".repeat(64);
 const PUBLIC_KEY = ["--key-id", "k1", "--public-key", "Yt+/2P1IypEaA+03tBpBXlUeVqZoa4Ds2Wpw3kfHgl8="];
