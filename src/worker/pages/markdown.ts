@@ -3,7 +3,7 @@
 // vbscript:, file:, most data:) dropped by its own validateLink, headings given the ids the table
 // of contents links to, and relative links to the skill's own files sent to the pages' file view.
 // Bounded: only a prefix of the body is parsed and only so many headings are anchored, so one
-// render costs at most a fixed amount of work whatever the body (docs/http.md, "Pages").
+// render costs at most a fixed amount of work whatever the body (docs/pages.md, "Speed and caching").
 import MarkdownIt from "markdown-it";
 import type { OutlineSection } from "../../core/disclosure/outline.ts";
 import { PAGE_BODY_MAX_CHARS } from "../../core/skill/validate.ts";
