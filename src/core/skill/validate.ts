@@ -32,7 +32,7 @@ export interface SkillValidation {
 export const MAX_DESCRIPTION_CHARS = 1024;
 /**
  * The longest body (UTF-16 units after the frontmatter) a shelf's skill page renders; past it the
- * page shows this much and links to SKILL.md, so `validate` warns (docs/http.md, "Pages").
+ * page shows this much and links to SKILL.md, so `validate` warns (docs/pages.md, "Speed and caching").
  */
 export const PAGE_BODY_MAX_CHARS = 64 * 1024;
 export const MAX_COMPATIBILITY_CHARS = 500;
