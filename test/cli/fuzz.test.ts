@@ -160,3 +160,134 @@ describe("fuzz: generated shelves through the real bin", () => {
     }
   });
 });
+
+// Issue 25: what a shelf answers, a lockfile and the build cache say. Each starts from a valid
+// document and replaces one value anywhere in it with generated JSON (or adds a hostile key).
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Every path to a value inside `doc` (the root is []). */
+function valuePaths(doc: Json, at: (string | number)[] = []): (string | number)[][] {
+  const out = [at];
+  if (Array.isArray(doc)) for (const [i, v] of doc.entries()) out.push(...valuePaths(v, [...at, i]));
+  else if (doc !== null && typeof doc === "object") for (const [k, v] of Object.entries(doc)) out.push(...valuePaths(v, [...at, k]));
+  return out;
+}
+
+/** `doc` with the value at the `pick`-th path replaced by `value` (a copy). */
+function mutated(doc: Json, pick: number, value: Json): Json {
+  const paths = valuePaths(doc);
+  const target = paths[pick % paths.length]!;
+  if (target.length === 0) return value;
+  const copy = JSON.parse(JSON.stringify(doc)) as Json;
+  let parent = copy as Record<string | number, Json>;
+  for (const key of target.slice(0, -1)) parent = parent[key] as Record<string | number, Json>;
+  parent[target.at(-1)!] = value;
+  return copy;
+}
+
+/** Hostile JSON: anything, and values close to what each field wants. */
+const hostileValue: fc.Arbitrary<Json> = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>,
+  fc.constantFrom<Json>(null, [], {}, "", -1, 1e308, "a".repeat(64), ["SKILL.md", "SKILL.md"], "\u001b[2J", "../x", "references", "n".repeat(300)),
+);
+
+describe("fuzz: hostile answers, lockfiles and caches through the command functions", async () => {
+  const { fakeShelf } = await import("./lib/fake-shelf.ts");
+  const { sha256Hex, treeHash } = await import("../../src/core/skill/hash.ts");
+  const GEN = "a".repeat(64);
+  const enc = new TextEncoder();
+
+  it("verify never exits 70 on a shelf whose answers are mutated anywhere", async () => {
+    const skillMd = "---\nname: demo\ndescription: Demo skill for the fuzz.\n---\n# Demo\n";
+    const file = { path: "SKILL.md", size: enc.encode(skillMd).length, sha256: await sha256Hex(enc.encode(skillMd)) };
+    const valid: Record<string, Json> = {
+      "/v1/shelf": { generation: GEN, signature: { key_id: "k1", signature: "AA==", payload: { skills: [["demo", "b".repeat(64)]] } } },
+      [`/g/${GEN}/skills/index.json`]: { skills: ["demo"] },
+      [`/g/${GEN}/v1/skills/demo`]: {
+        files: [file],
+        tree_hash: await treeHash([file]),
+        signature: { key_id: "k1", signature: "AA==", revision: "c".repeat(64) },
+      },
+      [`/g/${GEN}/skills/demo/index.json`]: { files: ["SKILL.md"] },
+    };
+    const answers: Record<string, { json?: unknown; body?: string }> = {};
+    const shelf = await fakeShelf(answers);
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...Object.keys(valid)), fc.nat(), hostileValue, async (where, pick, value) => {
+          for (const key of Object.keys(answers)) delete answers[key];
+          for (const [path, doc] of Object.entries(valid)) answers[path] = { json: path === where ? mutated(doc, pick, value) : doc };
+          answers[`/g/${GEN}/skills/demo/SKILL.md`] = { body: skillMd };
+          const r = await runInProcess(["verify", shelf.url, "--key-id", "k1", "--public-key", "Yt+/2P1IypEaA+03tBpBXlUeVqZoa4Ds2Wpw3kfHgl8="]);
+          expect(r.internal, `${where} ${JSON.stringify(value)}: ${r.stderr}`).toBeUndefined();
+          expect(r.code).toBe(1);
+          expect(`${r.stdout}${r.stderr}`).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+        }),
+        fuzzOptions(0x25a1, 60),
+      );
+    } finally {
+      await shelf.close();
+    }
+  });
+
+  it("install never exits 70 on a lockfile mutated anywhere", async () => {
+    const skillMd = "---\nname: demo\ndescription: Demo skill for the fuzz.\n---\n# Demo\n";
+    const files = [
+      { path: "SKILL.md", size: enc.encode(skillMd).length, sha256: await sha256Hex(enc.encode(skillMd)) },
+      { path: "references/a.md", size: 2, sha256: await sha256Hex(enc.encode("a\n")) },
+    ];
+    const shelf = await fakeShelf({ [`/g/${GEN}/skills/demo/SKILL.md`]: { body: skillMd }, [`/g/${GEN}/skills/demo/references/a.md`]: { body: "a\n" } });
+    const lock: Json = {
+      schema: "skillshelf.lock/1",
+      shelf: shelf.url,
+      skills: { demo: { range: "latest", version: "1.0.0", tree_hash: await treeHash(files), generation: GEN, files } },
+    };
+    let n = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.nat(), hostileValue, fc.boolean(), async (pick, value, protoKey) => {
+          const file = path.join(root, `lock-${n}.json`);
+          const to = path.join(root, `to-${n++}`);
+          let text = JSON.stringify(mutated(lock, pick, value));
+          if (protoKey) text = text.replace('"skills":{', '"skills":{"__proto__":{},');
+          writeFileSync(file, text);
+          const r = await runInProcess(["install", "--lock", file, "--to", to]);
+          expect(r.internal, `${text}: ${r.stderr}`).toBeUndefined();
+          expect([0, 1, 2]).toContain(r.code);
+          // A skill named __proto__ is refused, never dropped silently.
+          if (protoKey) expect(r.stderr).toMatch(/__proto__|is not a skillshelf\.lock\/1 lockfile|is not JSON/);
+          expect(`${r.stdout}${r.stderr}`).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+        }),
+        fuzzOptions(0x25a2, 60),
+      );
+    } finally {
+      await shelf.close();
+    }
+  });
+
+  it("build treats a cache mutated anywhere (its checksum recomputed) as absent: never exit 70, the same build", async () => {
+    const { createHash } = await import("node:crypto");
+    const { readFileSync } = await import("node:fs");
+    const dir = path.join(root, "cache-fuzz");
+    mkdirSync(path.join(dir, "skills", "demo", "references"), { recursive: true });
+    writeFileSync(path.join(dir, "skills", "demo", "SKILL.md"), "---\nname: demo\ndescription: Demo skill for the fuzz.\n---\n# Demo\n");
+    writeFileSync(path.join(dir, "skills", "demo", "references", "a.md"), "# A\n");
+    const out = path.join(root, "cache-fuzz-out");
+    expect((await runInProcess(["build", dir, "--out", out])).code).toBe(0);
+    const manifest = readFileSync(path.join(out, "manifest.json"), "utf8");
+    const text = readFileSync(path.join(out, "build-cache.json"), "utf8");
+    const cache = JSON.parse(text.slice(text.indexOf("\n") + 1)) as Json;
+    await fc.assert(
+      fc.asyncProperty(fc.nat(), hostileValue, async (pick, value) => {
+        const body = JSON.stringify(mutated(cache, pick, value));
+        writeFileSync(path.join(out, "build-cache.json"), `${createHash("sha256").update(body).digest("hex")}\n${body}`);
+        const r = await runInProcess(["build", dir, "--out", out]);
+        expect(r.internal, `${body}: ${r.stderr}`).toBeUndefined();
+        expect(r.code, r.stderr).toBe(0);
+        expect(readFileSync(path.join(out, "manifest.json"), "utf8")).toBe(manifest);
+      }),
+      fuzzOptions(0x25a3, 15),
+    );
+  });
+});

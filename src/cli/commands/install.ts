@@ -2,7 +2,8 @@
 // installs exactly the locked bytes of every skill in the lockfile (digests and tree hashes
 // checked), one skill at a time, each atomically; local edits are never clobbered without --force.
 import { LOCK_FILE } from "../../core/versions/lock.ts";
-import { CliError, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
+import { stat } from "node:fs/promises";
+import { CliError, parseCommandArgs, printable, UsageError, type Command } from "../lib/cli.ts";
 import { installSkill, readLockFile, readTokenFrom } from "../lib/install.ts";
 import { workerUrl } from "../lib/publish.ts";
 
@@ -16,6 +17,8 @@ export const run: Command = async (ctx) => {
   );
   if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}\nusage: ${USAGE}`);
   if (!values.to) throw new UsageError(`--to is required: the agent's skills folder, e.g. .claude/skills\nusage: ${USAGE}`);
+  const target = await stat(values.to).catch(() => null);
+  if (target !== null && !target.isDirectory()) throw new UsageError(`--to ${values.to} is not a folder: name the agent's skills folder\nusage: ${USAGE}`);
   const token = readTokenFrom(ctx.env, values["token-env"], USAGE);
   const lock = await readLockFile(values.lock ?? LOCK_FILE);
   const url = workerUrl(values.url ?? lock.shelf, USAGE);
@@ -23,7 +26,8 @@ export const run: Command = async (ctx) => {
   const failures: string[] = [];
   for (const [i, name] of names.entries()) {
     const skill = lock.skills[name]!;
-    const label = `${name}@${skill.version ?? `sha256:${skill.tree_hash.slice(0, 12)}`}`;
+    // The version came from the shelf: printed with control characters escaped.
+    const label = printable(`${name}@${skill.version ?? `sha256:${skill.tree_hash.slice(0, 12)}`}`);
     ctx.stderr(`[${i + 1}/${names.length}] ${label}: ${skill.files.length} file(s), ${skill.files.reduce((n, f) => n + f.size, 0)} bytes\n`);
     try {
       const outcome = await installSkill({ url, token }, values.to, name, skill, values.force === true);

@@ -3,7 +3,7 @@
 // file digest, tree hash, revision and signature against the key the user trusts. Exit 0 only if all hold,
 // 1 when anything does not (each failure names the skill, file and reason), 2 for usage mistakes.
 import { KeysDocumentSchema, type PublicKeyEntry } from "../../core/signing/keys.ts";
-import { parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
+import { parseCommandArgs, printable, UsageError, type Command } from "../lib/cli.ts";
 import { SigningError } from "../../core/signing/payloads.ts";
 import { ShelfFetchError, verifyShelf, type VerifyReport } from "../../core/signing/verify-shelf.ts";
 import { CliError } from "../lib/cli.ts";
@@ -62,7 +62,7 @@ export const run: Command = async (ctx) => {
     report = await verifyShelf({ url: base, origin: values.origin ?? base, keys, token });
   } catch (error) {
     if (error instanceof SigningError) throw new UsageError(`--origin: ${error.message}`);
-    if (error instanceof ShelfFetchError) throw new CliError(`nothing was verified: ${error.message}`);
+    if (error instanceof ShelfFetchError) throw new CliError(printable(`nothing was verified: ${error.message}`));
     throw error;
   }
   const ok = report.failures.length === 0;
@@ -70,9 +70,8 @@ export const run: Command = async (ctx) => {
     ctx.stdout(`${JSON.stringify({ ok, ...report }, null, 2)}\n`);
     return ok ? 0 : 1;
   }
-  for (const f of report.failures) ctx.stdout(`FAIL ${f.skill ?? "shelf"}${f.file ? `: ${f.file}` : ""}: ${f.reason}\n`);
-  for (const name of report.withheld)
-    ctx.stdout(`note ${name}: listed in the signed generation but not served (blocked by an advisory in force); not downloaded\n`);
+  // Names, paths and reasons come from the shelf: printed with control characters escaped.
+  for (const f of report.failures) ctx.stdout(`${printable(`FAIL ${f.skill ?? "shelf"}${f.file ? `: ${f.file}` : ""}: ${f.reason}`)}\n`);
   ctx.stdout(
     `${ok ? "verified" : "NOT verified"}: generation ${report.generation} of ${report.url} for origin ${report.origin}: ` +
       `${report.verified.length} skill(s) verified, ${report.failures.length} failure(s), generation signature ${report.generationSignature}\n`,

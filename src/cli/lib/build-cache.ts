@@ -5,13 +5,16 @@
 // build's trust records, so verdicts always follow the shelf's records. Archives are keyed by tree
 // hash, so a skill whose files changed back, or moved, reuses them too. `build --verify` ignores
 // the cache and rehashes everything. The file starts with the SHA-256 of its JSON, so a damaged
-// cache is ignored rather than trusted.
+// cache is ignored rather than trusted, and so is one whose JSON does not have the cache's shape
+// (an edit with the checksum recomputed) or that is not a regular file (a named pipe would hang).
 import { createHash } from "node:crypto";
-import { readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ARCHIVE_COMPRESSION_LEVEL } from "../../core/generation/archive.ts";
-import type { SkillRecord } from "../../core/generation/manifest.ts";
+import { z } from "zod";
+import { ArchivesSchema, SkillRecordSchema, type SkillRecord } from "../../core/generation/manifest.ts";
 import type { DescribedSkill } from "../../core/generation/assemble.ts";
 import type { Problem } from "../../core/skill/validate.ts";
 import type { SkillDirEntry } from "./skill-dir.ts";
@@ -47,6 +50,41 @@ interface CacheDocument {
   tool: string;
   /** SHA-256 of a document's JSON.stringify text → its canonical document's digest and size. */
   documents: Record<string, [sha256: string, size: number]>;
+}
+
+/** The cache's shape: a document that hashes right but breaks it is no cache at all. */
+const CacheDocumentSchema = z.object({
+  schema: z.literal(CACHE_SCHEMA),
+  key: z.string(),
+  tool: z.string(),
+  skills: z.record(
+    z.string(),
+    z.object({
+      stats: z.array(z.tuple([z.string(), z.number(), z.string(), z.string(), z.string()])),
+      scan: z.object({
+        problems: z.array(z.object({ skill: z.string(), field: z.string(), severity: z.enum(["error", "warning"]), message: z.string() })),
+        described: SkillRecordSchema.omit({ schema: true, archives: true, trust: true }).nullable(),
+      }),
+    }),
+  ),
+  archives: z.record(z.string(), ArchivesSchema),
+  documents: z.record(z.string(), z.tuple([z.string(), z.number()])),
+});
+
+/** The cache file's text, or null when it is absent or not a regular file (opened without blocking, so a named pipe cannot hang the build). */
+async function readCacheText(file: string): Promise<string | null> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) return null;
+    return await handle.readFile("utf8");
+  } finally {
+    await handle.close();
+  }
 }
 
 function statRows(entries: readonly SkillDirEntry[]): StatRow[] {
@@ -95,7 +133,7 @@ export class BuildCache {
     this.#tool = tool;
     this.#previous = previous?.key === key ? previous.skills : {};
     this.#previousArchives = previous?.tool === tool ? previous.archives : {};
-    this.#previousDocuments = previous?.tool === tool && typeof previous.documents === "object" ? previous.documents : {};
+    this.#previousDocuments = previous?.tool === tool ? previous.documents : {};
     this.#startedNs = BigInt(Date.now()) * 1_000_000n;
     this.#dirty = previous === null || previous.key !== key || previous.tool !== tool;
   }
@@ -114,12 +152,14 @@ export class BuildCache {
     let previous: CacheDocument | null = null;
     try {
       // The first line is the SHA-256 of the rest: a damaged or edited cache is an empty one, never a wrong answer.
-      const text = await readFile(path.join(outDir, BUILD_CACHE_FILE), "utf8");
+      const text = (await readCacheText(path.join(outDir, BUILD_CACHE_FILE))) ?? "";
       const newline = text.indexOf("\n");
       const body = text.slice(newline + 1);
       if (newline === 64 && createHash("sha256").update(body).digest("hex") === text.slice(0, 64)) {
-        const doc = JSON.parse(body) as CacheDocument;
-        if (doc?.schema === CACHE_SCHEMA && typeof doc.skills === "object" && typeof doc.archives === "object") previous = doc;
+        // Checked, but kept as read: the schema's output orders keys its own way, and cached
+        // documents are keyed by the JSON text of what the build derives from these values.
+        const doc = JSON.parse(body) as unknown;
+        if (CacheDocumentSchema.safeParse(doc).success) previous = doc as CacheDocument;
       }
     } catch {
       // No cache yet, or one we cannot read: every skill is read.
@@ -129,7 +169,7 @@ export class BuildCache {
 
   /** The cached scan of a skill folder when every file stats exactly as when it was cached. */
   lookup(folder: string, entries: readonly SkillDirEntry[]): SkillScan | null {
-    const cached = this.#previous[folder];
+    const cached = Object.hasOwn(this.#previous, folder) ? this.#previous[folder] : undefined;
     if (!cached || cached.stats.length !== entries.length) return null;
     const rows = statRows(entries);
     for (let i = 0; i < rows.length; i++) {

@@ -58,3 +58,13 @@ export function commaList(value: string | undefined): string[] | undefined {
 export function forPeople(note: string): string {
   return note.replace(/^#FALLBACK: /, "fell back to the safe choice: ");
 }
+
+/**
+ * Text a shelf supplied (a version, a name, a reason), safe to print on a terminal: C0 and C1
+ * control characters (escape sequences, carriage returns, bells) and line or paragraph separators
+ * are shown as `\uXXXX` instead of acting on the terminal.
+ * @example printable("1.0\u001b[2J") // => "1.0\\u001b[2J"
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

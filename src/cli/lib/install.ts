@@ -6,9 +6,10 @@
 // and a folder changed since skillshelf installed it is left alone unless --force.
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { z } from "zod";
 import { sha256Hex, treeHash } from "../../core/skill/hash.ts";
 import { LOCK_SCHEMA, LockFileSchema, lockedFileUrl, type LockedSkill, type LockFile } from "../../core/versions/lock.ts";
-import { CliError, UsageError } from "./cli.ts";
+import { CliError, printable, UsageError } from "./cli.ts";
 import { readSkillDir } from "./skill-dir.ts";
 
 /** The environment variable `lock` and `install` read a private shelf's read token from, unless --token-env names another. */
@@ -63,7 +64,32 @@ async function refusal(res: Response, what: string): Promise<CliError> {
   } catch {
     // Not JSON: the text itself says it.
   }
-  return new CliError(`${what} failed with ${res.status}: ${detail}`);
+  return new CliError(printable(`${what} failed with ${res.status}: ${detail}`));
+}
+
+/** The fields of POST /v1/resolve's answer that a lock takes (each checked again by LockFileSchema). */
+const ResolveAnswerSchema = z.object({
+  skills: z.record(
+    z.string(),
+    z.object({
+      range: z.string(),
+      version: z.string().nullable(),
+      tree_hash: z.string(),
+      generation: z.string(),
+      files: z.array(z.object({ path: z.string(), size: z.number(), sha256: z.string() })),
+    }),
+  ),
+});
+
+/**
+ * Refuses a JSON object whose `field` holds a `__proto__` key: JSON.parse keeps it as an own key,
+ * but copying it into a record sets the record's prototype instead, so it would vanish silently.
+ */
+function refuseProtoKey(json: unknown, field: string, where: string): void {
+  const inner = json !== null && typeof json === "object" ? (json as Record<string, unknown>)[field] : undefined;
+  if (inner !== null && typeof inner === "object" && Object.hasOwn(inner, "__proto__")) {
+    throw new CliError(`${where}: ${field} names a skill "__proto__", which is not a skill name (lowercase letters, digits and hyphens)`);
+  }
 }
 
 /**
@@ -77,9 +103,21 @@ export async function resolveLock(access: ShelfAccess, skills: Record<string, st
     body: JSON.stringify({ skills }),
   });
   if (!res.ok) throw await refusal(res, "resolving");
-  const answer = (await res.json()) as { skills?: Record<string, LockedSkill & { files: Array<{ path: string; size: number; sha256: string }> }> };
+  let json: unknown;
+  try {
+    json = await res.json();
+  } catch {
+    throw new CliError(`${access.url}/v1/resolve did not answer JSON`);
+  }
+  const checked = ResolveAnswerSchema.safeParse(json);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    throw new CliError(printable(`${access.url}/v1/resolve did not answer a resolution: ${issue.path.join(".") || "(the answer)"}: ${issue.message}`));
+  }
+  refuseProtoKey(json, "skills", `${access.url}/v1/resolve`);
+  const answer = checked.data;
   const locked: LockFile["skills"] = {};
-  for (const [name, s] of Object.entries(answer.skills ?? {})) {
+  for (const [name, s] of Object.entries(answer.skills)) {
     locked[name] = {
       range: s.range,
       version: s.version,
@@ -89,7 +127,7 @@ export async function resolveLock(access: ShelfAccess, skills: Record<string, st
     };
   }
   const parsed = LockFileSchema.safeParse({ schema: LOCK_SCHEMA, shelf: shelfAddressForLock(access.url).address, skills: locked });
-  if (!parsed.success) throw new CliError(`the shelf's answer is not a lock this CLI can write: ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success) throw new CliError(printable(`the shelf's answer is not a lock this CLI can write: ${parsed.error.issues[0]?.message}`));
   for (const name of Object.keys(skills)) if (!parsed.data.skills[name]) throw new CliError(`the shelf did not resolve ${name}`);
   return parsed.data;
 }
@@ -111,12 +149,36 @@ export async function readLockFile(file: string): Promise<LockFile> {
   } catch {
     throw new CliError(`${file} is not JSON`);
   }
+  refuseProtoKey(json, "skills", file);
   const parsed = LockFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new CliError(`${file} is not a ${LOCK_SCHEMA} lockfile: ${issue?.path.join(".") || "(root)"}: ${issue?.message}`);
+    throw new CliError(printable(`${file} is not a ${LOCK_SCHEMA} lockfile: ${issue?.path.join(".") || "(root)"}: ${issue?.message}`));
+  }
+  for (const [name, skill] of Object.entries(parsed.data.skills)) {
+    const problem = lockedTreeProblem(skill);
+    if (problem) throw new CliError(printable(`${file}: ${name}: ${problem}; re-lock with skillshelf lock`));
   }
   return parsed.data;
+}
+
+/** The longest file or folder name most file systems take, in UTF-8 bytes. */
+const MAX_NAME_BYTES = 255;
+
+/** Why a locked file list cannot be written as a folder (a file that is also a folder, a name too long), or undefined. */
+function lockedTreeProblem(skill: LockedSkill): string | undefined {
+  const files = new Set(skill.files.map((f) => f.path));
+  if (files.size !== skill.files.length) return "a file is listed twice";
+  for (const file of files) {
+    const segments = file.split("/");
+    for (let i = 1; i < segments.length; i++) {
+      const folder = segments.slice(0, i).join("/");
+      if (files.has(folder)) return `"${folder}" is both a file and the folder of "${file}"`;
+    }
+    const long = segments.find((s) => Buffer.byteLength(s) > MAX_NAME_BYTES);
+    if (long !== undefined) return `the name "${long.slice(0, 40)}…" is ${Buffer.byteLength(long)} bytes, more than the ${MAX_NAME_BYTES} a file system takes`;
+  }
+  return undefined;
 }
 
 /** Writes a file atomically: a temporary sibling renamed over it. */
@@ -141,19 +203,68 @@ async function exists(p: string): Promise<boolean> {
   }
 }
 
-type Installed = Record<string, { tree_hash: string; version: string | null; generation: string }>;
+const InstalledSchema = z.object({
+  schema: z.literal(INSTALLED_SCHEMA),
+  skills: z.record(z.string(), z.object({ tree_hash: z.string(), version: z.string().nullable(), generation: z.string() })),
+});
+type Installed = z.infer<typeof InstalledSchema>["skills"];
 
+/** What skillshelf installed into `dir` (none when the state file is absent); a state file of another shape is refused. */
 async function readInstalled(dir: string): Promise<Installed> {
+  const file = path.join(dir, INSTALLED_FILE);
+  let text: string;
   try {
-    const json = JSON.parse(await readFile(path.join(dir, INSTALLED_FILE), "utf8")) as { schema?: string; skills?: Installed };
-    return json.schema === INSTALLED_SCHEMA && json.skills ? json.skills : {};
-  } catch {
-    return {};
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = InstalledSchema.safeParse(json);
+  // Object.create(null): a skill named "__proto__" in it stays an entry, never a prototype.
+  if (parsed.success && !Object.hasOwn(parsed.data.skills, "__proto__")) return Object.assign(Object.create(null) as Installed, parsed.data.skills);
+  throw new CliError(`${file} is not a ${INSTALLED_SCHEMA} state file (skillshelf writes it beside what it installs); move it away and install again`);
 }
 
 /** What installing one skill did. */
 export type InstallOutcome = "installed" | "replaced" | "unchanged";
+
+/**
+ * A response body read as it arrives, refused (and the download cancelled) as soon as it passes
+ * the locked size: a shelf answering 400 MiB for a 2-byte file costs a few chunks, not 400 MiB.
+ */
+async function bodyUpTo(res: Response, size: number, what: string): Promise<Uint8Array> {
+  const tooLarge = () => new CliError(`${what}: the shelf sent more than the locked ${size} bytes; nothing was written`);
+  const declared = res.headers.get("Content-Length");
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > size) {
+    await res.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  if (!res.body) return out.subarray(0, 0);
+  const reader = res.body.getReader();
+  for (;;) {
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      throw new CliError(`${what}: the download failed: ${(error as Error).message}`);
+    }
+    if (chunk.done) return out.subarray(0, at);
+    if (at + chunk.value.byteLength > size) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    out.set(chunk.value, at);
+    at += chunk.value.byteLength;
+  }
+}
 
 /** Fetches every locked file of a skill and checks sizes, digests and the tree hash; nothing is written. */
 async function fetchLocked(access: ShelfAccess, name: string, skill: LockedSkill): Promise<Map<string, Uint8Array>> {
@@ -168,7 +279,7 @@ async function fetchLocked(access: ShelfAccess, name: string, skill: LockedSkill
         `${name}@${skill.version ?? skill.tree_hash}: an advisory in force now blocks it; it is not installed (${(await res.text()).slice(0, 200)})`,
       );
     if (!res.ok) throw await refusal(res, `fetching ${name}/${file.path}`);
-    const body = new Uint8Array(await res.arrayBuffer());
+    const body = await bodyUpTo(res, file.size, `${name}: ${file.path}`);
     if (body.byteLength !== file.size || (await sha256Hex(body)) !== file.sha256) {
       throw new CliError(
         `${name}: ${file.path} does not match the lockfile (size ${body.byteLength}, expected ${file.size}; or another SHA-256); nothing was written`,
@@ -203,14 +314,23 @@ export async function installSkill(access: ShelfAccess, dir: string, name: strin
       );
     }
   }
+  const problem = lockedTreeProblem(skill);
+  if (problem) throw new CliError(printable(`${name}: ${problem}; nothing was written`));
   const bytes = await fetchLocked(access, name, skill);
   await mkdir(dir, { recursive: true });
   const staging = path.join(dir, `.skillshelf-tmp-${name}-${process.pid}-${Date.now()}`);
   try {
     for (const [rel, data] of bytes) {
       const file = path.join(staging, ...rel.split("/"));
-      await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, data);
+      try {
+        await mkdir(path.dirname(file), { recursive: true });
+        await writeFile(file, data);
+      } catch (error) {
+        // What the file system refuses (a name or path too long for it, no space, no permission) is not our bug.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (typeof code !== "string") throw error;
+        throw new CliError(printable(`${name}: cannot write ${rel} under ${dir} (${code}); nothing was installed`));
+      }
     }
     if ((await folderTreeHash(staging)) !== skill.tree_hash)
       throw new CliError(`${name}: the written files do not hash to the locked tree; nothing was installed`);

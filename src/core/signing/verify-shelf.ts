@@ -3,7 +3,9 @@
 // one /v1/shelf names, then its pinned /g/<id>/ URLs): the static layout's skill list, file list and
 // bytes, and each skill's listing and signature from /v1. Every digest, tree hash and revision is
 // recomputed from the downloaded bytes; every signature is checked against keys the caller trusts
-// (never the server's own say-so), revoked keys verifying nothing.
+// (never the server's own say-so), revoked keys verifying nothing. Every answer is checked against
+// its shape before use: a shelf that answers something else has verified nothing.
+import { z } from "zod";
 import { mapLimit } from "../publish/map-limit.ts";
 import { sha256Hex, treeHash } from "../skill/hash.ts";
 import { decodeSkillMd, parseSkillMd, SkillMdError } from "../skill/skill-md.ts";
@@ -37,11 +39,21 @@ export interface VerifyReport {
   generationSignature: "verified" | "failed";
 }
 
-interface Listing {
-  files: { path: string; size: number; sha256: string }[];
-  tree_hash: string;
-  signature: { key_id: string; signature: string; origin: string; revision: string; version: string | null } | null;
-}
+// The shapes of the answers verify reads (only the fields it uses; anything more is ignored).
+const ShelfAnswerSchema = z.object({
+  generation: z.union([z.string(), z.object({ id: z.string() })]),
+  signature: z
+    .object({ key_id: z.string(), signature: z.string(), payload: z.object({ skills: z.array(z.tuple([z.string(), z.string()])) }) })
+    .nullable()
+    .optional(),
+});
+const SkillNamesSchema = z.object({ skills: z.array(z.string()) });
+const FileNamesSchema = z.object({ files: z.array(z.string()) });
+const ListingSchema = z.object({
+  files: z.array(z.object({ path: z.string(), size: z.number(), sha256: z.string() })),
+  tree_hash: z.string(),
+  signature: z.object({ key_id: z.string(), signature: z.string(), revision: z.string() }).nullable(),
+});
 
 /** A fetcher for one shelf: JSON and bytes, with the read token when given; failures name the URL. */
 export function shelfFetcher(fetchImpl: typeof fetch, token: string | undefined) {
@@ -57,14 +69,31 @@ export function shelfFetcher(fetchImpl: typeof fetch, token: string | undefined)
   };
   return {
     get,
-    json: async <T>(url: string): Promise<T> => {
+    json: async (url: string): Promise<unknown> => {
       const res = await get(url);
       if (!res.ok) throw new ShelfFetchError(`${url} answered ${res.status}`);
       try {
-        return (await res.json()) as T;
+        return (await res.json()) as unknown;
       } catch {
         throw new ShelfFetchError(`${url} did not answer JSON`);
       }
+    },
+    /** The JSON at `url`, checked against `schema`: anything else is a ShelfFetchError naming the field. */
+    checked: async <T>(url: string, schema: z.ZodType<T>): Promise<T> => {
+      const res = await get(url);
+      if (!res.ok) throw new ShelfFetchError(`${url} answered ${res.status}`);
+      let json: unknown;
+      try {
+        json = await res.json();
+      } catch {
+        throw new ShelfFetchError(`${url} did not answer JSON`);
+      }
+      const parsed = schema.safeParse(json);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw new ShelfFetchError(`${url} is not what a shelf answers there: ${issue.path.join(".") || "(the answer)"}: ${issue.message}`);
+      }
+      return parsed.data;
     },
   };
 }
@@ -87,25 +116,33 @@ export async function verifyShelf(options: {
   const base = options.url.replace(/\/+$/, "");
   const http = shelfFetcher(options.fetch ?? fetch, options.token);
   const ring = new Keyring(options.keys);
-  const shelf = await http.json<{
-    generation?: { id?: string } | string;
-    signature?: { key_id: string; signature: string; payload: { skills: [string, string][] } } | null;
-  }>(`${base}/v1/shelf`);
+  const shelf = await http.checked(`${base}/v1/shelf`, ShelfAnswerSchema);
   const generation = typeof shelf.generation === "string" ? shelf.generation : shelf.generation?.id;
   if (typeof generation !== "string" || !/^[0-9a-f]{64}$/.test(generation)) throw new ShelfFetchError(`${base}/v1/shelf does not name a generation`);
   const pinned = `${base}/g/${generation}`;
   const report: VerifyReport = { url: base, origin: options.origin, generation, verified: [], failures: [], withheld: [], generationSignature: "failed" };
   const fail = (skill: string | null, file: string | null, reason: string) => report.failures.push({ skill, file, reason });
 
-  const names = (await http.json<{ skills: string[] }>(`${pinned}/skills/index.json`)).skills;
+  const listedNames = (await http.checked(`${pinned}/skills/index.json`, SkillNamesSchema)).skills;
+  // A skill listed twice is a failure once, and verified (or not) once.
+  const names = [...new Set(listedNames)];
+  for (const name of names) {
+    if (listedNames.indexOf(name) !== listedNames.lastIndexOf(name)) fail(name, null, "listed twice in the shelf's skills/index.json");
+  }
   const revisions = new Map<string, string>();
   await mapLimit(names, options.concurrency ?? 8, async (name) => {
-    const listing = await http.json<Listing>(`${pinned}/v1/skills/${encodeURIComponent(name)}`);
-    const paths = (await http.json<{ files: string[] }>(`${pinned}/skills/${encodeURIComponent(name)}/index.json`)).files;
+    const listing = await http.checked(`${pinned}/v1/skills/${encodeURIComponent(name)}`, ListingSchema);
+    const listedPaths = (await http.checked(`${pinned}/skills/${encodeURIComponent(name)}/index.json`, FileNamesSchema)).files;
+    const paths = [...new Set(listedPaths)];
     const listed = new Map(listing.files.map((f) => [f.path, f]));
     const downloaded: { path: string; size: number; sha256: string }[] = [];
     let skillMd: Uint8Array | null = null;
-    let ok = true;
+    let ok = paths.length === listedPaths.length;
+    if (!ok) fail(name, null, "a file is listed twice in the skill's index.json");
+    if (listing.files.length !== new Set(listing.files.map((f) => f.path)).size) {
+      fail(name, null, "a file is listed twice in the skill's file listing");
+      ok = false;
+    }
     for (const path of paths) {
       const res = await http.get(`${pinned}/skills/${encodeURIComponent(name)}/${encodePath(path)}`);
       if (!res.ok) {
@@ -183,9 +220,11 @@ export async function verifyShelf(options: {
   if (!signed) {
     fail(null, null, "no generation signature: the shelf published this generation unsigned");
   } else {
-    for (const [name, revision] of signed.payload?.skills ?? []) {
+    for (const [name, revision] of signed.payload.skills) {
       if (!revisions.has(name)) {
+        // Not downloaded, so not verified: a shelf that withholds skills has not shown what it signed.
         report.withheld.push(name);
+        fail(name, null, "listed in the signed generation but not served (blocked by an advisory in force, or withheld): not verified");
         revisions.set(name, revision);
       }
     }

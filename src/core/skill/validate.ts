@@ -30,6 +30,11 @@ export interface SkillValidation {
 }
 
 export const MAX_DESCRIPTION_CHARS = 1024;
+/**
+ * The longest body (UTF-16 units after the frontmatter) a shelf's skill page renders; past it the
+ * page shows this much and links to SKILL.md, so `validate` warns (docs/pages.md, "Speed and caching").
+ */
+export const PAGE_BODY_MAX_CHARS = 64 * 1024;
 export const MAX_COMPATIBILITY_CHARS = 500;
 export const MAX_SELECTION_HINTS = 5;
 export const MAX_SELECTION_HINT_CHARS = 200;
@@ -167,6 +172,13 @@ export function validateSkillMd(folderName: string, bytes: Uint8Array): SkillVal
   const has = (key: string) => Object.hasOwn(fm, key);
 
   if (parsed.body.length === 0) add("body", EMPTY_BODY_MESSAGE, "warning");
+  else if (parsed.body.length > PAGE_BODY_MAX_CHARS) {
+    add(
+      "body",
+      `the body is ${parsed.body.length} characters; the shelf's page shows its first ${PAGE_BODY_MAX_CHARS} and links to SKILL.md for the rest: move detail into reference files`,
+      "warning",
+    );
+  }
 
   // Required text fields.
   let name = "";

@@ -16,7 +16,7 @@ import { AdminError } from "./errors.ts";
 import { assertNoGcRunning } from "./gc-lease.ts";
 import { mapLimit } from "../../core/publish/map-limit.ts";
 import { HEAD_CONCURRENCY, type AdminStorage } from "./storage.ts";
-import { checkManifestAgainstShards, checkShardAgainstRecords, childrenOf, parseDocument, type Child } from "./verify.ts";
+import { checkManifestAgainstShards, checkRecordHashes, checkShardAgainstRecords, childrenOf, parseDocument, type Child } from "./verify.ts";
 
 /** Verification reads that failed: R2 did not answer, so nothing was stored. */
 const NOT_STORED = "R2 did not answer; nothing was stored. Retry shortly";
@@ -99,6 +99,7 @@ export async function putDocument(
   await assertNoGcRunning(storage, clock);
 
   const document = parseDocument(kind, json);
+  if (document.kind === "record") await checkRecordHashes(document.record);
   const missing =
     document.kind === "shard"
       ? await verifyShard(storage, document.shard)

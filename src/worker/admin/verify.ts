@@ -14,6 +14,7 @@ import {
   type SkillEntry,
   type SkillRecord,
 } from "../../core/generation/manifest.ts";
+import { treeHash } from "../../core/skill/hash.ts";
 import { describedSkillProblems, skillListProblems } from "../../core/skill/tree-rules.ts";
 import { r2Key } from "../storage/keys.ts";
 import { AdminError } from "./errors.ts";
@@ -73,6 +74,21 @@ export function parseDocument(kind: DocumentKind, json: unknown): UploadedDocume
   const parsed = GenerationManifestSchema.safeParse(json);
   if (!parsed.success) throw invalid(`not a generation manifest: ${issues(parsed.error)}`);
   return { kind, manifest: parsed.data };
+}
+
+/**
+ * A record's `tree_hash` and `content_hash` recomputed from the files it lists (their digests and
+ * sizes are what the blob uploads verified): a record whose hashes are not its files' would bind
+ * trust records and signatures to content it does not hold, so it is refused (422 invalid_skill,
+ * naming the field).
+ */
+export async function checkRecordHashes(record: SkillRecord): Promise<void> {
+  const problems: string[] = [];
+  const tree = await treeHash(record.files);
+  if (tree !== record.tree_hash) problems.push(`tree_hash is ${record.tree_hash}, but the files hash to ${tree}`);
+  const skillMd = record.files.find((f) => f.path === "SKILL.md");
+  if (skillMd && skillMd.sha256 !== record.content_hash) problems.push(`content_hash is ${record.content_hash}, but SKILL.md's SHA-256 is ${skillMd.sha256}`);
+  if (problems.length) throw refusedSkill("the record", problems);
 }
 
 /**

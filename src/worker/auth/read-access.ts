@@ -9,6 +9,13 @@ import { getCookie } from "hono/cookie";
 import { httpError, notFound } from "../http/errors.ts";
 import { bearerToken } from "./bearer.ts";
 import { createReadTokenVerifier, type ReadTokenEnv, type ReadTokenVerifier } from "./read-tokens.ts";
+import { sessionTokenHash, type SessionEnv } from "./session.ts";
+
+/** The token hash a pages session cookie vouches for, as the verifier takes it; null for anything else. */
+async function sessionToken(cookie: string, env: SessionEnv): Promise<{ sha256: string } | null> {
+  const sha256 = await sessionTokenHash(cookie, env);
+  return sha256 === null ? null : { sha256 };
+}
 
 /** Whether a shelf is open to anyone or only to holders of a read token. */
 export type ShelfVisibility = "public" | "private";
@@ -30,7 +37,8 @@ export interface ShelfAccess {
 export type ReadAccessVariables = { shelfAccess: ShelfAccess };
 
 /**
- * The cookie the shelf's pages (src/worker/pages) keep a read token in after their sign-in form:
+ * The cookie the shelf's pages (src/worker/pages) keep a sign-in session in (auth/session.ts: a
+ * MAC over the read token's hash, never the token) after their sign-in form:
  * HttpOnly, Secure, SameSite=Lax, Path=/ui. Accepted only on the pages' paths (see {@link isUiPath}),
  * so it never authorizes the API, the files or /mcp, and a page on another site cannot make it do so.
  */
@@ -103,7 +111,7 @@ export function readAccess(options: ReadAccessOptions = {}): MiddlewareHandler<{
       // The Authorization header wins; without one, the pages' paths also take the sign-in cookie.
       const cookie = header || !isUiPath(c.req.path) ? undefined : getCookie(c, READ_COOKIE);
       if (!header && !cookie) unauthorized(false);
-      const token = header ? bearerToken(header) : cookie!;
+      const token = header ? bearerToken(header) : await sessionToken(cookie!, c.env);
       if (token === null || !(await verify(token, c.env))) unauthorized(true);
     }
     c.set("shelfAccess", { visibility, urlPrefix: "" });

@@ -53,8 +53,12 @@ export interface ReadTokenVerifierOptions {
   cacheMs?: number;
 }
 
-/** Verifies presented read tokens against the stored hashes; throws StorageUnavailableError when KV fails. */
-export type ReadTokenVerifier = (token: string, env: ReadTokenEnv) => Promise<boolean>;
+/**
+ * Verifies presented read tokens against the stored hashes; throws StorageUnavailableError when KV
+ * fails. A token's SHA-256 alone (`{ sha256 }`) is verified the same way: the pages' session
+ * cookie holds one, vouched for by its MAC (auth/session.ts).
+ */
+export type ReadTokenVerifier = (token: string | { sha256: string }, env: ReadTokenEnv) => Promise<boolean>;
 
 /**
  * Builds a verifier with an in-isolate cache of KV answers (positive and negative, for
@@ -69,10 +73,16 @@ export function createReadTokenVerifier(options: ReadTokenVerifierOptions = {}):
   const cache = new Map<string, { record: ReadTokenRecord | null; until: number }>();
   let parsedSecret: { source: string | undefined; hashes: Set<string> } | undefined;
 
-  return async function verifyReadToken(token: string, env: ReadTokenEnv): Promise<boolean> {
-    // Tokens are printable ASCII of sane length; anything else cannot have been issued.
-    if (token.length < 16 || token.length > 512 || !/^[\x21-\x7e]+$/.test(token)) return false;
-    const hash = await sha256Hex(token);
+  return async function verifyReadToken(token: string | { sha256: string }, env: ReadTokenEnv): Promise<boolean> {
+    let hash: string;
+    if (typeof token === "string") {
+      // Tokens are printable ASCII of sane length; anything else cannot have been issued.
+      if (token.length < 16 || token.length > 512 || !/^[\x21-\x7e]+$/.test(token)) return false;
+      hash = await sha256Hex(token);
+    } else {
+      if (!/^[0-9a-f]{64}$/.test(token.sha256)) return false;
+      hash = token.sha256;
+    }
     if (parsedSecret === undefined || parsedSecret.source !== env.READ_TOKEN_SHA256) {
       parsedSecret = { source: env.READ_TOKEN_SHA256, hashes: parseTokenHashList(env.READ_TOKEN_SHA256) };
     }

@@ -8,6 +8,7 @@ import { getCookie } from "hono/cookie";
 import { HTTPException } from "hono/http-exception";
 import { READ_COOKIE, readAccess, shelfVisibility } from "../auth/read-access.ts";
 import { createReadTokenVerifier } from "../auth/read-tokens.ts";
+import { sessionValue, type SessionEnv } from "../auth/session.ts";
 import { notFound, STORAGE_RETRY_AFTER_SECONDS } from "../http/errors.ts";
 import { applySecurityHeaders, NO_STORE } from "../http/headers.ts";
 import { openShelf, type ReadContext, type ReadEnv } from "../routes/context.ts";
@@ -102,7 +103,7 @@ async function formText(body: ReadableStream<Uint8Array> | null, max: number): P
   return new TextDecoder().decode(await new Blob(chunks).arrayBuffer());
 }
 
-/** POST <ui>/sign-in: a read token from the form; verified, it is kept in the pages' cookie. */
+/** POST <ui>/sign-in: a read token from the form; verified, a session for it is kept in the pages' cookie. */
 async function signIn(c: Context<ReadEnv>): Promise<Response> {
   const links = { ui: uiBase(c), signOut: null };
   if (crossSitePost(c.req.raw)) return htmlResponse(MessagePage({ links, title: "Refused", message: "Sign in from this shelf's own page." }), 403);
@@ -113,7 +114,16 @@ async function signIn(c: Context<ReadEnv>): Promise<Response> {
   if (token === "" || !(await verifyReadToken(token, c.env))) {
     return htmlResponse(SignInPage({ links, problem: token === "" ? "Enter a read token." : "That read token was not accepted." }), 401);
   }
-  return new Response(null, { status: 303, headers: { Location: `${links.ui}/`, "Set-Cookie": readCookie(token), "Cache-Control": NO_STORE } });
+  // The cookie holds a session (a MAC over the token's hash), never the token itself.
+  const session = await sessionValue(token, c.env as SessionEnv);
+  if (session === null) {
+    console.error("sign-in: no SHELF_SESSION_KEY, PUBLISH_TOKEN_SHA256 or READ_TOKEN_SHA256 secret to key sessions with");
+    return htmlResponse(
+      MessagePage({ links, title: "Sign-in is not set up", message: "This shelf cannot keep a session; send the read token as a Bearer header instead." }),
+      503,
+    );
+  }
+  return new Response(null, { status: 303, headers: { Location: `${links.ui}/`, "Set-Cookie": readCookie(session), "Cache-Control": NO_STORE } });
 }
 
 const verifyReadToken = createReadTokenVerifier();

@@ -19,7 +19,7 @@ export const HTML_TYPE = "text/html; charset=utf-8";
 export function uiBase(c: Context<ReadEnv>): string {
   const token = c.req.param("token" as never) as string | undefined;
   const pinned = c.req.param("generation" as never) as string | undefined;
-  return `${token === undefined ? "" : `/c/${encodeURIComponent(token)}`}${pinned === undefined ? "" : `/g/${pinned}`}${UI_PREFIX}`;
+  return `${token === undefined ? "" : `/c/${encodeURIComponent(token)}`}${pinned === undefined ? "" : `/g/${encodeURIComponent(pinned)}`}${UI_PREFIX}`;
 }
 
 /** Where this request's page links go, and whether it shows the sign-out form (signed in by cookie). */

@@ -46,13 +46,13 @@ export async function applyPageHeaders(headers: Headers): Promise<void> {
 }
 
 /**
- * The Set-Cookie value that stores a read token for the pages (or, with null, clears it): only
+ * The Set-Cookie value that stores a sign-in session for the pages (or, with null, clears it): only
  * sent to /ui, never readable by script, never sent on cross-site subrequests or form posts.
- * @example readCookie("tok") // => "skillshelf_read=tok; Path=/ui; Max-Age=43200; HttpOnly; Secure; SameSite=Lax"
+ * @example readCookie("s1.ab….Mac") // => "skillshelf_read=s1.ab….Mac; Path=/ui; Max-Age=43200; HttpOnly; Secure; SameSite=Lax"
  */
-export function readCookie(token: string | null): string {
-  const value = token === null ? "" : encodeURIComponent(token);
-  const age = token === null ? 0 : READ_COOKIE_MAX_AGE_SECONDS;
+export function readCookie(session: string | null): string {
+  const value = session === null ? "" : encodeURIComponent(session);
+  const age = session === null ? 0 : READ_COOKIE_MAX_AGE_SECONDS;
   return `${READ_COOKIE}=${value}; Path=${UI_PREFIX}; Max-Age=${age}; HttpOnly; Secure; SameSite=Lax`;
 }
 
@@ -77,14 +77,14 @@ export function prefersHtml(accept: string | undefined): boolean {
 }
 
 /**
- * False for a form post another site made (login or logout CSRF): its Origin names another
- * origin, or the browser says it is cross-site. Pages send no Referer, so a same-origin post may
- * carry `Origin: null`; Sec-Fetch-Site still tells.
+ * True unless the browser shows a form post came from this shelf's own pages (login and logout
+ * CSRF): `Sec-Fetch-Site: same-origin`, or, from a browser without Fetch Metadata, an `Origin`
+ * that is exactly this origin. `Origin: null` (which an old browser sends for a cross-site form
+ * too) and a post with neither header are refused.
  * @example crossSitePost(new Request("https://s.test/ui/sign-out", { method: "POST", headers: { Origin: "https://evil.test" } })) // => true
  */
 export function crossSitePost(request: Request): boolean {
-  const origin = request.headers.get("Origin");
-  if (origin !== null && origin !== "null" && origin !== new URL(request.url).origin) return true;
   const site = request.headers.get("Sec-Fetch-Site");
-  return site === "cross-site" || site === "same-site";
+  if (site !== null) return site !== "same-origin";
+  return request.headers.get("Origin") !== new URL(request.url).origin;
 }

@@ -6,7 +6,9 @@ import { servedTypeFor } from "../http/content-type.ts";
 import { storedFile, type ReadContext } from "../routes/context.ts";
 import { immutableArchiveUrl, immutableSkillMdUrl } from "../routes/urls.ts";
 import { skillTrust } from "../shelf/trust.ts";
-import { cachedPage, pageLinks } from "./page-context.ts";
+import { computed } from "../api/respond.ts";
+import { htmlDocument } from "./layout.tsx";
+import { HTML_TYPE, pageLinks } from "./page-context.ts";
 import { renderSkillBody } from "./markdown.ts";
 import { SkillPage, type InstallTargets } from "./skill.tsx";
 
@@ -18,9 +20,27 @@ function encodedPath(path: string): string {
   return path.split("/").map(encodeURIComponent).join("/");
 }
 
+/**
+ * The most bytes of one skill page (an eighth of the generated-document cache, so the cache holds
+ * what it serves). A page past it is rendered again without its body, which links to SKILL.md.
+ */
+export const PAGE_MAX_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Stands for the request's origin in a cached skill page, so the page is rendered and kept once
+ * whatever `Host` a request names; each answer puts its own origin in its place. Random per
+ * isolate, so no skill's text can hold it; made at the first page, since a Worker may not make
+ * random values at global scope.
+ */
+let originMarkValue: string | undefined;
+function originMark(): string {
+  originMarkValue ??= `\u{e000}origin-${crypto.randomUUID()}\u{e000}`;
+  return originMarkValue;
+}
+
 /** Where clients install from: never the caller's capability token (a placeholder stands in). */
 function installTargets(c: ReadContext, name: string, generation: string): InstallTargets {
-  const origin = new URL(c.req.url).origin;
+  const origin = originMark();
   const capability = c.var.shelfAccess.urlPrefix !== "";
   const prefix = capability ? "/c/<read-token>" : "";
   return {
@@ -32,29 +52,56 @@ function installTargets(c: ReadContext, name: string, generation: string): Insta
 }
 
 /**
- * GET <ui>/skills/<name>: the skill's page, cached per generation, advisories, access prefix and origin.
+ * GET <ui>/skills/<name>: the skill's page, cached per generation, advisories and access prefix
+ * (not per origin: the request's origin is put in as it is answered). At most PAGE_MAX_BYTES.
  * @throws NotOnShelfError, SkillBlockedError (asPage renders them)
  */
 export async function skillPage(c: ReadContext, name: string): Promise<Response> {
   const shelf = c.var.shelf;
   await shelf.skill(name);
   const links = pageLinks(c);
-  const origin = new URL(c.req.url).origin;
-  return cachedPage(c, "page-skill", { name, origin, signOut: links.signOut }, async () => {
-    const [{ skill, record }, body, generation] = await Promise.all([shelf.record(name), shelf.body(name), shelf.generation()]);
-    const fileUrl = (path: string) => `${links.ui}/files/${name}/${encodedPath(path)}`;
-    const rendered = renderSkillBody(body, { sections: sectionsOf(record), files: new Set(record.files.map((f) => f.path)), fileUrl });
-    return SkillPage({
-      links,
-      skill,
-      record,
-      trust: skillTrust(generation.advisories, skill, record),
-      bodyHtml: rendered.html,
-      anchored: rendered.anchored,
-      install: installTargets(c, name, generation.id),
-      fileUrl,
-    });
+  const res = await computed(c, {
+    route: "page-skill",
+    args: { name, signOut: links.signOut },
+    links: true,
+    contentType: HTML_TYPE,
+    build: async () => {
+      const [{ skill, record }, body, generation] = await Promise.all([shelf.record(name), shelf.body(name), shelf.generation()]);
+      const fileUrl = (path: string) => `${links.ui}/files/${name}/${encodedPath(path)}`;
+      const rendered = renderSkillBody(body, { sections: sectionsOf(record), files: new Set(record.files.map((f) => f.path)), fileUrl });
+      const view = {
+        links,
+        skill,
+        record,
+        trust: skillTrust(generation.advisories, skill, record),
+        bodyHtml: rendered.html,
+        anchored: rendered.anchored,
+        bodyTruncated: rendered.truncated,
+        install: installTargets(c, name, generation.id),
+        fileUrl,
+      };
+      const page = encoder.encode(await htmlDocument(SkillPage(view)));
+      if (page.byteLength <= PAGE_MAX_BYTES) return page;
+      return htmlDocument(SkillPage({ ...view, bodyHtml: "", anchored: new Set(), bodyTruncated: true }));
+    },
   });
+  return withOrigin(res, new URL(c.req.url).origin);
+}
+
+const encoder = new TextEncoder();
+
+/** A cached skill page with the request's origin in place of the origin mark. */
+async function withOrigin(res: Response, origin: string): Promise<Response> {
+  if (res.status !== 200) return res;
+  const headers = new Headers(res.headers);
+  if (res.body === null) {
+    // HEAD: the length of the page with this origin is not known without building it.
+    headers.delete("Content-Length");
+    return new Response(null, { status: 200, headers });
+  }
+  const page = encoder.encode((await res.text()).replaceAll(originMark(), origin));
+  headers.set("Content-Length", String(page.byteLength));
+  return new Response(page, { status: 200, headers });
 }
 
 /** The stored outline's sections with their body offsets (older records lack them: no anchors then). */

@@ -8,7 +8,10 @@ import type { SkillRecord } from "../../core/generation/manifest.ts";
 import type { ServedSkill } from "../shelf/service.ts";
 import type { BlockingAdvisory } from "../shelf/verdict.ts";
 import { formatBytes, Layout, ScriptMarker, TrustBadges, type PageLinks } from "./layout.tsx";
-import { sectionAnchor } from "./markdown.ts";
+import { PAGE_MAX_SECTIONS, sectionAnchor } from "./markdown.ts";
+
+/** The most characters of a section title the table of contents shows. */
+const TOC_TITLE_MAX_CHARS = 200;
 
 /** The install snippets' URLs (a capability token is never put in them: `<read-token>` stands in). */
 export interface InstallTargets {
@@ -29,6 +32,8 @@ export interface SkillView {
   bodyHtml: string;
   /** Outline keys that have an anchor in the body. */
   anchored: ReadonlySet<string>;
+  /** True when the page shows only part of the body (the rest is read from SKILL.md itself). */
+  bodyTruncated: boolean;
   install: InstallTargets;
   fileUrl(path: string): string;
 }
@@ -89,18 +94,29 @@ function Snippet(props: { id: string; title: string; text: string }) {
 
 function Outline(props: { view: SkillView }) {
   const outline = props.view.record.outline;
+  // Bounded like the body: a SKILL.md of 40,000 headings lists its first PAGE_MAX_SECTIONS.
+  const listed = outline.sections.slice(0, PAGE_MAX_SECTIONS);
+  const more = outline.sections.length - listed.length;
   return (
     <nav aria-labelledby="toc">
       <h2 id="toc">Contents</h2>
       <p class="muted">About {outline.total_tokens} tokens in all.</p>
       <ol>
-        {outline.sections.map((s) => (
-          <li class={`toc-${s.level}`}>
-            {props.view.anchored.has(s.key) ? <a href={`#${sectionAnchor(s.key)}`}>{s.title}</a> : <span>{s.title}</span>}{" "}
-            <span class="muted">({s.tokens} tokens)</span>
-          </li>
-        ))}
+        {listed.map((s) => {
+          const title = s.title.length > TOC_TITLE_MAX_CHARS ? `${s.title.slice(0, TOC_TITLE_MAX_CHARS)}…` : s.title;
+          return (
+            <li class={`toc-${s.level}`}>
+              {props.view.anchored.has(s.key) ? <a href={`#${sectionAnchor(s.key)}`}>{title}</a> : <span>{title}</span>}{" "}
+              <span class="muted">({s.tokens} tokens)</span>
+            </li>
+          );
+        })}
       </ol>
+      {more > 0 && (
+        <p class="muted">
+          {more} more sections: <a href={props.view.fileUrl("SKILL.md")}>read SKILL.md</a>.
+        </p>
+      )}
     </nav>
   );
 }
@@ -267,6 +283,11 @@ export function SkillPage(view: SkillView) {
           </section>
           <section aria-labelledby="instructions">
             <h2 id="instructions">Instructions (SKILL.md)</h2>
+            {view.bodyTruncated && (
+              <p class="notice" role="note">
+                This page shows the start of a long SKILL.md. <a href={view.fileUrl("SKILL.md")}>Read the whole file</a>.
+              </p>
+            )}
             <div class="body" dangerouslySetInnerHTML={{ __html: view.bodyHtml }} />
           </section>
           <Files view={view} />

@@ -5,6 +5,7 @@
 // around every answer, and one guard per read path (read access, the shelf service, the strict
 // security headers).
 import { Hono, type MiddlewareHandler } from "hono";
+import { isSha256Hex } from "../../core/skill/hash.ts";
 import { apiRoutes } from "../api/index.ts";
 import { readAccess, shelfVisibility } from "../auth/read-access.ts";
 import { notFound } from "../http/errors.ts";
@@ -100,6 +101,12 @@ function readSurface(): Hono<ReadEnv> {
   return surface;
 }
 
+/** Middleware: a /g/<generation> segment that is not a generation id (64 lowercase hex) is a 404. */
+const pinnedIdOnly: MiddlewareHandler<ReadEnv> = async function pinnedIdOnly(c, next) {
+  if (!isSha256Hex(c.req.param("generation" as never) ?? "")) throw notFound();
+  return next();
+};
+
 /**
  * The read group. Mount last, with `app.route("/", readRoutes())`: its CORS and its JSON 404
  * answer every path no earlier group claimed.
@@ -109,6 +116,12 @@ export function readRoutes(): Hono<ReadEnv> {
   const surface = readSurface();
   const reads = new Hono<ReadEnv>();
   reads.use("*", shelfCors());
+  // A pinned segment reaches links and redirects (the pages' Location): anything but a generation
+  // id is a 404 before any view runs (a CR or LF in it made a redirect throw: a 500).
+  for (const pinned of ["/g/:generation", "/c/:token/g/:generation"]) {
+    reads.use(pinned, pinnedIdOnly);
+    reads.use(`${pinned}/*`, pinnedIdOnly);
+  }
   for (const prefix of ["/", "/g/:generation", "/c/:token", "/c/:token/g/:generation"]) reads.route(prefix, surface);
   reads.all("*", () => {
     throw notFound();

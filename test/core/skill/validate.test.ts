@@ -64,6 +64,19 @@ describe("every problem is reported at once, naming skill and field", () => {
   });
 });
 
+describe("a long body", () => {
+  // The skill page renders the first 64 KiB of a body (issue 25); validate says so past it.
+  it("is a warning past the page's bound, and nothing at it", () => {
+    const atBound = check("name: demo\ndescription: d", "demo", `# Use\n${"x".repeat(64 * 1024 - 7)}\n`);
+    expect(atBound.problems).toEqual([]);
+    const past = check("name: demo\ndescription: d", "demo", `# Use\n${"x".repeat(64 * 1024)}\n`);
+    expect(past.ok).toBe(true);
+    expect(warnings(past.problems)).toEqual([
+      { skill: "demo", field: "body", severity: "warning", message: expect.stringMatching(/first 65536 .*links to SKILL\.md/) },
+    ]);
+  });
+});
+
 describe("name", () => {
   it.each([
     ["-demo", /single hyphens/],

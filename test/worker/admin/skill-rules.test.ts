@@ -85,6 +85,9 @@ describe("records the build would refuse", () => {
     ["totals that lie", (r) => void (r.total_bytes += 1000), /total_bytes is \d+, but the files add up to \d+/],
     ["has_scripts that lies", (r) => void (r.has_scripts = true), /has_scripts is true, but the file list says false/],
     ["another media type", (r) => void (r.files[0]!.media_type = "text/html; charset=utf-8"), /file "SKILL\.md" has media_type "text\/html; charset=utf-8"/],
+    // Issue 25: the hashes are recomputed from the listed files (whose digests and sizes the blobs' uploads verified).
+    ["a tree_hash that is not its files'", (r) => void (r.tree_hash = "f".repeat(64)), /tree_hash is f{64}, but the files hash to [0-9a-f]{64}/],
+    ["a content_hash that is not SKILL.md's", (r) => void (r.content_hash = "e".repeat(64)), /content_hash is e{64}, but SKILL\.md's SHA-256 is [0-9a-f]{64}/],
   ];
   for (const [label, forge, message] of forgeries) {
     it(label, async () => {

@@ -205,6 +205,56 @@ describe("HTTP around the SDK", () => {
     expect((await fetch(`${BASE}/mcp`, { method: "GET", headers: { Accept: "text/event-stream" } })).status).toBe(405);
   });
 
+  // Issue 25: MCP 2025-06-18 removed JSON-RPC batching; a 5.2 KB batch used to fan out to 100 calls.
+  it("refuses a JSON-RPC batch, in either era, with one clear error and no call made", async () => {
+    await publishFixtureShelf(env, goldenSkills());
+    const legacy = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    };
+    const modern = JSON.parse(modernRequest("tools/list").body as string) as object;
+    for (const batch of [[legacy, { jsonrpc: "2.0", id: 2, method: "tools/list" }], [modern, modern], [modern], []]) {
+      const res = await appFetch()(`${BASE}/mcp`, { ...modernRequest("tools/list"), body: JSON.stringify(batch) });
+      expect(res.status).toBe(400);
+      expect(res.headers.get("Cache-Control")).toBe("no-store");
+      const body = (await res.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string } };
+      expect(body).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringMatching(/batch/i) } });
+    }
+  });
+
+  it("answers invalid params with -32602 (not -32603)", async () => {
+    await publishFixtureShelf(env, goldenSkills());
+    for (const [method, params] of [
+      ["tools/list", { cursor: 7 }],
+      ["resources/read", { uri: 5 }],
+      ["resources/read", {}],
+    ] as const) {
+      const res = await appFetch()(`${BASE}/mcp`, modernRequest(method, params));
+      const body = (await res.json()) as { id: unknown; error: { code: number; message: string } };
+      expect(body.error.code, `${method} ${JSON.stringify(params)}`).toBe(-32602);
+      expect(body.id).toBe(1);
+      expect(body.error.message).toContain(method);
+    }
+  });
+
+  it("sends no-store on a 2025 event stream too, as docs/mcp.md says", async () => {
+    const res = await appFetch()(`${BASE}/mcp`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      }),
+    });
+    expect(res.headers.get("Content-Type")).toContain("text/event-stream");
+    expect(res.headers.get("Cache-Control")).toBe("no-store");
+    await res.body?.cancel();
+  });
+
   it("answers 404 when nothing is published, before any JSON-RPC", async () => {
     await env.SHELF_BUCKET.delete(R2_POINTER_KEY);
     resetStorageMemory();

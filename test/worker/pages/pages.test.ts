@@ -286,7 +286,22 @@ describe("a private shelf", () => {
   async function privateEnv(capability = "off") {
     return { ...env, SHELF_VISIBILITY: "private", SHELF_CAPABILITY_URLS: capability, READ_TOKEN_SHA256: await sha256Hex(TOKEN) };
   }
-  const cookie = `skillshelf_read=${TOKEN}`;
+  /** The session cookie a sign-in with the token sets (name=value). */
+  async function signedIn(bindings: object): Promise<string> {
+    const res = await Promise.resolve(
+      app.request(
+        `${BASE}/ui/sign-in`,
+        {
+          method: "POST",
+          headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
+          body: new URLSearchParams({ token: TOKEN }).toString(),
+        },
+        bindings,
+      ),
+    );
+    const set = res.headers.get("Set-Cookie") ?? "";
+    return set.slice(0, set.indexOf(";"));
+  }
 
   it("asks a browser for the token (401 sign-in form), and sends / to /ui/", async () => {
     const bindings = await privateEnv();
@@ -320,11 +335,25 @@ describe("a private shelf", () => {
     expect(await wrong.text()).toContain("not accepted");
     expect((await post(TOKEN, { Origin: "https://evil.test" })).status).toBe(403);
     expect((await post(TOKEN, { "Sec-Fetch-Site": "cross-site" })).status).toBe(403);
+    // Issue 25: `Origin: null` without Fetch Metadata (an old browser's cross-site form) and no proof at all are refused.
+    expect((await post(TOKEN, { Origin: "null" })).status).toBe(403);
+    expect((await post(TOKEN, {})).status).toBe(403);
+    expect((await post(TOKEN, { Origin: "null", "Sec-Fetch-Site": "same-origin" })).status).toBe(303);
+    expect((await post(TOKEN, { "Sec-Fetch-Site": "same-origin" })).status).toBe(303);
     const ok = await post(TOKEN);
     expect(ok.status).toBe(303);
     expect(ok.headers.get("Location")).toBe("/ui/");
-    expect(ok.headers.get("Set-Cookie")).toBe(readCookie(TOKEN));
-    expect(readCookie(TOKEN)).toBe(`skillshelf_read=${TOKEN}; Path=/ui; Max-Age=43200; HttpOnly; Secure; SameSite=Lax`);
+    // The cookie holds an opaque session value, never the token (nor anything the API would take as one).
+    const set = ok.headers.get("Set-Cookie")!;
+    expect(set).toMatch(/^skillshelf_read=s1\.[0-9a-f]{64}\.[A-Za-z0-9_-]{43}; Path=\/ui; Max-Age=43200; HttpOnly; Secure; SameSite=Lax$/);
+    expect(set).not.toContain(TOKEN);
+    const session = set.slice(0, set.indexOf(";"));
+    expect((await get("/v1/skills", { Authorization: `Bearer ${session.slice("skillshelf_read=".length)}` }, bindings)).status).toBe(401);
+    expect((await get("/ui/", { Accept: BROWSER, Cookie: session }, bindings)).status).toBe(200);
+    // The raw token as a cookie, or a session whose MAC was tampered with, signs nothing in.
+    expect((await get("/ui/", { Accept: BROWSER, Cookie: `skillshelf_read=${TOKEN}` }, bindings)).status).toBe(401);
+    const forged = session.replace(/\.[A-Za-z0-9_-]{43}$/, (mac) => `.${mac[1] === "A" ? "B" : "A"}${mac.slice(2)}`);
+    expect((await get("/ui/", { Accept: BROWSER, Cookie: forged }, bindings)).status).toBe(401);
   });
 
   it("accepts the cookie on the pages' paths only (isUiPath)", () => {
@@ -334,6 +363,7 @@ describe("a private shelf", () => {
 
   it("shows the shelf to the cookie on /ui only, never on the API, files or /mcp", async () => {
     const bindings = await privateEnv();
+    const cookie = await signedIn(bindings);
     const page = await get("/ui/", { Accept: BROWSER, Cookie: cookie }, bindings);
     expect(page.status).toBe(200);
     expect(page.headers.get("Cache-Control")).toBe("private, max-age=60, must-revalidate, no-transform");
@@ -354,6 +384,7 @@ describe("a private shelf", () => {
 
   it("clears a cookie that no longer verifies, and signs out", async () => {
     const bindings = await privateEnv();
+    const cookie = await signedIn(bindings);
     const stale = await get("/ui/", { Accept: BROWSER, Cookie: "skillshelf_read=revoked-token-0123456789" }, bindings);
     expect(stale.status).toBe(401);
     expect(stale.headers.get("Set-Cookie")).toBe(readCookie(null));

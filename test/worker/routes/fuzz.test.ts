@@ -110,3 +110,50 @@ function fullBytesFor(pathname: string): Uint8Array | undefined {
   const m = /\/skills\/([^/]+)\/(.+)$/.exec(pathname);
   return m ? shelf.files.get(m[1]!)?.get(decodeURIComponent(m[2]!)) : undefined;
 }
+
+// Issue 25: a CR or LF in the /g/<generation> segment of a page redirect made the Worker throw
+// (500); tab and DEL reached Location unencoded. Every segment is now encoded or refused first.
+const controlSegment = fc.oneof(
+  fc.constantFrom("%0D%0A", "%0A", "%0D", "%09", "%7F", "%00", "x%0D%0ASet-Cookie:%20a=b", "%E2%80%A8", "%C2%85", " "),
+  fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)), maxLength: 6 }).map(encodeURIComponent),
+);
+const pageTail = fc.constantFrom(
+  "/ui",
+  "/ui/",
+  "/ui/sign-in",
+  "/ui/skills/solo",
+  "/ui/skills/%0D%0A",
+  "/ui/files/solo/SKILL.md",
+  "/",
+  "/mcp",
+  "/skills/index.json",
+);
+
+it("answers a control character in any segment with a 404 or a clean redirect, never a 5xx, and keeps Location printable", async () => {
+  const statuses = new Set([...READ_STATUSES, 301, 303]);
+  const named = ["/g/%0D%0A/ui", "/g/%0A/ui/", "/g/%09/ui", "/g/%7F/ui", "/c/%0D%0A/ui", "/c/x/g/%0D%0A/ui", "/g/%0D%0A/ui/sign-in", "/g/%0D%0A/"];
+  const check = async (path: string, accept: string) => {
+    const response = await call(new Request(`https://shelf.test${path}`, { headers: { Accept: accept } }));
+    await response.body?.cancel();
+    expect(statuses.has(response.status), `${path} (${accept}) answered ${response.status}`).toBe(true);
+    const location = response.headers.get("Location");
+    if (location !== null) expect(location, `${path} redirected to ${JSON.stringify(location)}`).toMatch(/^[\x21-\x7e]*$/);
+    return response.status;
+  };
+  for (const path of named) {
+    expect(await check(path, "text/html"), path).toBe(404);
+  }
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom("/g/", "/c/", "/c/tok/g/", "/g/GENERATION/"),
+      controlSegment,
+      pageTail,
+      fc.constantFrom("text/html", "application/json"),
+      async (pre, seg, tail, accept) => {
+        const path = `${pre.replace("GENERATION", shelf.generation)}${pre.endsWith("GENERATION/") ? "" : seg}${tail}`;
+        await check(path, accept);
+      },
+    ),
+    { seed: SEED, numRuns: 120 },
+  );
+});
