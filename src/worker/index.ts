@@ -4,7 +4,7 @@
 import { Hono } from "hono";
 import { adminRoutes } from "./admin/index.ts";
 import { handleError } from "./http/error-handler.ts";
-import { notFound } from "./http/errors.ts";
+import { notFound, plainErrorResponse } from "./http/errors.ts";
 import { NO_STORE, strictSecurityHeaders } from "./http/headers.ts";
 import { readRoutes } from "./routes/index.ts";
 
@@ -15,7 +15,7 @@ const app = new Hono<AppEnv>();
 // One error path: typed errors mapped once, HTTPExceptions return the Response they carry.
 app.onError(handleError);
 // Unreachable while the read group answers its own 404s; kept so no path can get hono's text 404.
-app.notFound(() => notFound().getResponse());
+app.notFound(() => plainErrorResponse(notFound()));
 
 // Answers without touching storage, so it measures the isolate, not R2 or KV.
 // Never cached (it reports this isolate now) and carries the same security headers as every read.

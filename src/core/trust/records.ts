@@ -626,7 +626,7 @@ export function parseRecordList<T>(
   if (doc.errors.length) {
     for (const error of doc.errors) {
       const pos = lines.linePos(error.pos[0]);
-      const message = isStackOverflow(error.message) ? NESTED_TOO_DEEP : error.message.split("\n")[0];
+      const message = isStackOverflow(error) ? NESTED_TOO_DEEP : error.message.split("\n")[0];
       out.problems.push(fileProblem(file, "invalid_yaml", `invalid YAML in ${file} at line ${pos.line}, column ${pos.col}: ${message}`, pos.line, pos.col));
     }
     return out;
@@ -638,7 +638,7 @@ export function parseRecordList<T>(
   try {
     parsedValue = doc.toJS({ maxAliasCount: MAX_RECORD_ALIASES });
   } catch (error) {
-    if (error instanceof RangeError && isStackOverflow(error.message)) return unreadable(NESTED_TOO_DEEP);
+    if (error instanceof RangeError && isStackOverflow(error)) return unreadable(NESTED_TOO_DEEP);
     return unreadable(`${(error as Error).message}; refusing to expand aliases (at most ${MAX_RECORD_ALIASES})`);
   }
   const hazard = yamlValueProblem(parsedValue);

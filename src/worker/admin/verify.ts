@@ -16,7 +16,8 @@ import {
 } from "../../core/generation/manifest.ts";
 import { describedSkillProblems, skillListProblems } from "../../core/skill/tree-rules.ts";
 import { r2Key } from "../storage/keys.ts";
-import { AdminError } from "./errors.ts";
+import { adminError } from "./errors.ts";
+import type { ShelfError } from "../errors.ts";
 
 /** An uploaded document, parsed and checked against its schema. */
 export type UploadedDocument = { kind: "record"; record: SkillRecord } | { kind: "shard"; shard: Shard } | { kind: "generation"; manifest: GenerationManifest };
@@ -27,14 +28,14 @@ export interface Child {
   size: number;
 }
 
-function invalid(message: string): AdminError {
-  return new AdminError("invalid_document", message);
+function invalid(message: string): ShelfError {
+  return adminError("invalid_document", message);
 }
 
 /** 422 invalid_skill: `what` describes a skill the build's rules (core's tree-rules.ts) refuse. */
-function refusedSkill(what: string, problems: readonly string[]): AdminError {
+function refusedSkill(what: string, problems: readonly string[]): ShelfError {
   const more = problems.length > 5 ? `; and ${problems.length - 5} more` : "";
-  return new AdminError("invalid_skill", `${what} describes what skillshelf build refuses: ${problems.slice(0, 5).join("; ")}${more}; nothing was stored`);
+  return adminError("invalid_skill", `${what} describes what skillshelf build refuses: ${problems.slice(0, 5).join("; ")}${more}; nothing was stored`);
 }
 
 function issues(error: { issues: readonly { path: PropertyKey[]; message: string }[] }): string {

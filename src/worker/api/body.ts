@@ -8,9 +8,8 @@ import { readJsonText } from "../../core/publish/json-text.ts";
 import { declaredLength, readBodyCapped } from "../http/capped-body.ts";
 import { problem } from "./problem.ts";
 
-// readJsonText words its refusals for the admin API ("…; nothing was stored"); a read stores nothing anyway.
-function sentence(message: string): string {
-  const text = message.replace(/; nothing was stored$/, "");
+// readJsonText words its refusals as clauses; a problem's detail is a sentence.
+function sentence(text: string): string {
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 }
 

@@ -7,12 +7,13 @@ import { openApiDocumentRoute } from "./openapi.ts";
 import { handleApiError } from "./problem.ts";
 import { apiApp, type ApiApp } from "./routes.ts";
 import { searchRoutes } from "./search.ts";
+import { shelfRoutes } from "./shelf.ts";
 import { skillRoutes } from "./skills.ts";
 import { trustRoutes } from "./trust.ts";
 import { versionRoutes } from "./versions.ts";
 
 /** Every route group of the read API, in the order the OpenAPI document lists them. */
-const GROUPS: ReadonlyArray<(app: ApiApp) => void> = [skillRoutes, versionRoutes, catalogRoutes, trustRoutes, searchRoutes];
+const GROUPS: ReadonlyArray<(app: ApiApp) => void> = [shelfRoutes, skillRoutes, versionRoutes, catalogRoutes, trustRoutes, searchRoutes];
 
 /**
  * The read API's routes (paths include /v1), with the contract's routes bound and validated.

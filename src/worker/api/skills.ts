@@ -4,12 +4,10 @@
 // resource is served exactly as the static layout serves the file. Unknown skills are 404
 // problems and blocked ones 410, before any ETag is compared.
 import type { MiddlewareHandler } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { z } from "zod";
 import { API_BASE, API_LIMITS } from "../../core/api/contract.ts";
 import { RESOURCE_TEXT_MAX_BYTES, SKILL_TEXT_MEDIA_TYPES, SKILLS_API } from "../../core/api/skills.ts";
 import { renderOutline, SectionNotFoundError } from "../../core/disclosure/outline.ts";
-import { STORAGE_RETRY_AFTER_SECONDS } from "../http/errors.ts";
 import { storedFile } from "../routes/context.ts";
 import { cachePolicy } from "../routes/policy.ts";
 import { missingSectionKeys, renderableOutline, resourceOf, resourceText, sectionText } from "../shelf/disclosure.ts";
@@ -136,7 +134,7 @@ export function skillRoutes(app: ApiApp): void {
       });
     }
     const file = await c.var.shelf.file(name, path);
-    if (as === "bytes") return rawResource(c, file);
+    if (as === "bytes") return storedFile(c, file);
     if (file.size > RESOURCE_TEXT_MAX_BYTES) {
       throw problem(
         "unprocessable",
@@ -165,17 +163,5 @@ function documentRanges(app: ApiApp, path: string): void {
       description: "Range not satisfiable; Content-Range names the size",
       content: { "application/json": { schema: RangeRefusalSchema } },
     };
-  }
-}
-
-/** The file as the static layout serves it; its storage failure is the API's 503 problem. */
-async function rawResource(c: ApiContext, file: Parameters<typeof storedFile>[1]): Promise<Response> {
-  try {
-    return await storedFile(c, file);
-  } catch (error) {
-    if (error instanceof HTTPException && error.status === 503) {
-      throw problem("storage_unavailable", "The shelf's storage did not answer; retry shortly.", {}, { "Retry-After": String(STORAGE_RETRY_AFTER_SECONDS) });
-    }
-    throw error;
   }
 }

@@ -6,7 +6,8 @@
 // end up in logs, shell history and Referer headers (docs/http.md lists the risks).
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
-import { httpError, notFound } from "../http/errors.ts";
+import { ShelfError } from "../errors.ts";
+import { notFound } from "../http/errors.ts";
 import { bearerToken } from "./bearer.ts";
 import { createReadTokenVerifier, type ReadTokenEnv, type ReadTokenVerifier } from "./read-tokens.ts";
 
@@ -65,13 +66,13 @@ function capabilityUrlsEnabled(env: ReadAccessEnv): boolean {
 
 function unauthorized(presented: boolean): never {
   const challenge = presented ? `Bearer realm="${READ_REALM}", error="invalid_token"` : `Bearer realm="${READ_REALM}"`;
-  throw httpError(
-    401,
+  throw new ShelfError(
     "unauthorized",
+    401,
     presented
       ? "The read token was not accepted (unknown, revoked or expired); ask the shelf's owner for a new one."
       : "This shelf is private: send Authorization: Bearer <read token>.",
-    { "WWW-Authenticate": challenge },
+    { headers: { "WWW-Authenticate": challenge } },
   );
 }
 

@@ -4,7 +4,7 @@
 // (stateless initialize). No hand-written JSON-RPC, no session state.
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { Hono } from "hono";
-import { httpError } from "../http/errors.ts";
+import { ShelfError } from "../errors.ts";
 import { NO_STORE } from "../http/headers.ts";
 import type { ReadEnv } from "../routes/context.ts";
 import { ScopeError, scopeOf, type McpScope } from "./scope.ts";
@@ -24,7 +24,7 @@ export function mcpRoutes(): Hono<ReadEnv> {
     try {
       scope = scopeOf(new URL(c.req.url));
     } catch (error) {
-      if (error instanceof ScopeError) throw httpError(400, "invalid_parameter", error.message);
+      if (error instanceof ScopeError) throw new ShelfError("invalid_parameter", 400, error.message);
       throw error;
     }
     const shelf = c.var.shelf;

@@ -9,10 +9,10 @@ import { keepsTool } from "../../core/disclosure/fast-path.ts";
 import { renderOutline, SectionNotFoundError } from "../../core/disclosure/outline.ts";
 import { encodeResourceContent } from "../../core/disclosure/resources.ts";
 import { pyRepr } from "../../core/python-compat/pyfmt.ts";
+import { classify } from "../errors.ts";
 import { staticSkillIndex } from "../routes/indexes.ts";
 import { NotOnShelfError, SkillBlockedError } from "../shelf/errors.ts";
 import type { ShelfService } from "../shelf/service.ts";
-import { StorageUnavailableError } from "../storage/errors.ts";
 import { pyJsonDumps } from "../../core/python-compat/py-json.ts";
 import { renderableOutline, sectionText } from "../shelf/disclosure.ts";
 import { readVerified } from "../shelf/service.ts";
@@ -73,7 +73,7 @@ async function resourceBytes(shelf: ShelfService, skillIdArg: string, kind: stri
 /**
  * Runs a tool body. Every failure is an isError result worded as agentskills-mcp-server words it:
  * a domain error with its message, a storage failure as the transient one it is
- * (agentskills-core's SkillUnavailableError), anything else without detail (logged here).
+ * (agentskills-core's SkillUnavailableError), anything else without detail (classify logs it).
  */
 async function answer(tool: string, run: () => Promise<string>): Promise<CallToolResult> {
   try {
@@ -81,8 +81,9 @@ async function answer(tool: string, run: () => Promise<string>): Promise<CallToo
   } catch (error) {
     let detail: string | undefined;
     if (error instanceof ToolDomainError || error instanceof SectionNotFoundError) detail = error.message;
-    else if (error instanceof StorageUnavailableError) detail = "the shelf's storage did not answer; try again in a few seconds";
-    else if (!(error instanceof UndetailedToolError)) console.error(`mcp tool ${tool} failed`, error);
+    else if (!(error instanceof UndetailedToolError) && classify(error).code === "storage_unavailable") {
+      detail = "the shelf's storage did not answer; try again in a few seconds";
+    }
     return { content: [{ type: "text", text: detail ? `Error executing tool ${tool}: ${detail}` : `Error executing tool ${tool}` }], isError: true };
   }
 }

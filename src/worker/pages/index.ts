@@ -5,15 +5,14 @@
 // advisories and arguments, so a warm page reads no storage.
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
-import { HTTPException } from "hono/http-exception";
 import { READ_COOKIE, readAccess, shelfVisibility } from "../auth/read-access.ts";
 import { createReadTokenVerifier } from "../auth/read-tokens.ts";
-import { notFound, STORAGE_RETRY_AFTER_SECONDS } from "../http/errors.ts";
+import { classify } from "../errors.ts";
+import { notFound } from "../http/errors.ts";
 import { applySecurityHeaders, NO_STORE } from "../http/headers.ts";
 import { openShelf, type ReadContext, type ReadEnv } from "../routes/context.ts";
 import { cachePolicy } from "../routes/policy.ts";
-import { NotOnShelfError, SkillBlockedError } from "../shelf/errors.ts";
-import { StorageUnavailableError } from "../storage/errors.ts";
+import { SkillBlockedError } from "../shelf/errors.ts";
 import { fileView, skillPage } from "./skill-route.ts";
 import { homeArgs, homeView } from "./home-data.ts";
 import { HomePage } from "./home.tsx";
@@ -25,20 +24,20 @@ import { applyPageHeaders, crossSitePost, prefersHtml, readCookie, UI_PREFIX } f
 /** Longest sign-in form body read (a token and its field name). */
 const SIGN_IN_MAX_BYTES = 4096;
 
-/** The shelf's answers as pages: missing things 404, blocked skills 410, storage trouble 503. */
-async function asPage(c: ReadContext, handler: () => Promise<Response>): Promise<Response> {
+/**
+ * The shelf's answers as pages: missing things 404, blocked skills 410, storage trouble 503 (each
+ * as classify() says); anything else goes on to the app's plain answer.
+ */
+async function asPage<T>(c: ReadContext, handler: () => Promise<T>): Promise<T | Response> {
   try {
     return await handler();
-  } catch (error) {
+  } catch (thrown) {
+    const error = classify(thrown);
     const links = pageLinks(c);
-    if (error instanceof NotOnShelfError)
-      return htmlResponse(MessagePage({ links, title: "Not on this shelf", message: `${error.subject} is not on this shelf.` }), 404);
+    if (error.code === "not_found") return htmlResponse(MessagePage({ links, title: "Not on this shelf", message: error.detail }), 404);
     if (error instanceof SkillBlockedError) return htmlResponse(BlockedPage({ links, name: error.skill, advisory: error.advisory }), 410);
-    if (error instanceof StorageUnavailableError) {
-      console.error("storage unavailable", error);
-      return htmlResponse(MessagePage({ links, title: "Try again shortly", message: "The shelf's storage did not answer." }), 503, {
-        "Retry-After": String(STORAGE_RETRY_AFTER_SECONDS),
-      });
+    if (error.code === "storage_unavailable") {
+      return htmlResponse(MessagePage({ links, title: "Try again shortly", message: "The shelf's storage did not answer." }), 503, error.headers);
     }
     throw error;
   }
@@ -68,7 +67,7 @@ function pageAccess(access: MiddlewareHandler<ReadEnv>): MiddlewareHandler<ReadE
       // Only read access's own refusals land here: what `next` throws is answered below it.
       return await access(c, next);
     } catch (error) {
-      if (!(error instanceof HTTPException && error.status === 401) || c.req.header("Authorization")) throw error;
+      if (classify(error).code !== "unauthorized" || c.req.header("Authorization")) throw error;
       const stale = getCookie(c, READ_COOKIE) !== undefined;
       const problem = stale ? "Your read token is no longer accepted (revoked or expired). Enter a new one." : null;
       return htmlResponse(SignInPage({ links: { ui: uiBase(c), signOut: null }, problem }), 401, stale ? { "Set-Cookie": readCookie(null) } : {});
@@ -157,8 +156,11 @@ export function pageRoutes(): Hono<ReadEnv> {
   pages.get(`${UI_PREFIX}/`, cachePolicy("generated"), (c) => home(c, `${uiBase(c)}/`));
   pages.get(`${UI_PREFIX}/skills/:name`, cachePolicy("generated"), (c) => asPage(c, () => skillPage(c, c.req.param("name"))));
   pages.get(`${UI_PREFIX}/files/:name/:path{.+}`, cachePolicy("stored"), async (c) => {
-    const res = await asPage(c, () => fileView(c, c.req.param("name"), c.req.param("path"), c.req.query("download") !== undefined));
-    if (res.ok || res.status === 206 || res.status === 304) applySecurityHeaders(res.headers);
+    const file = await asPage(c, () => c.var.shelf.file(c.req.param("name"), c.req.param("path")));
+    if (file instanceof Response) return file;
+    // The bytes are answered as the static layout answers them (its 416 and 503 too), under its strict policy.
+    const res = await fileView(c, file, c.req.query("download") !== undefined);
+    applySecurityHeaders(res.headers);
     return res;
   });
   pages.get(`${UI_PREFIX}/sign-in`, async (c) => {

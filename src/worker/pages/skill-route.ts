@@ -4,6 +4,10 @@
 import type { SkillRecord } from "../../core/generation/manifest.ts";
 import { servedTypeFor } from "../http/content-type.ts";
 import { storedFile, type ReadContext } from "../routes/context.ts";
+import type { ShelfService } from "../shelf/service.ts";
+
+/** A file as the shelf service resolves it. */
+type ServedFileOf = Awaited<ReturnType<ShelfService["file"]>>;
 import { immutableArchiveUrl, immutableSkillMdUrl } from "../routes/urls.ts";
 import { skillTrust } from "../shelf/trust.ts";
 import { cachedPage, pageLinks } from "./page-context.ts";
@@ -69,8 +73,7 @@ function sectionsOf(record: SkillRecord): Array<{ key: string; level: number; st
  * GET <ui>/files/<name>/<path>: one file of a servable skill for a browser. Images and PDFs keep
  * their type, anything textual is shown as plain text, the rest (and `?download`) is an attachment.
  */
-export async function fileView(c: ReadContext, name: string, path: string, download: boolean): Promise<Response> {
-  const file = await c.var.shelf.file(name, path);
+export async function fileView(c: ReadContext, file: ServedFileOf, download: boolean): Promise<Response> {
   const served = servedTypeFor(file.path, file.mediaType);
   const base = file.path
     .slice(file.path.lastIndexOf("/") + 1)

@@ -13,7 +13,6 @@ import { pageRoutes } from "../pages/index.ts";
 import { applySecurityHeaders, preflightResponse } from "../http/headers.ts";
 import { type ReadContext, type ReadEnv, withShelf } from "./context.ts";
 import { shelfCors } from "./policy.ts";
-import { shelfStatusRoutes } from "./shelf-status.ts";
 import { staticLayoutRoutes } from "./static-layout.ts";
 import { type DiscoveryFamily, discoveryEnabled, wellKnownRoutes } from "./well-known.ts";
 
@@ -92,7 +91,6 @@ function readSurface(): Hono<ReadEnv> {
 
   surface.route("/", staticLayoutRoutes());
   surface.route("/", wellKnownRoutes());
-  surface.route("/", shelfStatusRoutes());
   surface.route("/", apiRoutes());
   surface.route("/", mcpRoutes());
   // The pages bring their own read access (the sign-in cookie on /ui) and their own CSP.

@@ -5,7 +5,8 @@ import { Hono } from "hono";
 import { sha256Hex } from "../../core/skill/hash.ts";
 import { etagFor } from "../http/conditional.ts";
 import { GZIP_TYPE, MARKDOWN_TYPE, ZIP_TYPE } from "../http/content-type.ts";
-import { httpError, notFound } from "../http/errors.ts";
+import { ShelfError } from "../errors.ts";
+import { notFound } from "../http/errors.ts";
 import { generationSignatures, keysDocument, skillSignatureOf, SigningConfigError } from "../shelf/signing.ts";
 import { generated, storedFile, type ReadEnv } from "./context.ts";
 import { discoveryIndexV1, discoveryIndexV2 } from "./indexes.ts";
@@ -70,7 +71,11 @@ export function wellKnownRoutes(): Hono<ReadEnv> {
     } catch (error) {
       if (!(error instanceof SigningConfigError)) throw error;
       console.error("signing configuration invalid", error);
-      throw httpError(500, "signing_misconfigured", "The shelf's signing configuration is invalid; its operator has to fix the SHELF_SIGNING_* variables.");
+      throw new ShelfError(
+        "signing_misconfigured",
+        500,
+        "The shelf's signing configuration is invalid; its operator has to fix the SHELF_SIGNING_* variables.",
+      );
     }
     if (!keys) throw notFound();
     const digest = (await sha256Hex(JSON.stringify(keys))).slice(0, 32);

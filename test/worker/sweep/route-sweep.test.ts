@@ -248,7 +248,7 @@ function mcpRequest(era: "modern" | "legacy", method: string, params: Record<str
     "io.modelcontextprotocol/clientCapabilities": {},
   };
   const named = params.name ?? params.uri;
-  const name = typeof named === "string" ? { "Mcp-Name": named } : {};
+  const name: Record<string, string> = typeof named === "string" ? { "Mcp-Name": named } : {};
   return {
     method: "POST",
     headers: { ...common, "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method, ...name },
