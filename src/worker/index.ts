@@ -5,7 +5,7 @@ import { Hono } from "hono";
 import { adminRoutes } from "./admin/index.ts";
 import { handleError } from "./http/error-handler.ts";
 import { notFound, plainErrorResponse } from "./http/errors.ts";
-import { NO_STORE, strictSecurityHeaders } from "./http/headers.ts";
+import { applySecurityHeaders, NO_STORE, withHeaders } from "./http/headers.ts";
 import { readRoutes } from "./routes/index.ts";
 
 export type AppEnv = { Bindings: CloudflareBindings };
@@ -21,7 +21,7 @@ app.notFound(() => plainErrorResponse(notFound()));
 // Never cached (it reports this isolate now) and carries the same security headers as every read.
 // `npm start` sets SKILLSHELF_DEV_RUN to a per-run nonce and waits for it here, so it never takes another
 // server on its port for the Worker it started; production never sets it, and answers {"ok":true}.
-app.get("/healthz", strictSecurityHeaders(), (c) => {
+app.get("/healthz", withHeaders(applySecurityHeaders), (c) => {
   const run = (c.env as CloudflareBindings & { SKILLSHELF_DEV_RUN?: string }).SKILLSHELF_DEV_RUN;
   return c.json(run ? { ok: true, run } : { ok: true }, 200, { "Cache-Control": NO_STORE });
 });

@@ -3,6 +3,7 @@
 // @hono/zod-openapi, which validates requests against the contract's schemas; handlers are thin
 // calls into one module per job (uploads, pointer, advisories, gc). Refusals are thrown as
 // adminError (a ShelfError) and rendered by the app's one onError. docs/storage.md describes the protocol.
+import { noStore, withHeaders } from "../http/headers.ts";
 import { createRoute, OpenAPIHono, type Hook } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
@@ -104,10 +105,7 @@ export function adminRoutes(options: AdminRoutesOptions = {}): OpenAPIHono<Admin
       settleMs: settle !== undefined && /^\d+$/.test(settle) ? Number(settle) : undefined,
     });
   };
-  admin.use("*", async function adminNoStore(c, next) {
-    await next();
-    c.res.headers.set("Cache-Control", "no-store");
-  });
+  admin.use("*", withHeaders(noStore));
   admin.use("*", publishAuth());
 
   admin.openapi(jsonRoute(ADMIN_API.missing), async (c) => c.json({ missing: await presence(storage(c), c.req.valid("json")) }, 200));

@@ -5,7 +5,8 @@
 import { API_BASE, API_LIMITS } from "../../core/api/contract.ts";
 import { TRUST_API, type SelectBody } from "../../core/api/trust.ts";
 import { compareCodePoints } from "../../core/python-compat/py-text.ts";
-import { NO_STORE } from "../http/headers.ts";
+import type { MiddlewareHandler } from "hono";
+import { cachePolicy } from "../routes/policy.ts";
 import { selectOnShelf } from "../shelf/selection.ts";
 import { shelfTrust, skillTrustOnShelf } from "../shelf/trust.ts";
 import { jsonBody } from "./body.ts";
@@ -41,10 +42,7 @@ export function trustRoutes(app: ApiApp): void {
 
   // The answer depends on the request body, which no shared cache keys on: never stored
   // downstream. Registered before the route so it wraps the route's own cache policy.
-  app.use(`${API_BASE}${TRUST_API.select.path}`, async function selectionNotStored(c, next) {
-    await next();
-    if (c.res.status < 400) c.res.headers.set("Cache-Control", NO_STORE);
-  });
+  app.use(`${API_BASE}${TRUST_API.select.path}`, cachePolicy("never") as MiddlewareHandler);
   bindRoute(
     app,
     TRUST_API.select,

@@ -6,7 +6,8 @@ import { API_BASE, type ApiErrorCode } from "../../core/api/contract.ts";
 import { MAX_RESOLVE_BODY_BYTES, VERSIONS_API, type ResolveBody } from "../../core/api/versions.ts";
 import { InvalidRangeError, newestFirst, parseSelector, type VersionSelector } from "../../core/versions/resolve.ts";
 import { compareCodePoints } from "../../core/python-compat/py-text.ts";
-import { NO_STORE } from "../http/headers.ts";
+import type { MiddlewareHandler } from "hono";
+import { cachePolicy } from "../routes/policy.ts";
 import { immutableArchiveUrl } from "../routes/urls.ts";
 import { NotOnShelfError, SkillBlockedError } from "../shelf/errors.ts";
 import { ShelfService } from "../shelf/service.ts";
@@ -209,10 +210,7 @@ export function versionRoutes(app: ApiApp): void {
   });
 
   // The answer depends on the request body, which no shared cache keys on: never stored downstream.
-  app.use(`${API_BASE}${VERSIONS_API.resolve.path}`, async function resolveNotStored(c, next) {
-    await next();
-    if (c.res.status < 400) c.res.headers.set("Cache-Control", NO_STORE);
-  });
+  app.use(`${API_BASE}${VERSIONS_API.resolve.path}`, cachePolicy("never") as MiddlewareHandler);
   bindRoute(
     app,
     VERSIONS_API.resolve,

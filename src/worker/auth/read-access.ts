@@ -76,9 +76,28 @@ function unauthorized(presented: boolean): never {
   );
 }
 
+/** What a sign-in method makes of a request: it may read, it is refused (401), or it carries none of the method's credentials. */
+export type SignInVerdict = "granted" | "refused" | undefined;
+
+/**
+ * A way into a private shelf besides read tokens: the hook later sign-in methods (OAuth access
+ * tokens first) plug into, so each is reviewed on its own and read access stays one guard.
+ * Methods are asked in order, before the read token; each answers only for its own credentials
+ * (undefined otherwise, and the next is asked). Capability URLs are not theirs: those stay a 404.
+ * @example readAccess({ methods: [{ name: "oauth", authenticate: async (request) => undefined }] })
+ */
+export interface SignInMethod {
+  /** Names the method, e.g. "oauth". */
+  readonly name: string;
+  authenticate(request: Request, env: ReadAccessEnv): Promise<SignInVerdict>;
+}
+
 /** Options for {@link readAccess}. */
 export interface ReadAccessOptions {
+  /** Verifies a read token (default: tokens held as SHA-256 only, auth/read-tokens.ts). */
   verify?: ReadTokenVerifier;
+  /** Sign-in methods asked before the read token on a private shelf (default: none). */
+  methods?: readonly SignInMethod[];
 }
 
 /**
@@ -90,6 +109,7 @@ export interface ReadAccessOptions {
  */
 export function readAccess(options: ReadAccessOptions = {}): MiddlewareHandler<{ Bindings: ReadAccessEnv; Variables: ReadAccessVariables }> {
   const verify = options.verify ?? createReadTokenVerifier();
+  const methods = options.methods ?? [];
 
   return async function shelfReadAccess(c, next) {
     const visibility = shelfVisibility(c.env);
@@ -100,6 +120,14 @@ export function readAccess(options: ReadAccessOptions = {}): MiddlewareHandler<{
       return next();
     }
     if (visibility === "private") {
+      for (const method of methods) {
+        const verdict = await method.authenticate(c.req.raw, c.env);
+        if (verdict === "refused") unauthorized(true);
+        if (verdict === "granted") {
+          c.set("shelfAccess", { visibility, urlPrefix: "" });
+          return next();
+        }
+      }
       const header = c.req.header("Authorization");
       // The Authorization header wins; without one, the pages' paths also take the sign-in cookie.
       const cookie = header || !isUiPath(c.req.path) ? undefined : getCookie(c, READ_COOKIE);

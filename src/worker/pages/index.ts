@@ -118,14 +118,13 @@ async function signIn(c: Context<ReadEnv>): Promise<Response> {
 const verifyReadToken = createReadTokenVerifier();
 
 /**
- * The pages. Mount inside the read surface: `surface.route("/", pageRoutes())`. They bring their
- * own read access (the sign-in cookie on /ui, the sign-in form for a private shelf) and headers.
- * @example surface.route("/", pageRoutes())
+ * The pages. Mount inside the read surface: `surface.route("/", pageRoutes(access))`, with the read
+ * group's read access, which they wrap in their own (the sign-in form for a private shelf) and headers.
+ * @example surface.route("/", pageRoutes(access))
  */
-export function pageRoutes(): Hono<ReadEnv> {
+export function pageRoutes(access: MiddlewareHandler<ReadEnv> = readAccess() as unknown as MiddlewareHandler<ReadEnv>): Hono<ReadEnv> {
   const pages = new Hono<ReadEnv>();
   const shelf = openShelf();
-  const access = readAccess() as unknown as MiddlewareHandler<ReadEnv>;
 
   // "/" is negotiated: a page for browsers, the read group's JSON 404 for everyone else.
   pages.get(

@@ -2,6 +2,7 @@
 // style sheet and script, allowed by hash), the read group's other security headers, and the
 // sign-in cookie's attributes. Raw files under /ui/files keep the sandbox CSP every file gets.
 import { READ_COOKIE } from "../auth/read-access.ts";
+import { securityHeaders, type HeaderPolicy } from "../http/headers.ts";
 import { PAGE_CSS, PAGE_SCRIPT } from "./assets.ts";
 
 /** The path prefix of the pages (the shelf's home is also answered at "/" for browsers). */
@@ -37,12 +38,12 @@ export function pageCsp(): Promise<string> {
   return pagePolicy;
 }
 
-/** Sets the pages' security headers on an HTML answer (its CSP, no sniffing, no framing, no referrer). */
+let pageHeaders: Promise<HeaderPolicy> | undefined;
+
+/** Sets the pages' security headers on an HTML answer (http/headers.ts securityHeaders with the pages' CSP, built once). */
 export async function applyPageHeaders(headers: Headers): Promise<void> {
-  headers.set("Content-Security-Policy", await pageCsp());
-  headers.set("X-Content-Type-Options", "nosniff");
-  headers.set("X-Frame-Options", "DENY");
-  headers.set("Referrer-Policy", "no-referrer");
+  pageHeaders ??= pageCsp().then((csp) => securityHeaders({ contentSecurityPolicy: csp }));
+  (await pageHeaders)(headers);
 }
 
 /**

@@ -6,11 +6,11 @@
 // security headers).
 import { Hono, type MiddlewareHandler } from "hono";
 import { apiRoutes } from "../api/index.ts";
-import { readAccess, shelfVisibility } from "../auth/read-access.ts";
+import { readAccess, shelfVisibility, type ReadAccessOptions } from "../auth/read-access.ts";
 import { notFound } from "../http/errors.ts";
 import { mcpRoutes } from "../mcp/index.ts";
 import { pageRoutes } from "../pages/index.ts";
-import { applySecurityHeaders, preflightResponse } from "../http/headers.ts";
+import { preflightResponse, securityHeaders, type CorsOptions, type HeaderPolicy, type SecurityHeadersOptions } from "../http/headers.ts";
 import { type ReadContext, type ReadEnv, withShelf } from "./context.ts";
 import { shelfCors } from "./policy.ts";
 import { staticLayoutRoutes } from "./static-layout.ts";
@@ -58,43 +58,58 @@ function preflight(c: ReadContext): Response {
   return preflightResponse(shelfVisibility(c.env), { post: POST_PATHS.has(path), mcp: path === "/mcp" });
 }
 
+/** Options of {@link readRoutes}: what the read group's policies are built from, once. */
+export interface ReadRoutesOptions {
+  /** Read access on a private shelf: the read-token verifier and the sign-in methods (OAuth plugs in here). */
+  access?: ReadAccessOptions;
+  /** The public shelf's CORS headers. */
+  cors?: CorsOptions;
+  /** The read paths' security headers (default: the strict sandbox policy). */
+  security?: SecurityHeadersOptions;
+}
+
+/** The policies every read path's guard is composed from, each built once with the group. */
+interface ReadPolicies {
+  access: MiddlewareHandler<ReadEnv>;
+  security: HeaderPolicy;
+}
+
 /**
- * The guard of one read path, in one step rather than a chain of middleware (it runs on every
- * read, so each layer costs): a well-known family SHELF_DISCOVERY turns off and encoded
- * separators answer 404, a preflight 204; then read access, the request's shelf service (and its
- * generation header) around the view, and the strict security headers on whatever it answers.
+ * The guard of one read path, composed once from the group's policies into one step rather than
+ * a chain of middleware (it runs on every read, so each layer costs): a well-known family
+ * SHELF_DISCOVERY turns off and encoded separators answer 404, a preflight 204; then read access,
+ * the request's shelf service (and its generation header) around the view, and the security
+ * headers on whatever it answers.
  */
-function readGuard(family: DiscoveryFamily | null): MiddlewareHandler<ReadEnv> {
-  // Read access is written for any group whose bindings include its own; these do.
-  const access = readAccess() as unknown as MiddlewareHandler<ReadEnv>;
+function readGuard(family: DiscoveryFamily | null, { access, security }: ReadPolicies): MiddlewareHandler<ReadEnv> {
   return async function guardedRead(c, next) {
     if (family !== null && !discoveryEnabled(c.env.SHELF_DISCOVERY, family)) throw notFound();
     refuseEncodedSeparators(c.req.url);
     if (c.req.method === "OPTIONS") return preflight(c);
     await access(c, () => withShelf(c, next));
     // A refusal thrown above already carries these (http/errors.ts); the view's answer, errors included, gets them here.
-    applySecurityHeaders(c.res.headers);
+    security(c.res.headers);
   };
 }
 
 /**
  * The read surface under one prefix: each read path behind its guard (readGuard), then the views.
  */
-function readSurface(): Hono<ReadEnv> {
+function readSurface(policies: ReadPolicies): Hono<ReadEnv> {
   const surface = new Hono<ReadEnv>();
   // The pages' file views name stored paths too; their headers and access are the pages' own.
   surface.use("/ui/*", async (c, next) => {
     refuseEncodedSeparators(c.req.url);
     return next();
   });
-  for (const pattern of READ_PATHS) surface.use(pattern, readGuard(FAMILY_OF[pattern] ?? null));
+  for (const pattern of READ_PATHS) surface.use(pattern, readGuard(FAMILY_OF[pattern] ?? null, policies));
 
   surface.route("/", staticLayoutRoutes());
   surface.route("/", wellKnownRoutes());
   surface.route("/", apiRoutes());
   surface.route("/", mcpRoutes());
   // The pages bring their own read access (the sign-in cookie on /ui) and their own CSP.
-  surface.route("/", pageRoutes());
+  surface.route("/", pageRoutes(policies.access));
   return surface;
 }
 
@@ -103,10 +118,12 @@ function readSurface(): Hono<ReadEnv> {
  * answer every path no earlier group claimed.
  * @example app.route("/", readRoutes())
  */
-export function readRoutes(): Hono<ReadEnv> {
-  const surface = readSurface();
+export function readRoutes(options: ReadRoutesOptions = {}): Hono<ReadEnv> {
+  // Read access is written for any group whose bindings include its own; these do.
+  const access = readAccess(options.access) as unknown as MiddlewareHandler<ReadEnv>;
+  const surface = readSurface({ access, security: securityHeaders(options.security) });
   const reads = new Hono<ReadEnv>();
-  reads.use("*", shelfCors());
+  reads.use("*", shelfCors(options.cors));
   for (const prefix of ["/", "/g/:generation", "/c/:token", "/c/:token/g/:generation"]) reads.route(prefix, surface);
   reads.all("*", () => {
     throw notFound();
