@@ -6,7 +6,7 @@ import { adminRoutes } from "./admin/index.ts";
 import { handleError } from "./http/error-handler.ts";
 import { notFound, plainErrorResponse } from "./http/errors.ts";
 import { applySecurityHeaders, NO_STORE, withHeaders } from "./http/headers.ts";
-import { readRoutes } from "./routes/index.ts";
+import { readRoutes } from "./read/index.ts";
 
 export type AppEnv = { Bindings: CloudflareBindings };
 
@@ -28,13 +28,16 @@ app.get("/healthz", withHeaders(applySecurityHeaders), (c) => {
 
 // The admin API (publish, history, rollback, gc, advisories), behind the publish token. Every
 // /admin path is answered here (no CORS, unlike the reads): unknown ones with the JSON 404.
-app.route("/admin/v1", adminRoutes());
+const admin = adminRoutes();
+app.route("/admin/v1", admin);
 app.all("/admin/*", () => {
   throw notFound();
 });
 
 // The read surface: /skills, /.well-known/agent-skills, /.well-known/skills, /v1/shelf, /g/<id>/…,
 // /c/<token>/…, and the JSON 404 for everything else. Mounted last: its CORS wraps what it answers.
-app.route("/", readRoutes());
+// /v1/openapi.json also documents the admin API: its router hands its own document over.
+const adminDocument = () => admin.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "skillshelf admin", version: "1" } });
+app.route("/", readRoutes({ adminDocument }));
 
 export default app;

@@ -1,6 +1,6 @@
 // The catalog group of the read API: the system-prompt catalog (GET /v1/catalog) fitted to a
 // budget in agentskills-core's XML and Markdown or as structured JSON, and the single-skill fast
-// path (GET /v1/fast-path). Plain zod: the Worker binds these routes (src/worker/api/catalog.ts)
+// path (GET /v1/fast-path). Plain zod: the Worker binds these routes (src/worker/views/api/catalog.ts)
 // and the OpenAPI document is generated from the same schemas.
 import { z } from "zod";
 import { DEFAULT_FAST_PATH_MAX_TOKENS } from "../disclosure/fast-path.ts";

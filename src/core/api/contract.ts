@@ -1,7 +1,7 @@
 // The read API (/v1) contract, defined once: the limits every argument is held to, the error
 // codes with their one HTTP status, the problem document (RFC 9457) every refusal is, and the
 // route type each view's routes are declared with (skills.ts, catalog.ts, trust.ts, search.ts
-// beside this file). Plain zod, free of hono: the Worker binds the routes (src/worker/api) and
+// beside this file). Plain zod, free of hono: the Worker binds the routes (src/worker/views/api) and
 // the OpenAPI document is generated from the same schemas.
 import { z } from "zod";
 import { MAX_NAME_CHARS, SKILL_NAME_RE } from "../skill/skill.ts";

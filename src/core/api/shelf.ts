@@ -1,6 +1,6 @@
 // The shelf group of the read API: GET /v1/shelf, the shelf's state for operators and dashboards
 // (generation, publish time, counts, skills needing review, blocked skills, advisories in force,
-// and the generation signature with the payload it signs). Plain zod, bound by src/worker/api/shelf.ts.
+// and the generation signature with the payload it signs). Plain zod, bound by src/worker/views/api/shelf.ts.
 import { z } from "zod";
 import { AdvisoryEntryObjectSchema } from "../trust/records.ts";
 import type { ApiRoute } from "./contract.ts";

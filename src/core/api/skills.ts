@@ -1,6 +1,6 @@
 // The skills group of the read API: the servable skills as a paged list, one skill's record,
 // and its progressive disclosure (body, outline, one section, resources), as agentskills-core
-// serves them to an agent. Plain zod: the Worker binds these routes (src/worker/api/skills.ts)
+// serves them to an agent. Plain zod: the Worker binds these routes (src/worker/views/api/skills.ts)
 // and the OpenAPI document is generated from the same schemas.
 import { SkillSignatureSchema } from "../signing/signatures.ts";
 import { z } from "zod";

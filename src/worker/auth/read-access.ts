@@ -4,7 +4,7 @@
 // Clients that cannot send headers (the `skills` CLI) can use a capability URL,
 // `/c/<read token>/…`, when SHELF_CAPABILITY_URLS is "on"; it is off by default because URLs
 // end up in logs, shell history and Referer headers (docs/http.md lists the risks).
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { ShelfError } from "../errors.ts";
 import { notFound } from "../http/errors.ts";
@@ -20,18 +20,38 @@ export interface ReadAccessEnv extends ReadTokenEnv {
   SHELF_CAPABILITY_URLS?: string;
 }
 
-/** What a read route learns about the caller: the shelf's visibility and the URL prefix to echo. */
+/**
+ * The request's one scope variable: who may read (the shelf's visibility), the URL prefix to echo,
+ * and the generation the URL pins. Set by read access; read with `c.get("shelfAccess")`.
+ */
 export interface ShelfAccess {
   visibility: ShelfVisibility;
   /** "" or "/c/<token>": prepended to every URL a response points at, so links keep working. */
   urlPrefix: string;
+  /** The generation a /g/<generation>/… URL pins; undefined at the current one. */
+  pinned: string | undefined;
+}
+
+/** The read group's URL parameters (its /c/<token> and /g/<generation> prefixes), read one way, here. */
+export interface ReadUrlParams {
+  token: string | undefined;
+  generation: string | undefined;
+}
+
+/**
+ * The capability token and pinned generation a read URL names, from its path parameters.
+ * @example readUrlParams(c) // => { token: undefined, generation: "9f2c…" } under /g/9f2c…/
+ */
+export function readUrlParams(c: Context): ReadUrlParams {
+  const params: Partial<Record<string, string>> = c.req.param();
+  return { token: params.token, generation: params.generation };
 }
 
 /** Hono variables set by {@link readAccess}. */
 export type ReadAccessVariables = { shelfAccess: ShelfAccess };
 
 /**
- * The cookie the shelf's pages (src/worker/pages) keep a read token in after their sign-in form:
+ * The cookie the shelf's pages (src/worker/views/pages) keep a read token in after their sign-in form:
  * HttpOnly, Secure, SameSite=Lax, Path=/ui. Accepted only on the pages' paths (see {@link isUiPath}),
  * so it never authorizes the API, the files or /mcp, and a page on another site cannot make it do so.
  */
@@ -113,10 +133,10 @@ export function readAccess(options: ReadAccessOptions = {}): MiddlewareHandler<{
 
   return async function shelfReadAccess(c, next) {
     const visibility = shelfVisibility(c.env);
-    const capability = c.req.param("token" as never) as string | undefined;
+    const { token: capability, generation: pinned } = readUrlParams(c);
     if (capability !== undefined) {
       if (!capabilityUrlsEnabled(c.env) || !(await verify(capability, c.env))) throw notFound();
-      c.set("shelfAccess", { visibility, urlPrefix: `/c/${encodeURIComponent(capability)}` });
+      c.set("shelfAccess", { visibility, urlPrefix: `/c/${encodeURIComponent(capability)}`, pinned });
       return next();
     }
     if (visibility === "private") {
@@ -124,7 +144,7 @@ export function readAccess(options: ReadAccessOptions = {}): MiddlewareHandler<{
         const verdict = await method.authenticate(c.req.raw, c.env);
         if (verdict === "refused") unauthorized(true);
         if (verdict === "granted") {
-          c.set("shelfAccess", { visibility, urlPrefix: "" });
+          c.set("shelfAccess", { visibility, urlPrefix: "", pinned });
           return next();
         }
       }
@@ -135,7 +155,7 @@ export function readAccess(options: ReadAccessOptions = {}): MiddlewareHandler<{
       const token = header ? bearerToken(header) : cookie!;
       if (token === null || !(await verify(token, c.env))) unauthorized(true);
     }
-    c.set("shelfAccess", { visibility, urlPrefix: "" });
+    c.set("shelfAccess", { visibility, urlPrefix: "", pinned });
     return next();
   };
 }

@@ -1,7 +1,7 @@
 // The header policies a route group applies, as hono-style factories that validate their options
 // and compute their headers once, when the group is built: security headers (per group: the
 // pages have their own CSP), CORS and the Cache-Control values. Each returns a HeaderPolicy over a
-// Headers object (testable on its own); src/worker/routes composes them into each read path's guard.
+// Headers object (testable on its own); src/worker/read composes them into each read path's guard.
 import type { MiddlewareHandler } from "hono";
 
 /**
@@ -122,7 +122,7 @@ export function withHeaders(policy: HeaderPolicy): MiddlewareHandler {
 /** What a preflight may allow beyond GET and HEAD: POST with a JSON body (POST /v1/select). */
 export interface PreflightOptions {
   post?: boolean;
-  /** /mcp: POST and DELETE too, and the headers MCP clients send (src/worker/mcp). */
+  /** /mcp: POST and DELETE too, and the headers MCP clients send (src/worker/views/mcp). */
   mcp?: boolean;
 }
 
