@@ -68,6 +68,21 @@ export function keptGenerations(pointer: Pointer | null, keep: number): string[]
 }
 
 /**
+ * Where gc's walk of the live set starts: the kept generations, and every object uploaded after
+ * `youngAfter` (an upload in flight, not yet referenced by any stored document).
+ * @example liveRoots(listed, ["9f2c…"], Date.now() - 3_600_000).generation // => ["9f2c…", …young ones]
+ */
+export function liveRoots(listed: Record<ObjectKind, Listing>, keptIds: readonly string[], youngAfter: number): Record<ObjectKind, string[]> {
+  const young = (kind: ObjectKind) => [...listed[kind]].filter(([, meta]) => meta.uploaded > youngAfter).map(([sha]) => sha);
+  return { generation: [...keptIds, ...young("generation")], shard: young("shard"), record: young("record"), blob: young("blob") };
+}
+
+/** The stored signatures documents gc deletes: a generation's go with it (and any whose generation is gone already). */
+export function doomedSignatures(signed: Iterable<string>, liveGenerations: ReadonlyMap<string, unknown>): string[] {
+  return [...signed].filter((id) => !liveGenerations.has(id));
+}
+
+/**
  * What gc deletes: every stored object outside the live set, by kind, and the report that
  * counts and samples them (20 keys per kind).
  */
@@ -168,20 +183,18 @@ export class GarbageCollector {
       record: await this.#list("record", budget),
       blob: await this.#list("blob", budget),
     };
-    const young = (kind: ObjectKind) => [...listed[kind]].filter(([, meta]) => meta.uploaded > youngAfter).map(([sha]) => sha);
     // The live set: the kept generations and every young object (an upload in flight), and all
     // they reference. A stored shard's blob list was checked against its records when it was
     // stored, so only records no shard's list covers are read.
     const walk = await walkGeneration({
-      roots: { generation: [...keptIds, ...young("generation")], shard: young("shard"), record: young("record"), blob: young("blob") },
+      roots: liveRoots(listed, keptIds, youngAfter),
       select: (kind, shas) => shas.filter((sha) => listed[kind].has(sha)),
       read: (kind, sha) => this.#readJson(kind, sha, budget),
       trustShardBlobLists: true,
     });
 
     const { doomed, report } = planDeletions(listed, walk.reached, { applied: apply, keep, grace_seconds: graceSeconds, kept_generations: keptIds });
-    // A generation's signatures go with it (and any whose generation is gone already).
-    const signatures = [...(await this.#listKeys(R2_SIGNATURES_PREFIX, budget)).keys()].filter((id) => !walk.reached.generation.has(id));
+    const signatures = doomedSignatures((await this.#listKeys(R2_SIGNATURES_PREFIX, budget)).keys(), walk.reached.generation);
     if (apply) {
       // The version index first, so it never names a generation that is gone (a read, a write, its KV announcement).
       budget.ops += 3;

@@ -98,6 +98,7 @@ export async function putDocument(
   await assertNoGcRunning(storage, clock);
 
   const document = parseDocument(kind, json);
+  if ("code" in document) throw adminError(document.code, document.message);
   const missing =
     document.kind === "shard"
       ? await verifyShard(storage, document.shard)
@@ -131,7 +132,8 @@ async function verifyShard(storage: AdminStorage, shard: Shard): Promise<string[
   const missing = keys.filter((_, i) => records[i] === null).map(([key]) => key);
   if (missing.length) return missing;
   const byKey = new Map(keys.map(([key], i) => [key, records[i] as SkillRecord]));
-  checkShardAgainstRecords(shard, (entry) => byKey.get(r2Key("record", entry.record.sha256))!);
+  const problem = checkShardAgainstRecords(shard, (entry) => byKey.get(r2Key("record", entry.record.sha256))!);
+  if (problem) throw adminError(problem.code, problem.message);
   return [];
 }
 
@@ -148,6 +150,7 @@ async function verifyManifest(storage: AdminStorage, manifest: GenerationManifes
   const others = children.filter((c) => !c.key.startsWith(r2Prefix("shard")));
   missing.push(...(await missingAmong(storage, others, NOT_STORED)));
   if (missing.length) return missing;
-  checkManifestAgainstShards(manifest, shards as Shard[]);
+  const problem = checkManifestAgainstShards(manifest, shards as Shard[]);
+  if (problem) throw adminError(problem.code, problem.message);
   return [];
 }
