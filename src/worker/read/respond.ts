@@ -3,9 +3,12 @@
 // it), answered 304 from that key alone, and kept with its ETag in the isolate's bounded cache of
 // generated documents (read/generated.ts, shared with the indexes), so a repeated request
 // computes nothing, hashes nothing and reads no storage. Never written to KV on the request path.
+import { sha256Hex } from "../../core/skill/hash.ts";
 import { etagFor, ifNoneMatchMatches } from "../http/conditional.ts";
 import { cachedGenerated, GENERATED_CACHE_BYTES, keepGenerated, resetGenerated } from "./generated.ts";
 import type { ApiContext } from "../views/api/routes.ts";
+
+const encoder = new TextEncoder();
 
 /** Bytes of computed answers one isolate keeps: the generated-document cache's budget, which they share with the indexes. */
 export const COMPUTED_CACHE_BYTES = GENERATED_CACHE_BYTES;
@@ -27,13 +30,6 @@ export interface ComputedAnswer {
   contentType: string;
   /** Builds the body; called only on a cache miss. */
   build(): Promise<string | Uint8Array>;
-}
-
-const encoder = new TextEncoder();
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /**

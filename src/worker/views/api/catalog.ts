@@ -9,7 +9,7 @@ import { CatalogError, catalogEntryData, catalogSelection, renderCatalog, type C
 import { DEFAULT_FAST_PATH_MAX_TOKENS, resolveFastPath } from "../../../core/disclosure/fast-path.ts";
 import { compareCodePoints } from "../../../core/python-compat/py-text.ts";
 import type { ServedSkill } from "../../shelf/service.ts";
-import { problem } from "./problem.ts";
+import { problem, refuseUnknownIncludes } from "./problem.ts";
 import { computed, computedJson } from "../../read/respond.ts";
 import { bindRoute, queryOf, type ApiApp } from "./routes.ts";
 
@@ -77,16 +77,7 @@ function catalogOptions(args: CatalogArgs): CatalogOptions {
 export function buildCatalog(served: readonly ServedSkill[], args: CatalogArgs): string | CatalogJson {
   // A served entry is catalog input as it is (its null version is "none"): no copy of 1,000 entries.
   const skills: readonly CatalogSkill[] = served;
-  if (args.include !== null) {
-    const known = new Set(served.map((s) => s.name));
-    const unknown = args.include.filter((name) => !known.has(name));
-    if (unknown.length > 0) {
-      throw problem("not_found", `include names skills this shelf does not serve (absent, or blocked by an advisory in force): ${unknown.join(", ")}`, {
-        param: "include",
-        skills: unknown,
-      });
-    }
-  }
+  refuseUnknownIncludes(served, args.include);
   const options = catalogOptions(args);
   try {
     if (args.format !== "json") return renderCatalog(skills, options);

@@ -3,6 +3,7 @@
 // isolate: it depends on the code only, not on the shelf.
 import { API_BASE } from "../../../core/api/contract.ts";
 import { ADMIN_API_BASE } from "../../../core/publish/contract.ts";
+import { toHex } from "../../../core/skill/hash.ts";
 import { etagFor } from "../../http/conditional.ts";
 import { serveJson } from "../../http/file-response.ts";
 import { cachePolicy } from "../../read/policy.ts";
@@ -54,7 +55,7 @@ export function openApiDocumentRoute(api: ApiApp, adminDocument?: AdminOpenApiDo
     if (text === undefined) {
       text = JSON.stringify(openApiDocument(api, adminDocument));
       const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-      etag = etagFor(`openapi-${Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join("")}`);
+      etag = etagFor(`openapi-${toHex(digest.slice(0, 16))}`);
     }
     return serveJson(c.req.raw, text, etag!);
   });

@@ -41,6 +41,21 @@ export function invalidParameter(param: string, detail: string): ShelfError {
 }
 
 /**
+ * The not_found problem of an `include` naming skills not served here (absent, or blocked by an
+ * advisory in force, which at the edge is the same), listing them; /v1/catalog and /v1/skills.
+ */
+export function refuseUnknownIncludes(served: readonly { name: string }[], include: readonly string[] | null): void {
+  if (include === null) return;
+  const known = new Set(served.map((s) => s.name));
+  const unknown = include.filter((name) => !known.has(name));
+  if (unknown.length === 0) return;
+  throw problem("not_found", `include names skills this shelf does not serve (absent, or blocked by an advisory in force): ${unknown.join(", ")}`, {
+    param: "include",
+    skills: unknown,
+  });
+}
+
+/**
  * The problem document for a ShelfError, with no-store, the security headers and its own headers.
  * A code the /v1 contract does not name (a file answer's 416 range_not_satisfiable) keeps the
  * plain answer, as its headers say how to ask again. A blocked skill's problem also names the skill.

@@ -14,7 +14,7 @@ import { immutableArchiveUrl } from "../../read/urls.ts";
 import type { SkillTrustView } from "../../../core/api/trust.ts";
 import { resourceOf } from "../../shelf/disclosure.ts";
 import type { ServedSkill } from "../../shelf/service.ts";
-import { invalidParameter, problem } from "./problem.ts";
+import { invalidParameter, refuseUnknownIncludes } from "./problem.ts";
 
 /** A list request with defaults applied and lists sorted and deduplicated, so equal requests share one cache key. */
 export interface SkillListArgs {
@@ -128,16 +128,7 @@ export function skillSummary(base: LinkBase, skill: ServedSkill) {
  * @example skillPage(await shelf.skills(), args, { prefix: "", generation }).next_cursor
  */
 export function skillPage(served: readonly ServedSkill[], args: SkillListArgs, base: LinkBase) {
-  if (args.include !== null) {
-    const known = new Set(served.map((s) => s.name));
-    const unknown = args.include.filter((name) => !known.has(name));
-    if (unknown.length > 0) {
-      throw problem("not_found", `include names skills this shelf does not serve (absent, or blocked by an advisory in force): ${unknown.join(", ")}`, {
-        param: "include",
-        skills: unknown,
-      });
-    }
-  }
+  refuseUnknownIncludes(served, args.include);
   const candidates: Array<CatalogSkill & { served: ServedSkill }> = served.map((s) => ({ name: s.name, tags: s.tags, served: s }));
   const { skills: selected } = catalogSelection(candidates, {
     ...(args.tags !== null ? { tags: args.tags } : {}),
