@@ -38,8 +38,8 @@ async function workerModule<T>(path: string): Promise<T> {
 const { buildCatalog, catalogArgs } = await workerModule<{
   buildCatalog(served: unknown[], args: unknown): unknown;
   catalogArgs(query: Record<string, string>): unknown;
-}>("api/catalog.ts");
-const { resetComputedCache } = await workerModule<{ resetComputedCache(): void }>("api/respond.ts");
+}>("views/api/catalog.ts");
+const { resetComputedCache } = await workerModule<{ resetComputedCache(): void }>("read/respond.ts");
 const { ShelfService } = await workerModule<{ ShelfService: new (env: object) => { skills(): Promise<unknown[]> } }>("shelf/service.ts");
 const { resetStorageMemory } = await workerModule<{ resetStorageMemory(): void }>("storage/index.ts");
 const { default: app } = await workerModule<{ default: { request(url: string, init: RequestInit, env: object): Promise<Response> } }>("index.ts");

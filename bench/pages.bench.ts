@@ -43,7 +43,7 @@ async function bundleWorker(): Promise<Bundle> {
     stdin: {
       contents: [
         'export { default as app } from "./src/worker/index.ts";',
-        'export { resetComputedCache } from "./src/worker/api/respond.ts";',
+        'export { resetComputedCache } from "./src/worker/read/respond.ts";',
         'export { resetStorageMemory } from "./src/worker/storage/index.ts";',
         'export { resetSearchIndexCache } from "./src/worker/shelf/search.ts";',
         'export { resetBodyCache } from "./src/worker/shelf/service.ts";',

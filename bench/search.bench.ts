@@ -8,7 +8,7 @@
 import { canonicalDocument } from "../src/core/generation/canonical-json.ts";
 import { GenerationManifestSchema } from "../src/core/generation/manifest.ts";
 import { buildSearchIndex, parseQuery, prepareSearchIndex, searchIndex } from "../src/core/search/bm25.ts";
-import { resetComputedCache } from "../src/worker/api/respond.ts";
+import { resetComputedCache } from "../src/worker/read/respond.ts";
 import app from "../src/worker/index.ts";
 import { resetSearchIndexCache, searchShelf } from "../src/worker/shelf/search.ts";
 import { ShelfService } from "../src/worker/shelf/service.ts";

@@ -1,6 +1,7 @@
 // Structural checks on src/: no module imports itself through a circle of relative imports (type-only
 // imports included: a reader follows those too), imports follow the layers (core imports no runtime; the
-// Worker and the CLI never import each other), and no Worker source file grows past MAX_WORKER_FILE_LINES.
+// Worker and the CLI never import each other), the Worker's views import neither storage nor each other,
+// and no Worker source file grows past MAX_WORKER_FILE_LINES.
 // test/scripts/check-tree.test.ts enforces both in npm test; `node scripts/check-tree.ts` prints what it finds.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -133,6 +134,39 @@ export function layerViolations(graph: ImportGraph, allowed: Readonly<Record<str
   return out.sort();
 }
 
+/** Where the Worker's views live: each file or folder directly under it is one view. */
+export const WORKER_VIEWS = "src/worker/views";
+/** What no view may import: the Worker's storage (views ask the shelf service). */
+export const VIEWS_NEVER_IMPORT: readonly string[] = ["src/worker/storage"];
+
+/**
+ * The Worker's inner rules, as "from -> to": a view (a file or folder directly under
+ * `views`) never imports storage (it asks the shelf service, the read surface and http/), nor
+ * another view (what two views share belongs in src/worker/read or src/worker/shelf).
+ * @example viewViolations(new Map([["src/worker/views/mcp/a.ts", ["src/worker/views/api/b.ts"]]])) // => ["src/worker/views/mcp/a.ts -> src/worker/views/api/b.ts"]
+ */
+export function viewViolations(graph: ImportGraph, views = WORKER_VIEWS, forbidden: readonly string[] = VIEWS_NEVER_IMPORT): string[] {
+  const prefix = `${views}/`;
+  const viewOf = (file: string) =>
+    file.startsWith(prefix)
+      ? file
+          .slice(prefix.length)
+          .split("/")[0]!
+          .replace(/\.tsx?$/, "")
+      : undefined;
+  const out: string[] = [];
+  for (const [from, targets] of graph) {
+    const view = viewOf(from);
+    if (view === undefined) continue;
+    for (const to of targets) {
+      const other = viewOf(to);
+      const crossesViews = other !== undefined && other !== view;
+      if (crossesViews || forbidden.some((folder) => to.startsWith(`${folder}/`))) out.push(`${from} -> ${to}`);
+    }
+  }
+  return out.sort();
+}
+
 /** Files under `folder` with more than `maxLines` lines, with their line counts. */
 export function oversizedFiles(tree: SourceTree, folder: string, maxLines: number): { file: string; lines: number }[] {
   const prefix = folder.endsWith("/") ? folder : `${folder}/`;
@@ -164,13 +198,15 @@ function main(): number {
   const cycles = importCycles(graph);
   const crossings = layerViolations(graph);
   const oversized = oversizedFiles(tree, "src/worker", MAX_WORKER_FILE_LINES);
+  const viewCrossings = viewViolations(graph);
   for (const circle of cycles) process.stderr.write(`import cycle: ${circle.join(" -> ")}\n`);
   for (const crossing of crossings) process.stderr.write(`layer crossing: ${crossing} (core imports no runtime; worker and cli never import each other)\n`);
+  for (const crossing of viewCrossings) process.stderr.write(`view crossing: ${crossing} (views never import storage or each other)\n`);
   for (const f of oversized) process.stderr.write(`${f.file}: ${f.lines} lines, over ${MAX_WORKER_FILE_LINES}; split it by job\n`);
   process.stdout.write(
-    `check-tree: ${tree.size} modules, ${cycles.length} import cycle(s), ${crossings.length} layer crossing(s), ${oversized.length} oversized Worker file(s)\n`,
+    `check-tree: ${tree.size} modules, ${cycles.length} import cycle(s), ${crossings.length} layer crossing(s), ${viewCrossings.length} view crossing(s), ${oversized.length} oversized Worker file(s)\n`,
   );
-  return cycles.length || crossings.length || oversized.length ? 1 : 0;
+  return cycles.length || crossings.length || viewCrossings.length || oversized.length ? 1 : 0;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = main();

@@ -21,7 +21,7 @@ import {
   SkillSourceError,
 } from "agents/skills";
 import { mapLimit } from "../core/publish/map-limit.ts";
-import { isSha256Hex, sha256Hex } from "../core/skill/hash.ts";
+import { isSha256Hex, sha256Hex, toHex } from "../core/skill/hash.ts";
 
 /** What the source sends requests through: a service binding (`env.SHELF`), or anything with the same `fetch`. */
 export interface ShelfFetcher {
@@ -392,10 +392,7 @@ function recordFiles(body: unknown, name: string, generation: string): Map<strin
 function reprDigestSha256(header: string | null): string | null {
   const match = /(?:^|,)\s*sha-256=:([A-Za-z0-9+/]+={0,2}):/.exec(header ?? "");
   if (!match) return null;
-  const binary = atob(match[1]!);
-  let hex = "";
-  for (let i = 0; i < binary.length; i++) hex += binary.charCodeAt(i).toString(16).padStart(2, "0");
-  return hex;
+  return toHex(Uint8Array.from(atob(match[1]!), (c) => c.charCodeAt(0)));
 }
 
 /** Why the shelf refused a request, in words an agent's log can use. */

@@ -8,6 +8,7 @@ import {
   layerViolations,
   MAX_WORKER_FILE_LINES,
   oversizedFiles,
+  viewViolations,
   readSourceTree,
   relativeImports,
 } from "../../scripts/check-tree.ts";
@@ -88,6 +89,36 @@ describe("layerViolations", () => {
   });
 });
 
+describe("viewViolations", () => {
+  it("names a view importing storage or another view, and nothing else", () => {
+    const graph = importGraph(
+      tree({
+        "src/worker/storage/s.ts": "export const s = 1;",
+        "src/worker/read/r.ts": 'import { s } from "../storage/s.ts";',
+        "src/worker/views/api/a.ts": 'import { r } from "../../read/r.ts";\nimport { b } from "./b.ts";',
+        "src/worker/views/api/b.ts": "export const b = 1;",
+        "src/worker/views/mcp/m.ts": 'import { a } from "../api/a.ts";\nimport { s } from "../../storage/s.ts";',
+        "src/worker/views/well-known.ts": 'import { m } from "./mcp/m.ts";',
+      }),
+    );
+    expect(viewViolations(graph)).toEqual([
+      "src/worker/views/mcp/m.ts -> src/worker/storage/s.ts",
+      "src/worker/views/mcp/m.ts -> src/worker/views/api/a.ts",
+      "src/worker/views/well-known.ts -> src/worker/views/mcp/m.ts",
+    ]);
+  });
+
+  it("fails on a violation planted in the real tree", () => {
+    const src = readSourceTree(path.resolve(import.meta.dirname, "../.."));
+    const planted = new Map(src);
+    planted.set("src/worker/views/mcp/planted.ts", 'import { r2Key } from "../../storage/keys.ts";\nimport { apiRoutes } from "../api/index.ts";');
+    expect(viewViolations(importGraph(planted))).toEqual([
+      "src/worker/views/mcp/planted.ts -> src/worker/storage/keys.ts",
+      "src/worker/views/mcp/planted.ts -> src/worker/views/api/index.ts",
+    ]);
+  });
+});
+
 describe("the source tree", () => {
   const src = readSourceTree(path.resolve(import.meta.dirname, "../.."));
   it("is read in full", () => {
@@ -99,6 +130,9 @@ describe("the source tree", () => {
   });
   it("keeps its layers: core imports no runtime, the Worker and the CLI never import each other", () => {
     expect(layerViolations(importGraph(src))).toEqual([]);
+  });
+  it("keeps the Worker's inner rules: views import neither storage nor each other", () => {
+    expect(viewViolations(importGraph(src))).toEqual([]);
   });
   it(`has no Worker file over ${MAX_WORKER_FILE_LINES} lines`, () => {
     expect(oversizedFiles(src, "src/worker", MAX_WORKER_FILE_LINES)).toEqual([]);

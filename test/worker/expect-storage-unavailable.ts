@@ -16,5 +16,7 @@ export async function expectStorageUnavailable(res: Response, label: string, opt
   const text = await res.text();
   expect(text, label).not.toContain("internal detail");
   if (options.allowEmptyBody && text === "") return;
-  expect((JSON.parse(text) as { error: string }).error, label).toBe("storage_unavailable");
+  // The plain answer names it `error`; a /v1 problem document, `code`.
+  const body = JSON.parse(text) as { error?: string; code?: string };
+  expect(body.error ?? body.code, label).toBe("storage_unavailable");
 }

@@ -26,6 +26,15 @@ export const BLOCKING_ADVISORY = {
   withdrawn_at: null,
 };
 
+/**
+ * An active critical advisory against `name` (any tree hash unless `overrides` pins one): the
+ * fixture advisory every test that needs one starts from, changed only where the test cares.
+ * @example advisoryFor("alpha", { advisory_id: "ADV-LIVE-1" })
+ */
+export function advisoryFor(name: string, overrides: Partial<Omit<typeof BLOCKING_ADVISORY, "tree_hash">> & { tree_hash?: string | null } = {}) {
+  return { ...BLOCKING_ADVISORY, name, ...overrides };
+}
+
 /** One fixture skill: its name, description and files (SKILL.md is generated when absent). */
 export interface FixtureSkill {
   name: string;

@@ -53,6 +53,41 @@ export type SeedReport = {
   excluded?: string[];
 } & Record<SeedBucket, string[]>;
 
+/** What the destination holds where a bundled item goes, as the seed found it. */
+export type DestinationState = { kind: "absent" } | { kind: "symlink" } | { kind: "unreadable" } | { kind: "present"; hash: string | null };
+
+/** What seeding does with one bundled item: install it, record it as already there, or keep what is there. */
+export type SeedDecision = { install: true; bucket: "added" | "updated" } | { install: false; bucket: Exclude<SeedBucket, "added" | "updated"> };
+
+/**
+ * The seed's decision for one bundled item, a pure function of what is there and what the
+ * manifest recorded (`recorded`: the hash the last seed wrote for it, undefined when it never
+ * wrote it; `hasManifest`: whether any seed ran here). A symlink, an unreadable tree, a foreign
+ * or user-modified item, and (on a downgrade) a newer seeded one are kept; `hash` is null for an
+ * item of the other type (a file where a folder is bundled).
+ * @example seedDecision({ kind: "absent" }, "ab…", false, undefined, false) // => { install: true, bucket: "added" }
+ */
+export function seedDecision(state: DestinationState, bundled: string, hasManifest: boolean, recorded: string | undefined, downgrade: boolean): SeedDecision {
+  if (state.kind === "symlink") return { install: false, bucket: "kept_symlink" };
+  if (state.kind === "absent") return { install: true, bucket: "added" };
+  if (state.kind === "unreadable") return { install: false, bucket: "kept_unreadable" };
+  if (state.hash === bundled) return { install: false, bucket: "unchanged" };
+  if (!hasManifest) return { install: false, bucket: "kept_unknown_provenance" };
+  if (recorded === undefined) return { install: false, bucket: "kept_foreign" };
+  if (state.hash !== recorded) return { install: false, bucket: "kept_user_modified" };
+  return downgrade ? { install: false, bucket: "kept_newer" } : { install: true, bucket: "updated" };
+}
+
+/** Whether the manifest a seed would write says what the one on disk says (then it is not rewritten). */
+export function manifestUnchanged(onDisk: (Manifest & Record<string, unknown>) | null, next: Manifest): boolean {
+  return (
+    onDisk !== null &&
+    Object.keys(onDisk).length === 3 &&
+    onDisk.bundled_version === next.bundled_version &&
+    JSON.stringify(Object.entries(onDisk.items).sort()) === JSON.stringify(Object.entries(next.items).sort())
+  );
+}
+
 /** Fault-injection points, for crash tests: each runs before the named step. */
 export type SeedStep = "stage" | "retire" | "install" | "manifest";
 
@@ -415,6 +450,20 @@ export async function seedShelf(bundle: string, dest: string, options: SeedOptio
   }
 }
 
+/** What is at `target`, hashed as the bundled item would be (null when it is of the other type). */
+async function destinationState(target: string, isDir: boolean): Promise<DestinationState> {
+  const st = await lstatOrNull(target);
+  if (!st) return { kind: "absent" };
+  if (st.isSymbolicLink()) return { kind: "symlink" };
+  if (isDir !== st.isDirectory()) return { kind: "present", hash: null };
+  try {
+    return { kind: "present", hash: await hashItem(target, isDir) };
+  } catch (error) {
+    if (!(error instanceof UnreadableTree)) throw error;
+    return { kind: "unreadable" };
+  }
+}
+
 async function seedLocked(
   bundle: string,
   version: string,
@@ -444,42 +493,19 @@ async function seedLocked(
     for (const item of items) {
       const bundled = bundledHashes.get(item.key)!;
       const target = path.join(dest, item.key);
-      const st = await lstatOrNull(target);
-      if (st?.isSymbolicLink()) {
-        buckets.kept_symlink.push(item.key);
-        continue;
-      }
-      if (!st) {
+      const decision = seedDecision(
+        await destinationState(target, item.isDir),
+        bundled,
+        manifest !== null,
+        Object.hasOwn(seeded, item.key) ? seeded[item.key] : undefined,
+        downgrade,
+      );
+      if (decision.install) {
         checkLock();
         await install(item, target, staging, options);
-        seeded[item.key] = bundled;
-        buckets.added.push(item.key);
-        continue;
       }
-      let current: string | null = null;
-      if (item.isDir === st.isDirectory()) {
-        try {
-          current = await hashItem(target, item.isDir);
-        } catch (error) {
-          if (!(error instanceof UnreadableTree)) throw error;
-          buckets.kept_unreadable.push(item.key);
-          continue;
-        }
-      }
-      if (current === bundled) {
-        seeded[item.key] = bundled;
-        buckets.unchanged.push(item.key);
-      } else if (!manifest) buckets.kept_unknown_provenance.push(item.key);
-      else if (!Object.hasOwn(seeded, item.key)) buckets.kept_foreign.push(item.key);
-      else if (current === seeded[item.key]) {
-        if (downgrade) buckets.kept_newer.push(item.key);
-        else {
-          checkLock();
-          await install(item, target, staging, options);
-          seeded[item.key] = bundled;
-          buckets.updated.push(item.key);
-        }
-      } else buckets.kept_user_modified.push(item.key);
+      if (decision.install || decision.bucket === "unchanged") seeded[item.key] = bundled;
+      buckets[decision.bucket].push(item.key);
     }
   } finally {
     await rm(staging, { recursive: true, force: true });
@@ -493,11 +519,7 @@ async function seedLocked(
     else delete seeded[key];
   }
   const next: Manifest = { schema: 1, bundled_version: downgrade ? previous! : version, items: seeded };
-  const unchangedManifest =
-    manifest !== null &&
-    Object.keys(manifest).length === 3 &&
-    manifest.bundled_version === next.bundled_version &&
-    JSON.stringify(Object.entries(manifest.items).sort()) === JSON.stringify(Object.entries(next.items).sort());
+  const unchangedManifest = manifestUnchanged(manifest, next);
   if (!unchangedManifest) {
     checkLock();
     await options.beforeStep?.("manifest", SEED_MANIFEST);

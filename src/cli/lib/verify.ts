@@ -6,12 +6,16 @@ import { shelfFetcher, ShelfFetchError } from "../../core/signing/verify-shelf.t
 import { CliError, UsageError } from "./cli.ts";
 import { writeSecretFile } from "./signing.ts";
 
+/** The keys file does not exist (trust on first use then fetches and pins the shelf's keys). */
+export class KeysFileMissingError extends UsageError {}
+
 /** Reads a keys file ({origin?, keys: [{key_id, public_key, status}]}, as keys.json or keygen's entry). */
 export async function readKeysFile(file: string): Promise<KeysDocument["keys"]> {
   let json: unknown;
   try {
     json = JSON.parse(await readFile(file, "utf8"));
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new KeysFileMissingError(`cannot read keys file ${file}: ENOENT`);
     throw new UsageError(`cannot read keys file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const parsed = KeysDocumentSchema.partial({ origin: true }).safeParse(json);
@@ -32,7 +36,7 @@ export async function pinnedKeys(
   try {
     return { keys: await readKeysFile(file), pinnedNow: false };
   } catch (error) {
-    if (!(error instanceof UsageError) || !/ENOENT/.test(error.message)) throw error;
+    if (!(error instanceof KeysFileMissingError)) throw error;
   }
   let fetched: unknown;
   try {

@@ -1,10 +1,10 @@
 // The catalog group of the read API: the system-prompt catalog (GET /v1/catalog) fitted to a
 // budget in agentskills-core's XML and Markdown or as structured JSON, and the single-skill fast
-// path (GET /v1/fast-path). Plain zod: the Worker binds these routes (src/worker/api/catalog.ts)
+// path (GET /v1/fast-path). Plain zod: the Worker binds these routes (src/worker/views/api/catalog.ts)
 // and the OpenAPI document is generated from the same schemas.
 import { z } from "zod";
 import { DEFAULT_FAST_PATH_MAX_TOKENS } from "../disclosure/fast-path.ts";
-import { API_LIMITS, BooleanParam, integerParam, listParam, SkillNameSchema, type ApiRoute } from "./contract.ts";
+import { API_LIMITS, BooleanParam, integerParam, listParam, NameParamSchema, skillFilterParams, type ApiRoute } from "./contract.ts";
 
 /** The catalog's text formats and the structured one. */
 export const CATALOG_FORMATS = ["xml", "markdown", "json"] as const;
@@ -17,19 +17,10 @@ export const CATALOG_MEDIA_TYPES = {
   json: "application/json",
 } as const satisfies Record<CatalogApiFormat, string>;
 
-const TagSchema = z.string().min(1).max(API_LIMITS.maxTagChars).describe(`a tag of at most ${API_LIMITS.maxTagChars} characters`);
-const NameSchema = SkillNameSchema.describe("a skill name");
-
 /** The arguments of GET /v1/catalog, as the query string writes them (the CLI's flags, snake_case). */
 export const CatalogQuerySchema = z.object({
   format: z.enum(CATALOG_FORMATS).optional().describe("xml (default), markdown, or json (the entries the xml catalog shows, as data)"),
-  tags: listParam("tags", TagSchema, API_LIMITS.maxTags)
-    .optional()
-    .describe("Comma-separated: keep skills carrying any of these tags (case-insensitive). Present but empty keeps none."),
-  include: listParam("include", NameSchema, API_LIMITS.maxNames)
-    .optional()
-    .describe("Comma-separated skill names to keep; a name not served here is a 404 naming it."),
-  exclude: listParam("exclude", NameSchema, API_LIMITS.maxNames).optional().describe("Comma-separated skill names to drop (unknown ones ignored)."),
+  ...skillFilterParams("case-insensitive"),
   max_chars: integerParam(0, API_LIMITS.maxCatalogChars)
     .optional()
     .describe("Ceiling on the catalog's length in code points; whole entries are dropped from the end and the truncation is stated."),
@@ -61,7 +52,7 @@ export type CatalogJson = z.infer<typeof CatalogJsonSchema>;
 
 /** The arguments of GET /v1/fast-path. */
 export const FastPathQuerySchema = z.object({
-  include: listParam("include", NameSchema, API_LIMITS.maxNames)
+  include: listParam("include", NameParamSchema, API_LIMITS.maxNames)
     .optional()
     .describe("Comma-separated: narrow to these skills first (unknown names are ignored, as in agentskills-core)."),
   max_tokens: integerParam(0, API_LIMITS.maxFastPathTokens)

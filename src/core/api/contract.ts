@@ -1,7 +1,7 @@
 // The read API (/v1) contract, defined once: the limits every argument is held to, the error
 // codes with their one HTTP status, the problem document (RFC 9457) every refusal is, and the
 // route type each view's routes are declared with (skills.ts, catalog.ts, trust.ts, search.ts
-// beside this file). Plain zod, free of hono: the Worker binds the routes (src/worker/api) and
+// beside this file). Plain zod, free of hono: the Worker binds the routes (src/worker/views/api) and
 // the OpenAPI document is generated from the same schemas.
 import { z } from "zod";
 import { MAX_NAME_CHARS, SKILL_NAME_RE } from "../skill/skill.ts";
@@ -107,6 +107,27 @@ export function listParam(param: string, item: z.ZodString, max: number) {
     .max(max * 200)
     .refine((value) => splitList(value).length <= max, { message: `${param} takes at most ${max} items` })
     .refine((value) => splitList(value).every((v) => item.safeParse(v).success), { message: `every ${param} item must be ${item.description ?? "valid"}` });
+}
+
+/** One item of a `tags` list parameter. */
+export const TagParamSchema = z.string().min(1).max(API_LIMITS.maxTagChars).describe(`a tag of at most ${API_LIMITS.maxTagChars} characters`);
+/** One item of a list of skill names (`include`, `exclude`). */
+export const NameParamSchema = SkillNameSchema.describe("a skill name");
+
+/**
+ * The `tags`, `include` and `exclude` parameters /v1/catalog and /v1/skills share (one list, so
+ * the two select alike); `tagMatch` says how tags match, in the route's own words.
+ */
+export function skillFilterParams(tagMatch: string) {
+  return {
+    tags: listParam("tags", TagParamSchema, API_LIMITS.maxTags)
+      .optional()
+      .describe(`Comma-separated: keep skills carrying any of these tags (${tagMatch}). Present but empty keeps none.`),
+    include: listParam("include", NameParamSchema, API_LIMITS.maxNames)
+      .optional()
+      .describe("Comma-separated skill names to keep; a name not served here is a 404 naming it."),
+    exclude: listParam("exclude", NameParamSchema, API_LIMITS.maxNames).optional().describe("Comma-separated skill names to drop (unknown ones ignored)."),
+  };
 }
 
 /** The items of a comma-separated list parameter, trimmed, blanks dropped. */

@@ -1,7 +1,7 @@
 // The search group of the read API: skills ranked for a task description (GET /v1/search), and
 // the same ranking in the `skills` CLI's find contract (GET /api/search, outside /v1 because the
 // CLI asks `${SKILLS_API_URL}/api/search`). Plain zod: the Worker binds these routes
-// (src/worker/api/search.ts) and the OpenAPI document is generated from the same schemas.
+// (src/worker/views/api/search.ts) and the OpenAPI document is generated from the same schemas.
 import { z } from "zod";
 import { TRUST_LEVELS } from "../trust/records.ts";
 import { Sha256Schema } from "../generation/manifest.ts";

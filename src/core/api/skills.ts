@@ -1,14 +1,14 @@
 // The skills group of the read API: the servable skills as a paged list, one skill's record,
 // and its progressive disclosure (body, outline, one section, resources), as agentskills-core
-// serves them to an agent. Plain zod: the Worker binds these routes (src/worker/api/skills.ts)
+// serves them to an agent. Plain zod: the Worker binds these routes (src/worker/views/api/skills.ts)
 // and the OpenAPI document is generated from the same schemas.
 import { SkillSignatureSchema } from "../signing/signatures.ts";
 import { z } from "zod";
-import { BuildVerdictSchema, Sha256Schema } from "../generation/manifest.ts";
+import { BuildVerdictSchema, Sha256Schema, SKILL_METADATA_FIELDS } from "../generation/manifest.ts";
 import { TRUST_LEVELS } from "../trust/records.ts";
 import { MAX_RANGE_CHARS } from "../versions/resolve.ts";
 import { TrustVerdictSchema } from "./trust.ts";
-import { API_LIMITS, integerParam, listParam, SkillNameSchema, SkillParamsSchema, type ApiRoute } from "./contract.ts";
+import { API_LIMITS, integerParam, NameParamSchema, skillFilterParams, SkillParamsSchema, type ApiRoute } from "./contract.ts";
 
 /** The folders whose files are a skill's resources (agentskills-core's RESOURCE_KINDS); SKILL.md is the body, not a resource. */
 export const RESOURCE_KINDS = ["references", "scripts", "assets"] as const;
@@ -45,8 +45,7 @@ export const RAW_RESOURCE_MEDIA_TYPES = [
   "image/webp",
 ] as const;
 
-const NameSchema = SkillNameSchema.describe("a skill name");
-const TagSchema = z.string().min(1).max(API_LIMITS.maxTagChars).describe(`a tag of at most ${API_LIMITS.maxTagChars} characters`);
+const NameSchema = NameParamSchema;
 
 /** `{name}` in a path. */
 
@@ -64,13 +63,7 @@ export const ResourceParamsSchema = z.object({
 
 /** The arguments of GET /v1/skills. */
 export const SkillListQuerySchema = z.object({
-  tags: listParam("tags", TagSchema, API_LIMITS.maxTags)
-    .optional()
-    .describe("Comma-separated: keep skills carrying any of these tags (case-insensitive, as the catalog matches them). Present but empty keeps none."),
-  include: listParam("include", NameSchema, API_LIMITS.maxNames)
-    .optional()
-    .describe("Comma-separated skill names to keep; a name not served here is a 404 naming it."),
-  exclude: listParam("exclude", NameSchema, API_LIMITS.maxNames).optional().describe("Comma-separated skill names to drop (unknown ones ignored)."),
+  ...skillFilterParams("case-insensitive, as the catalog matches them"),
   limit: integerParam(1, API_LIMITS.maxPageSize)
     .optional()
     .describe(`Skills per page (default ${API_LIMITS.defaultPageSize}, at most ${API_LIMITS.maxPageSize}).`),
@@ -177,14 +170,7 @@ export const SkillDetailSchema = z
   .object({
     generation: Sha256Schema,
     name: z.string(),
-    description: z.string(),
-    version: z.string().nullable(),
-    license: z.string().nullable(),
-    compatibility: z.string().nullable(),
-    allowed_tools: z.array(z.string()).nullable(),
-    tags: z.array(z.string()),
-    when_to_use: z.array(z.string()),
-    when_not_to_use: z.array(z.string()),
+    ...SKILL_METADATA_FIELDS,
     frontmatter: z.record(z.string(), z.unknown()).describe("SKILL.md's frontmatter, verbatim, as JSON"),
     content_hash: Sha256Schema.describe("SHA-256 of SKILL.md"),
     tree_hash: Sha256Schema.describe("hash_skill_tree of the folder; trust records bind to it"),

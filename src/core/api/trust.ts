@@ -1,7 +1,7 @@
 // The trust group of the read API: every skill's verdict under the advisories in force
 // (GET /v1/trust, GET /v1/trust/{name}) and the trust-gated selection of a context
 // (POST /v1/select), with the same results as `skillshelf trust` and `skillshelf select`.
-// Plain zod: the Worker binds these routes (src/worker/api/trust.ts) and the OpenAPI document
+// Plain zod: the Worker binds these routes (src/worker/views/api/trust.ts) and the OpenAPI document
 // is generated from the same schemas.
 import { z } from "zod";
 import { AdvisoryEntryObjectSchema, TRUST_LEVELS, ValidationRecordObjectSchema } from "../trust/records.ts";

@@ -1,7 +1,7 @@
 // The versions group of the read API (issue 17): a skill's versions from the shelf's version
 // index, one version resolved by a semver range (answered as that version's record, with URLs
 // pinned to its generation), and many resolved at once for a lockfile. Plain zod: the Worker
-// binds these routes (src/worker/api/versions.ts); the OpenAPI document comes from the same schemas.
+// binds these routes (src/worker/views/api/versions.ts); the OpenAPI document comes from the same schemas.
 import { z } from "zod";
 import { MAX_RANGE_CHARS } from "../versions/resolve.ts";
 import { API_LIMITS, SkillNameSchema, SkillParamsSchema, type ApiRoute } from "./contract.ts";

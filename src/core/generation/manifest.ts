@@ -90,14 +90,10 @@ export type SkillTrust = z.infer<typeof SkillTrustSchema>;
 export const RequiresSchema = z.strictObject({ mcp: z.array(z.string()), tools: z.array(z.string()) });
 
 /**
- * Everything known about one skill, stored once under the SHA-256 of its canonical JSON, so an
- * unchanged skill is the same record in every generation.
+ * The skill's metadata from its frontmatter, as a record stores it and /v1/skills/{name} shows it
+ * (one list, so the two cannot drift).
  */
-export const SkillRecordSchema = z.strictObject({
-  schema: z.literal(SKILL_RECORD_SCHEMA),
-  name: z.string().min(1),
-  /** The SKILL.md frontmatter, verbatim, as JSON (what SEP-2640 hosts compare field by field). */
-  frontmatter: z.record(z.string(), z.unknown()),
+export const SKILL_METADATA_FIELDS = {
   description: z.string(),
   version: z.string().nullable(),
   license: z.string().nullable(),
@@ -106,6 +102,18 @@ export const SkillRecordSchema = z.strictObject({
   tags: z.array(z.string()),
   when_to_use: z.array(z.string()),
   when_not_to_use: z.array(z.string()),
+};
+
+/**
+ * Everything known about one skill, stored once under the SHA-256 of its canonical JSON, so an
+ * unchanged skill is the same record in every generation.
+ */
+export const SkillRecordSchema = z.strictObject({
+  schema: z.literal(SKILL_RECORD_SCHEMA),
+  name: z.string().min(1),
+  /** The SKILL.md frontmatter, verbatim, as JSON (what SEP-2640 hosts compare field by field). */
+  frontmatter: z.record(z.string(), z.unknown()),
+  ...SKILL_METADATA_FIELDS,
   requires: RequiresSchema,
   /** SHA-256 of the SKILL.md bytes (AbstractSkill content_hash). */
   content_hash: sha256Hex,

@@ -59,22 +59,22 @@ export function readJsonText(bytes: Uint8Array, what: string, maxDepth = MAX_JSO
   try {
     text = utf8.decode(bytes);
   } catch {
-    return { ok: false, code: "invalid_text", message: `the ${what} is not UTF-8 text; nothing was stored` };
+    return { ok: false, code: "invalid_text", message: `the ${what} is not UTF-8 text` };
   }
   if (jsonDepth(text, maxDepth) > maxDepth) {
-    return { ok: false, code: "too_deep", message: `the ${what} nests arrays and objects more than ${maxDepth} deep; nothing was stored` };
+    return { ok: false, code: "too_deep", message: `the ${what} nests arrays and objects more than ${maxDepth} deep` };
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return { ok: false, code: "malformed_json", message: `the ${what} is not JSON; nothing was stored` };
+    return { ok: false, code: "malformed_json", message: `the ${what} is not JSON` };
   }
   if (hasLoneSurrogate(value)) {
     return {
       ok: false,
       code: "invalid_text",
-      message: `the ${what} holds a lone surrogate escape (such as \\ud800), which is not Unicode text; nothing was stored`,
+      message: `the ${what} holds a lone surrogate escape (such as \\ud800), which is not Unicode text`,
     };
   }
   return { ok: true, value, text };

@@ -230,9 +230,14 @@ export const MAX_YAML_DEPTH = 64;
 /** What the parser says when the stack runs out; a document nested that deep is refused as such. */
 const STACK_OVERFLOW_RE = /call stack|too much recursion/i;
 
-/** True for the message of an error the parser raised because the stack ran out. */
-export function isStackOverflow(message: string): boolean {
-  return STACK_OVERFLOW_RE.test(message);
+/**
+ * The adapter boundary where the YAML reader's stack overflow is recognised, the one place its
+ * text is read: the engine's RangeError, or the parse error the yaml library words from it.
+ * @example isStackOverflow(new RangeError("Maximum call stack size exceeded")) // => true
+ */
+export function isStackOverflow(error: unknown): boolean {
+  // The first line only: a parse error's later lines quote the document, which may say anything.
+  return error instanceof Error && STACK_OVERFLOW_RE.test(error.message.split("\n")[0]!);
 }
 const NESTED_TOO_DEEP = `it is nested too deeply to parse; keep sequences and mappings within ${MAX_YAML_DEPTH} levels`;
 
@@ -254,7 +259,7 @@ export function parseYaml11(text: string): ParsedYaml {
   const first = document.errors[0];
   if (first) {
     const raw = first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
-    const overflow = STACK_OVERFLOW_RE.test(raw);
+    const overflow = isStackOverflow(first);
     // Where the stack ran out depends on how much the caller left, not on the text: no line then.
     const line = overflow ? undefined : first.linePos?.[0].line;
     const message = overflow ? NESTED_TOO_DEEP : raw;
@@ -264,7 +269,7 @@ export function parseYaml11(text: string): ParsedYaml {
   try {
     value = document.toJS({ maxAliasCount: MAX_YAML_ALIASES });
   } catch (error) {
-    if (error instanceof RangeError && STACK_OVERFLOW_RE.test(error.message)) throw new YamlError(NESTED_TOO_DEEP);
+    if (error instanceof RangeError && isStackOverflow(error)) throw new YamlError(NESTED_TOO_DEEP);
     throw new YamlError(`${(error as Error).message}; refusing to expand aliases (at most ${MAX_YAML_ALIASES})`);
   }
   const problem = yamlValueProblem(value, { jsonOnly: true });

@@ -628,7 +628,7 @@ export function parseRecordList<T>(
     for (const error of doc.errors) {
       // Where the parser runs out of stack, and how often, depends on how much stack its caller
       // left it, not on the text: one problem without a position says it the same on every run.
-      if (isStackOverflow(error.message)) {
+      if (isStackOverflow(error)) {
         if (!overflowed) out.problems.push(fileProblem(file, "invalid_yaml", `invalid YAML in ${file}: ${NESTED_TOO_DEEP}`));
         overflowed = true;
         continue;
@@ -647,7 +647,7 @@ export function parseRecordList<T>(
   try {
     parsedValue = doc.toJS({ maxAliasCount: MAX_RECORD_ALIASES });
   } catch (error) {
-    if (error instanceof RangeError && isStackOverflow(error.message)) return unreadable(NESTED_TOO_DEEP);
+    if (error instanceof RangeError && isStackOverflow(error)) return unreadable(NESTED_TOO_DEEP);
     return unreadable(`${(error as Error).message}; refusing to expand aliases (at most ${MAX_RECORD_ALIASES})`);
   }
   const hazard = yamlValueProblem(parsedValue);

@@ -7,7 +7,7 @@ import type { AdvisoryEntry } from "../../core/trust/records.ts";
 import { advisoryToDict } from "../../core/trust/serialize.ts";
 import type { Clock } from "../storage/index.ts";
 import { KV_ADVISORIES_KEY, R2_ADVISORIES_KEY } from "../storage/keys.ts";
-import { AdminError } from "./errors.ts";
+import { adminError } from "./errors.ts";
 import type { AdminStorage } from "./storage.ts";
 
 /**
@@ -59,7 +59,7 @@ export async function mergeAdvisories(storage: AdminStorage, clock: Clock, incom
       return { record: next, changed: true };
     }
   }
-  throw new AdminError("conflict", "the advisories changed under three attempts in a row; retry");
+  throw adminError("conflict", "the advisories changed under three attempts in a row; retry");
 }
 
 function sameJson(a: unknown, b: unknown): boolean {

@@ -4,7 +4,7 @@
 import type { MiddlewareHandler } from "hono";
 import { fromHex, isSha256Hex, sha256Hex } from "../../core/skill/hash.ts";
 import { bearerToken } from "../auth/bearer.ts";
-import { AdminError } from "./errors.ts";
+import { adminError } from "./errors.ts";
 
 /** The secret the admin API reads. */
 export interface PublishAuthBindings {
@@ -24,23 +24,18 @@ export function publishAuth(): MiddlewareHandler<{ Bindings: PublishAuthBindings
   return async function publishAuthMiddleware(c, next) {
     const expected = c.env.PUBLISH_TOKEN_SHA256?.trim().toLowerCase();
     if (!expected || !isSha256Hex(expected)) {
-      throw new AdminError(
+      throw adminError(
         "admin_disabled",
         "Publishing is disabled on this Worker: set the PUBLISH_TOKEN_SHA256 secret to the SHA-256 (hex) of a publish token (see docs/deploy.md).",
       );
     }
     const token = bearerToken(c.req.header("Authorization"));
     if (token === null) {
-      throw new AdminError("unauthorized", "The admin API needs Authorization: Bearer <publish token>.", {}, { "WWW-Authenticate": ADMIN_REALM });
+      throw adminError("unauthorized", "The admin API needs Authorization: Bearer <publish token>.", {}, { "WWW-Authenticate": ADMIN_REALM });
     }
     const presented = fromHex(await sha256Hex(token));
     if (!crypto.subtle.timingSafeEqual(presented, fromHex(expected))) {
-      throw new AdminError(
-        "unauthorized",
-        "The publish token is not valid for this shelf.",
-        {},
-        { "WWW-Authenticate": `${ADMIN_REALM}, error="invalid_token"` },
-      );
+      throw adminError("unauthorized", "The publish token is not valid for this shelf.", {}, { "WWW-Authenticate": `${ADMIN_REALM}, error="invalid_token"` });
     }
     await next();
   };

@@ -5,11 +5,12 @@
 import type { MiddlewareHandler } from "hono";
 import { readJsonText } from "../../core/publish/json-text.ts";
 import { declaredLength, readBodyCapped as readCapped } from "../http/capped-body.ts";
-import { AdminError } from "./errors.ts";
+import { adminError } from "./errors.ts";
+import type { ShelfError } from "../errors.ts";
 
 /** The 400 for a body whose client disconnected mid-way (named by `what`). */
-export function incompleteBody(what: string): AdminError {
-  return new AdminError("incomplete_body", `the ${what} ended before all of it arrived (the connection dropped); nothing was stored`);
+export function incompleteBody(what: string): ShelfError {
+  return adminError("incomplete_body", `the ${what} ended before all of it arrived (the connection dropped); nothing was stored`);
 }
 
 /**
@@ -22,7 +23,7 @@ export function incompleteBody(what: string): AdminError {
 export function cappedBody(max: number, what: string): MiddlewareHandler {
   return async function cappedBody(c, next) {
     const declared = declaredLength(c.req.raw.headers);
-    if (declared !== null && declared > max) throw new AdminError("too_large", `The ${what} is larger than ${max} bytes.`);
+    if (declared !== null && declared > max) throw adminError("too_large", `The ${what} is larger than ${max} bytes.`);
     const bytes = await readBodyCapped(c.req.raw.body, max, what);
     const headers = new Headers(c.req.raw.headers);
     headers.delete("Content-Length");
@@ -40,9 +41,9 @@ export function cappedBody(max: number, what: string): MiddlewareHandler {
 export function jsonObjectBody(): MiddlewareHandler {
   return async function jsonObjectBody(c, next) {
     const read = readJsonText(new Uint8Array(await c.req.arrayBuffer()), "request body");
-    if (!read.ok) throw new AdminError(read.code, read.message);
+    if (!read.ok) throw adminError(read.code, `${read.message}; nothing was stored`);
     const body = read.value;
-    if (body === null || typeof body !== "object" || Array.isArray(body)) throw new AdminError("invalid_request", "The request body must be a JSON object.");
+    if (body === null || typeof body !== "object" || Array.isArray(body)) throw adminError("invalid_request", "The request body must be a JSON object.");
     const headers = new Headers(c.req.raw.headers);
     headers.set("Content-Type", "application/json");
     c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers, body: read.text });
@@ -57,7 +58,7 @@ export function jsonObjectBody(): MiddlewareHandler {
  */
 export function readBodyCapped(body: ReadableStream<Uint8Array> | null, max: number, what: string): Promise<Uint8Array> {
   return readCapped(body, max, {
-    tooLarge: () => new AdminError("too_large", `the ${what} is larger than ${max} bytes; nothing was stored`),
+    tooLarge: () => adminError("too_large", `the ${what} is larger than ${max} bytes; nothing was stored`),
     incomplete: () => incompleteBody(what),
   });
 }

@@ -3,7 +3,7 @@
 // in flight has just relied on.
 import type { Clock } from "../storage/index.ts";
 import { R2_GC_LEASE_KEY } from "../storage/keys.ts";
-import { AdminError } from "./errors.ts";
+import { adminError } from "./errors.ts";
 import type { AdminStorage } from "./storage.ts";
 
 /** How long gc's lease on the pointer holds pointer moves back (released as soon as gc is done). */
@@ -27,7 +27,7 @@ export async function assertNoGcRunning(storage: AdminStorage, clock: Clock): Pr
   const left = lease ? leaseUntil(lease) - clock() : 0;
   if (left > 0) {
     const seconds = Math.min(30, Math.ceil(left / 1000));
-    throw new AdminError(
+    throw adminError(
       "gc_in_progress",
       `garbage collection is deleting unreferenced objects; retry in ${seconds} s (nothing changed)`,
       {},
@@ -44,14 +44,14 @@ export async function takeGcLease(storage: AdminStorage, clock: Clock): Promise<
   const untilMs = clock() + GC_LEASE_MS;
   const failure = "R2 did not answer; gc did not start and nothing changed. Retry shortly";
   const existing = await storage.head(R2_GC_LEASE_KEY, failure);
-  if (existing && leaseUntil(existing) > clock()) throw new AdminError("conflict", "another gc is running; retry when it has finished");
+  if (existing && leaseUntil(existing) > clock()) throw adminError("conflict", "another gc is running; retry when it has finished");
   const written = await storage.put(
     R2_GC_LEASE_KEY,
     "",
     { onlyIf: existing ? { etagMatches: existing.etag } : { etagDoesNotMatch: "*" }, customMetadata: { until: new Date(untilMs).toISOString() } },
     failure,
   );
-  if (!written) throw new AdminError("conflict", "another gc is running; retry when it has finished");
+  if (!written) throw adminError("conflict", "another gc is running; retry when it has finished");
   return untilMs;
 }
 

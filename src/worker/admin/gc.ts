@@ -8,7 +8,8 @@ import type { Pointer } from "../../core/generation/manifest.ts";
 import { DEFAULT_GC_GRACE_SECONDS, DEFAULT_GC_KEEP, MIN_GC_GRACE_SECONDS, type GcReport } from "../../core/publish/contract.ts";
 import type { Clock } from "../storage/index.ts";
 import { kvKey, r2Key, r2Prefix, R2_SIGNATURES_PREFIX, signaturesKey } from "../storage/keys.ts";
-import { AdminError } from "./errors.ts";
+import { adminError } from "./errors.ts";
+import type { ShelfError } from "../errors.ts";
 import { GC_LEASE_MIN_LEFT_MS, GC_SETTLE_MS, releaseGcLease, takeGcLease } from "./gc-lease.ts";
 import { readPointer } from "./pointer.ts";
 import { pruneVersionIndex } from "./versions.ts";
@@ -67,6 +68,21 @@ export function keptGenerations(pointer: Pointer | null, keep: number): string[]
 }
 
 /**
+ * Where gc's walk of the live set starts: the kept generations, and every object uploaded after
+ * `youngAfter` (an upload in flight, not yet referenced by any stored document).
+ * @example liveRoots(listed, ["9f2c…"], Date.now() - 3_600_000).generation // => ["9f2c…", …young ones]
+ */
+export function liveRoots(listed: Record<ObjectKind, Listing>, keptIds: readonly string[], youngAfter: number): Record<ObjectKind, string[]> {
+  const young = (kind: ObjectKind) => [...listed[kind]].filter(([, meta]) => meta.uploaded > youngAfter).map(([sha]) => sha);
+  return { generation: [...keptIds, ...young("generation")], shard: young("shard"), record: young("record"), blob: young("blob") };
+}
+
+/** The stored signatures documents gc deletes: a generation's go with it (and any whose generation is gone already). */
+export function doomedSignatures(signed: Iterable<string>, liveGenerations: ReadonlyMap<string, unknown>): string[] {
+  return [...signed].filter((id) => !liveGenerations.has(id));
+}
+
+/**
  * What gc deletes: every stored object outside the live set, by kind, and the report that
  * counts and samples them (20 keys per kind).
  */
@@ -105,8 +121,8 @@ export function effectiveGraceSeconds(requested: number): number {
   return Math.max(requested, MIN_GC_GRACE_SECONDS);
 }
 
-function tooLargeForGc(): AdminError {
-  return new AdminError(
+function tooLargeForGc(): ShelfError {
+  return adminError(
     "gc_too_large",
     `this bucket needs more than ${GC_MAX_READS} reads for one gc pass; gc in one invocation does not support a shelf this large yet (see docs/storage.md)`,
   );
@@ -136,8 +152,8 @@ export class GarbageCollector {
   async run(options: GcOptions): Promise<GcReport> {
     const keep = options.keep ?? DEFAULT_GC_KEEP;
     const graceSeconds = options.graceSeconds ?? DEFAULT_GC_GRACE_SECONDS;
-    if (!Number.isSafeInteger(keep) || keep < 0) throw new AdminError("invalid_request", "keep must be a whole number ≥ 0");
-    if (!Number.isSafeInteger(graceSeconds) || graceSeconds < 0) throw new AdminError("invalid_request", "grace_seconds must be a whole number ≥ 0");
+    if (!Number.isSafeInteger(keep) || keep < 0) throw adminError("invalid_request", "keep must be a whole number ≥ 0");
+    if (!Number.isSafeInteger(graceSeconds) || graceSeconds < 0) throw adminError("invalid_request", "grace_seconds must be a whole number ≥ 0");
     return this.#run(keep, effectiveGraceSeconds(graceSeconds), options.apply === true);
   }
 
@@ -159,7 +175,7 @@ export class GarbageCollector {
     const youngAfter = this.#timing.clock() - graceSeconds * 1000;
     budget.ops++;
     const pointer = await readPointer(this.#storage);
-    if (apply && !pointer) throw new AdminError("conflict", "nothing has been published yet, so gc cannot tell what to keep; publish first");
+    if (apply && !pointer) throw adminError("conflict", "nothing has been published yet, so gc cannot tell what to keep; publish first");
     const keptIds = keptGenerations(pointer?.pointer ?? null, keep);
     const listed: Record<ObjectKind, Listing> = {
       generation: await this.#list("generation", budget),
@@ -167,20 +183,18 @@ export class GarbageCollector {
       record: await this.#list("record", budget),
       blob: await this.#list("blob", budget),
     };
-    const young = (kind: ObjectKind) => [...listed[kind]].filter(([, meta]) => meta.uploaded > youngAfter).map(([sha]) => sha);
     // The live set: the kept generations and every young object (an upload in flight), and all
     // they reference. A stored shard's blob list was checked against its records when it was
     // stored, so only records no shard's list covers are read.
     const walk = await walkGeneration({
-      roots: { generation: [...keptIds, ...young("generation")], shard: young("shard"), record: young("record"), blob: young("blob") },
+      roots: liveRoots(listed, keptIds, youngAfter),
       select: (kind, shas) => shas.filter((sha) => listed[kind].has(sha)),
       read: (kind, sha) => this.#readJson(kind, sha, budget),
       trustShardBlobLists: true,
     });
 
     const { doomed, report } = planDeletions(listed, walk.reached, { applied: apply, keep, grace_seconds: graceSeconds, kept_generations: keptIds });
-    // A generation's signatures go with it (and any whose generation is gone already).
-    const signatures = [...(await this.#listKeys(R2_SIGNATURES_PREFIX, budget)).keys()].filter((id) => !walk.reached.generation.has(id));
+    const signatures = doomedSignatures((await this.#listKeys(R2_SIGNATURES_PREFIX, budget)).keys(), walk.reached.generation);
     if (apply) {
       // The version index first, so it never names a generation that is gone (a read, a write, its KV announcement).
       budget.ops += 3;
@@ -220,7 +234,7 @@ export class GarbageCollector {
     if (++budget.reads > GC_MAX_READS) throw tooLargeForGc();
     budget.ops++;
     const stored = await this.#storage.getJson(r2Key(kind, sha));
-    if (!stored) throw new AdminError("inconsistent", `${r2Key(kind, sha)} is referenced but missing; gc refuses to run on inconsistent storage`);
+    if (!stored) throw adminError("inconsistent", `${r2Key(kind, sha)} is referenced but missing; gc refuses to run on inconsistent storage`);
     return stored.json;
   }
 
@@ -238,7 +252,7 @@ export class GarbageCollector {
       for (let i = 0; i < keys.length; i += 1000) {
         const left = this.#leaseUntil - this.#timing.clock();
         if (left < GC_LEASE_MIN_LEFT_MS) {
-          throw new AdminError(
+          throw adminError(
             "gc_lease_expiring",
             `gc stopped before deleting more ${kind}s: its lease has ${Math.max(0, Math.round(left / 1000))} s left (under ${GC_LEASE_MIN_LEFT_MS / 1000} s), so publishes could resume while it deletes. Deleted so far: ${done()}; storage is consistent. Rerun gc --apply to continue`,
           );
@@ -246,7 +260,7 @@ export class GarbageCollector {
         if (budget.ops + 2 > GC_MAX_OPERATIONS - GC_OPERATION_MARGIN) {
           // 2: this batch and the lease release. Only a bucket of hundreds of thousands of
           // objects gets here; what was deleted is consistent (parents first).
-          throw new AdminError(
+          throw adminError(
             "gc_operation_limit",
             `gc stopped before deleting more ${kind}s: it has used ${budget.ops} of the ${GC_MAX_OPERATIONS} operations one invocation allows. Deleted so far: ${done()}; storage is consistent. Rerun gc --apply to continue`,
           );

@@ -2,7 +2,8 @@
 // token. Each route of the contract (src/core/publish/contract.ts) is bound here with
 // @hono/zod-openapi, which validates requests against the contract's schemas; handlers are thin
 // calls into one module per job (uploads, pointer, advisories, gc). Refusals are thrown as
-// AdminError and rendered by the app's one onError. docs/storage.md describes the protocol.
+// adminError (a ShelfError) and rendered by the app's one onError. docs/storage.md describes the protocol.
+import { noStore, withHeaders } from "../http/headers.ts";
 import { createRoute, OpenAPIHono, type Hook } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
@@ -11,7 +12,7 @@ import type { Clock, StorageBindings } from "../storage/index.ts";
 import { mergeAdvisories, readAdvisories } from "./advisories.ts";
 import { publishAuth, type PublishAuthBindings } from "./auth.ts";
 import { cappedBody, jsonObjectBody } from "./body.ts";
-import { AdminError } from "./errors.ts";
+import { adminError } from "./errors.ts";
 import { GarbageCollector } from "./gc.ts";
 import { historyOf, movePointer, readPointer, rollback } from "./pointer.ts";
 import { AdminStorage } from "./storage.ts";
@@ -43,7 +44,7 @@ export interface AdminRoutesOptions {
 const refuseInvalid: Hook<unknown, AdminEnv, string, undefined> = (result) => {
   if (result.success) return;
   const refusal = requestRefusal(result.error.issues, result.target === "param" ? "param" : "json");
-  throw new AdminError(refusal.code, refusal.message);
+  throw adminError(refusal.code, refusal.message);
 };
 
 /** A route with a JSON body: capped, read as a JSON object, then validated against the contract. */
@@ -104,10 +105,7 @@ export function adminRoutes(options: AdminRoutesOptions = {}): OpenAPIHono<Admin
       settleMs: settle !== undefined && /^\d+$/.test(settle) ? Number(settle) : undefined,
     });
   };
-  admin.use("*", async function adminNoStore(c, next) {
-    await next();
-    c.res.headers.set("Cache-Control", "no-store");
-  });
+  admin.use("*", withHeaders(noStore));
   admin.use("*", publishAuth());
 
   admin.openapi(jsonRoute(ADMIN_API.missing), async (c) => c.json({ missing: await presence(storage(c), c.req.valid("json")) }, 200));

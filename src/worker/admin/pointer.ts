@@ -7,7 +7,8 @@ import { POINTER_MOVED, type History } from "../../core/publish/contract.ts";
 import { isSha256Hex } from "../../core/skill/hash.ts";
 import type { Clock } from "../storage/index.ts";
 import { KV_POINTER_KEY, r2Key, R2_POINTER_KEY } from "../storage/keys.ts";
-import { AdminError } from "./errors.ts";
+import { adminError } from "./errors.ts";
+import type { ShelfError } from "../errors.ts";
 import { assertNoGcRunning } from "./gc-lease.ts";
 import { NOTHING_CHANGED, type AdminStorage } from "./storage.ts";
 import { missingAmong } from "./uploads.ts";
@@ -37,12 +38,12 @@ export async function movePointer(
   /** A policy the target must meet once it is known complete (signatures: admin/signatures.ts). */
   policy: (generation: string) => Promise<void> = async () => {},
 ): Promise<Pointer> {
-  if (!isSha256Hex(generation)) throw new AdminError("invalid_request", "generation must be a 64-character lowercase hex id");
-  if (previous !== null && !isSha256Hex(previous)) throw new AdminError("invalid_request", "previous must be a generation id or null");
+  if (!isSha256Hex(generation)) throw adminError("invalid_request", "generation must be a 64-character lowercase hex id");
+  if (previous !== null && !isSha256Hex(previous)) throw adminError("invalid_request", "previous must be a generation id or null");
   const current = await readPointer(storage);
   const currentId = current?.pointer.generation ?? null;
   if (currentId !== previous) {
-    throw new AdminError(
+    throw adminError(
       POINTER_MOVED,
       `the current generation is ${currentId ?? "none"}, not ${previous ?? "none"}; another publish won. Re-run to publish on top of it`,
       { current: currentId },
@@ -68,7 +69,7 @@ export async function movePointer(
   );
   if (written === null) {
     const now2 = await readPointer(storage);
-    throw new AdminError(POINTER_MOVED, "another publish moved the pointer at the same moment; nothing changed. Re-run to publish on top of it", {
+    throw adminError(POINTER_MOVED, "another publish moved the pointer at the same moment; nothing changed. Re-run to publish on top of it", {
       current: now2?.pointer.generation ?? null,
     });
   }
@@ -85,16 +86,16 @@ export async function rollback(
   policy?: (generation: string) => Promise<void>,
 ): Promise<Pointer> {
   const current = await readPointer(storage);
-  if (!current) throw new AdminError("conflict", "nothing has been published yet; there is nothing to roll back");
+  if (!current) throw adminError("conflict", "nothing has been published yet; there is nothing to roll back");
   if (!current.pointer.history.some((h) => h.generation === generation)) {
-    throw new AdminError("unknown_generation", `generation ${generation} is not in the history; list it with skillshelf history`);
+    throw adminError("unknown_generation", `generation ${generation} is not in the history; list it with skillshelf history`);
   }
   return movePointer(storage, clock, generation, previous, "rollback", policy);
 }
 
 /** 410 for a generation the history remembers but gc has collected, saying how to bring it back. */
-function collected(generation: string): AdminError {
-  return new AdminError(
+function collected(generation: string): ShelfError {
+  return adminError(
     "generation_collected",
     `generation ${generation} was collected by gc: the history remembers it, but its objects are no longer stored, so it cannot be made current again as it is. ` +
       "To bring it back, rebuild the shelf as it was then (`skillshelf build <shelf-dir> --out <dir>`; the same shelf always gives the same generation id) " +
@@ -118,7 +119,7 @@ async function verifyGenerationComplete(storage: AdminStorage, generation: strin
   if (!target) {
     // One the history remembers was stored once and made current: gc has collected it since.
     if (pointer?.history.some((h) => h.generation === generation)) throw collected(generation);
-    throw new AdminError("missing_references", `generation ${generation} is not stored; upload its manifest first (or rerun publish)`, {
+    throw adminError("missing_references", `generation ${generation} is not stored; upload its manifest first (or rerun publish)`, {
       missing: [r2Key("generation", generation)],
     });
   }
@@ -128,7 +129,7 @@ async function verifyGenerationComplete(storage: AdminStorage, generation: strin
     .map((ref) => ({ key: r2Key(ref.kind, ref.sha256), size: ref.size! }));
   const missing = await missingAmong(storage, changed, NOTHING_CHANGED);
   if (missing.length) {
-    throw new AdminError(
+    throw adminError(
       "missing_references",
       `generation ${generation} references ${missing.length} object(s) that are no longer stored (collected by gc); rerun publish to upload them again`,
       { missing: missing.slice(0, 50) },

@@ -11,15 +11,16 @@ import { r2Key, signaturesKey } from "../storage/keys.ts";
 import { resetSignaturesCache } from "../storage/signatures.ts";
 import { signingConfig, SigningConfigError, type SigningBindings, type SigningConfig } from "../shelf/signing.ts";
 import type { Clock } from "../storage/index.ts";
-import { AdminError } from "./errors.ts";
+import { adminError } from "./errors.ts";
+import type { ShelfError } from "../errors.ts";
 import { assertNoGcRunning } from "./gc-lease.ts";
 import { readPointer } from "./pointer.ts";
 import { HEAD_CONCURRENCY, NOTHING_CHANGED, type AdminStorage } from "./storage.ts";
 
 const NOT_STORED = "R2 did not answer; nothing was stored. Retry shortly";
 
-function invalid(message: string): AdminError {
-  return new AdminError("invalid_signatures", `${message}; nothing was stored`);
+function invalid(message: string): ShelfError {
+  return adminError("invalid_signatures", `${message}; nothing was stored`);
 }
 
 /** The configuration, or 503 admin_disabled naming the var that is wrong. */
@@ -27,7 +28,7 @@ function configOf(env: SigningBindings): SigningConfig {
   try {
     return signingConfig(env);
   } catch (error) {
-    if (error instanceof SigningConfigError) throw new AdminError("admin_disabled", `the Worker's signing configuration is invalid: ${error.message}`);
+    if (error instanceof SigningConfigError) throw adminError("admin_disabled", `the Worker's signing configuration is invalid: ${error.message}`);
     throw error;
   }
 }
@@ -47,7 +48,7 @@ async function readManifest(storage: AdminStorage, generation: string, failure: 
 async function skillsOf(storage: AdminStorage, manifest: GenerationManifest, failure: string): Promise<Map<string, string>> {
   const shards = await mapLimit(manifest.shards, HEAD_CONCURRENCY, async (ref) => {
     const stored = await storage.getJson(r2Key("shard", ref.sha256), { failure });
-    if (!stored) throw new AdminError("missing_references", `shard ${ref.sha256} of the generation is not stored`, { missing: [r2Key("shard", ref.sha256)] });
+    if (!stored) throw adminError("missing_references", `shard ${ref.sha256} of the generation is not stored`, { missing: [r2Key("shard", ref.sha256)] });
     return ShardReferencesSchema.parse(stored.json).skills as { name?: unknown; record: { sha256: string } }[];
   });
   return new Map(shards.flat().map((s) => [String(s.name), s.record.sha256]));
@@ -70,11 +71,11 @@ export async function putSignatures(
 ): Promise<{ stored: boolean }> {
   const config = configOf(env);
   const read = readJsonText(bytes, "signatures");
-  if (!read.ok) throw new AdminError(read.code, read.message);
+  if (!read.ok) throw adminError(read.code, `${read.message}; nothing was stored`);
   const json = read.value;
   const canonical = canonicalJson(json);
   if (canonical.length !== bytes.length || canonical.some((b, i) => b !== bytes[i])) {
-    throw new AdminError("not_canonical", "the signatures are not canonical JSON (RFC 8785); nothing was stored");
+    throw adminError("not_canonical", "the signatures are not canonical JSON (RFC 8785); nothing was stored");
   }
   const parsed = SignaturesDocumentSchema.safeParse(json);
   if (!parsed.success) throw invalid(`not a signatures document: ${parsed.error.issues[0]!.path.join(".")}: ${parsed.error.issues[0]!.message}`);
@@ -87,7 +88,7 @@ export async function putSignatures(
 
   const manifest = await readManifest(storage, generation, NOT_STORED);
   if (!manifest)
-    throw new AdminError("missing_references", `generation ${generation} is not stored; upload it first`, { missing: [r2Key("generation", generation)] });
+    throw adminError("missing_references", `generation ${generation} is not stored; upload it first`, { missing: [r2Key("generation", generation)] });
   const skills = await skillsOf(storage, manifest, NOT_STORED);
   const named = new Set(doc.skills.map((s) => s.name));
   const unsigned = [...skills.keys()].filter((name) => !named.has(name));
@@ -155,21 +156,21 @@ export async function enforceSignaturePolicy(storage: AdminStorage, env: Signing
   if (!config.require) return;
   const stored = await storage.getJson(signaturesKey(generation), { failure: NOTHING_CHANGED });
   if (!stored) {
-    throw new AdminError(
+    throw adminError(
       "signatures_required",
       `this shelf requires signatures and generation ${generation} has none; build with --sign-key and --origin ${config.origin} and publish again. The pointer did not move`,
     );
   }
   const parsed = SignaturesDocumentSchema.safeParse(stored.json);
   if (!parsed.success || parsed.data.generation !== generation)
-    throw new AdminError("inconsistent", `${signaturesKey(generation)} is not a signatures document of this generation`);
+    throw adminError("inconsistent", `${signaturesKey(generation)} is not a signatures document of this generation`);
   const doc: SignaturesDocument = parsed.data;
   const problems: string[] = [];
   if (doc.origin !== config.origin) problems.push(`the signatures bind origin ${doc.origin}, not ${config.origin}`);
   for (const f of await verifySignaturesDocument(doc, config.ring, { activeOnly: true }))
     problems.push(`${f.skill ?? "the generation signature"}: ${f.message}`);
   if (problems.length) {
-    throw new AdminError(
+    throw adminError(
       "signatures_required",
       `this shelf requires every skill and the generation to be signed by an active key; generation ${generation} is not: ${problems.slice(0, 5).join("; ")}${problems.length > 5 ? `; and ${problems.length - 5} more` : ""}. The pointer did not move`,
     );

@@ -4,7 +4,8 @@
 import { mapLimit } from "../../core/publish/map-limit.ts";
 import type { StorageBindings } from "../storage/index.ts";
 import { incompleteBody } from "./body.ts";
-import { AdminError } from "./errors.ts";
+import { adminError, adminStorageUnavailable } from "./errors.ts";
+import { ShelfError } from "../errors.ts";
 
 /** Parallel R2 heads and reads while verifying uploads. */
 export const HEAD_CONCURRENCY = 50;
@@ -16,6 +17,15 @@ export const NOTHING_CHANGED = "R2 did not answer; nothing changed. Retry shortl
 export interface StoredJson {
   json: unknown;
   etag: string;
+}
+
+/**
+ * The adapter boundary where R2's refusal of a put whose bytes do not hash to the given SHA-256
+ * is told from a storage failure: R2 says so only in its message, so this is the one place it is read.
+ * @example isDigestMismatch(new Error("put: The SHA-256 checksum you specified did not match")) // => true
+ */
+export function isDigestMismatch(error: unknown): boolean {
+  return /sha-?256|checksum|digest|hash/i.test(String((error as Error | undefined)?.message ?? error));
 }
 
 /**
@@ -33,9 +43,9 @@ export class AdminStorage {
     try {
       return await op();
     } catch (err) {
-      if (err instanceof AdminError) throw err;
+      if (err instanceof ShelfError) throw err;
       console.error("R2 failed:", failure, err);
-      throw AdminError.storageUnavailable(failure);
+      throw adminStorageUnavailable(failure);
     }
   }
 
@@ -80,12 +90,11 @@ export class AdminStorage {
       await this.#env.SHELF_BUCKET.put(key, value, { sha256 });
     } catch (err) {
       if (clientFailed()) throw incompleteBody("blob");
-      const message = String((err as Error)?.message ?? err);
-      if (/sha-?256|checksum|digest|hash/i.test(message)) {
-        throw new AdminError("digest_mismatch", `the body's SHA-256 is not ${sha256}; nothing was stored. Re-read the file and upload it again`);
+      if (isDigestMismatch(err)) {
+        throw adminError("digest_mismatch", `the body's SHA-256 is not ${sha256}; nothing was stored. Re-read the file and upload it again`);
       }
       console.error("R2 put failed", key, err);
-      throw AdminError.storageUnavailable("R2 did not store the blob; retry shortly");
+      throw adminStorageUnavailable("R2 did not store the blob; retry shortly");
     }
   }
 

@@ -12,7 +12,7 @@ import { kvKey, r2Key, r2Prefix } from "../storage/keys.ts";
 import { readJsonText } from "../../core/publish/json-text.ts";
 import { declaredLength } from "../http/capped-body.ts";
 import { readBodyCapped, trackedBody } from "./body.ts";
-import { AdminError } from "./errors.ts";
+import { adminError } from "./errors.ts";
 import { assertNoGcRunning } from "./gc-lease.ts";
 import { mapLimit } from "../../core/publish/map-limit.ts";
 import { HEAD_CONCURRENCY, type AdminStorage } from "./storage.ts";
@@ -31,7 +31,7 @@ export async function presence(storage: AdminStorage, query: PresenceQuery): Pro
   const wanted: { kind: ObjectKind; sha: string }[] = [];
   for (const kind of kinds) for (const sha of new Set(query[kind] ?? [])) wanted.push({ kind, sha });
   if (wanted.length > MAX_PRESENCE_BATCH)
-    throw new AdminError("batch_too_large", `ask about at most ${MAX_PRESENCE_BATCH} objects per call (got ${wanted.length}); split the query`);
+    throw adminError("batch_too_large", `ask about at most ${MAX_PRESENCE_BATCH} objects per call (got ${wanted.length}); split the query`);
   const heads = await storage.heads(wanted.map((w) => r2Key(w.kind, w.sha)));
   const out: Presence = { blob: [], record: [], shard: [], generation: [] };
   wanted.forEach((w, i) => {
@@ -56,7 +56,7 @@ export async function missingAmong(storage: AdminStorage, children: readonly Chi
  */
 export async function putBlob(storage: AdminStorage, sha256: string, request: Request): Promise<{ stored: boolean }> {
   const length = declaredLength(request.headers);
-  if (length !== null && length > MAX_BLOB_BYTES) throw new AdminError("too_large", `blob is ${length} bytes; at most ${MAX_BLOB_BYTES} are accepted`);
+  if (length !== null && length > MAX_BLOB_BYTES) throw adminError("too_large", `blob is ${length} bytes; at most ${MAX_BLOB_BYTES} are accepted`);
   const key = r2Key("blob", sha256);
   if (await storage.head(key)) {
     await request.body?.cancel().catch(() => {});
@@ -85,21 +85,22 @@ export async function putDocument(
   sha256: string,
   bytes: Uint8Array,
 ): Promise<{ stored: boolean }> {
-  if (bytes.length > MAX_DOCUMENT_BYTES) throw new AdminError("too_large", `${kind} is ${bytes.length} bytes; at most ${MAX_DOCUMENT_BYTES} are accepted`);
+  if (bytes.length > MAX_DOCUMENT_BYTES) throw adminError("too_large", `${kind} is ${bytes.length} bytes; at most ${MAX_DOCUMENT_BYTES} are accepted`);
   // Text, depth and syntax first (400/413): what follows (canonical form, schemas) recurses.
   const read = readJsonText(bytes, kind);
-  if (!read.ok) throw new AdminError(read.code, read.message);
+  if (!read.ok) throw adminError(read.code, `${read.message}; nothing was stored`);
   const json = read.value;
   const actual = await sha256Hex(bytes);
-  if (actual !== sha256) throw new AdminError("digest_mismatch", `the ${kind}'s SHA-256 is ${actual}, not ${sha256}; nothing was stored`);
-  if (!sameBytes(canonicalJson(json), bytes))
-    throw new AdminError("not_canonical", `the ${kind} is not canonical JSON (RFC 8785); build it with skillshelf build`);
+  if (actual !== sha256) throw adminError("digest_mismatch", `the ${kind}'s SHA-256 is ${actual}, not ${sha256}; nothing was stored`);
+  if (!sameBytes(canonicalJson(json), bytes)) throw adminError("not_canonical", `the ${kind} is not canonical JSON (RFC 8785); build it with skillshelf build`);
   const key = r2Key(kind, sha256);
   if (await storage.head(key)) return { stored: false };
   await assertNoGcRunning(storage, clock);
 
   const document = parseDocument(kind, json);
-  if (document.kind === "record") await checkRecordHashes(document.record);
+  if ("code" in document) throw adminError(document.code, document.message);
+  const hashes = document.kind === "record" ? await checkRecordHashes(document.record) : null;
+  if (hashes) throw adminError(hashes.code, hashes.message);
   const missing =
     document.kind === "shard"
       ? await verifyShard(storage, document.shard)
@@ -107,11 +108,9 @@ export async function putDocument(
         ? await verifyManifest(storage, document.manifest, childrenOf(document))
         : await missingAmong(storage, childrenOf(document), NOT_STORED);
   if (missing.length) {
-    throw new AdminError(
-      "missing_references",
-      `the ${kind} references ${missing.length} object(s) that are not stored; upload them first (nothing was stored)`,
-      { missing: missing.slice(0, 50) },
-    );
+    throw adminError("missing_references", `the ${kind} references ${missing.length} object(s) that are not stored; upload them first (nothing was stored)`, {
+      missing: missing.slice(0, 50),
+    });
   }
   await storage.put(key, bytes, { sha256, httpMetadata: { contentType: "application/json" } }, `R2 did not store the ${kind}; retry shortly`);
   await storage.kvPut(kvKey(kind, sha256), new TextDecoder().decode(bytes));
@@ -135,7 +134,8 @@ async function verifyShard(storage: AdminStorage, shard: Shard): Promise<string[
   const missing = keys.filter((_, i) => records[i] === null).map(([key]) => key);
   if (missing.length) return missing;
   const byKey = new Map(keys.map(([key], i) => [key, records[i] as SkillRecord]));
-  checkShardAgainstRecords(shard, (entry) => byKey.get(r2Key("record", entry.record.sha256))!);
+  const problem = checkShardAgainstRecords(shard, (entry) => byKey.get(r2Key("record", entry.record.sha256))!);
+  if (problem) throw adminError(problem.code, problem.message);
   return [];
 }
 
@@ -152,6 +152,7 @@ async function verifyManifest(storage: AdminStorage, manifest: GenerationManifes
   const others = children.filter((c) => !c.key.startsWith(r2Prefix("shard")));
   missing.push(...(await missingAmong(storage, others, NOT_STORED)));
   if (missing.length) return missing;
-  checkManifestAgainstShards(manifest, shards as Shard[]);
+  const problem = checkManifestAgainstShards(manifest, shards as Shard[]);
+  if (problem) throw adminError(problem.code, problem.message);
   return [];
 }

@@ -18,7 +18,7 @@ import {
 } from "../../core/versions/record.ts";
 import type { Clock } from "../storage/index.ts";
 import { KV_VERSIONS_KEY, r2Key, R2_VERSIONS_KEY } from "../storage/keys.ts";
-import { AdminError } from "./errors.ts";
+import { adminError } from "./errors.ts";
 import { readPointer } from "./pointer.ts";
 import { NOTHING_CHANGED, type AdminStorage } from "./storage.ts";
 
@@ -114,7 +114,7 @@ class GenerationReader {
       }
       this.reads++;
       const stored = await this.#storage.getJson(r2Key("shard", ref.sha256), { failure: NOTHING_CHANGED });
-      if (!stored) throw new AdminError("inconsistent", `${r2Key("shard", ref.sha256)} is referenced by generation ${generation} but missing`);
+      if (!stored) throw adminError("inconsistent", `${r2Key("shard", ref.sha256)} is referenced by generation ${generation} but missing`);
       facts.push(...ShardFactsSchema.parse(stored.json).skills);
     }
     if (previous && sharedIndexes.size) {
@@ -175,7 +175,7 @@ export async function catchUpVersionIndex(storage: AdminStorage, clock: Clock, p
     const written = await writeVersionIndex(storage, clock, index, { seq: stored.index.seq, etag: stored.etag });
     if (written) return result(written.seq);
   }
-  throw new AdminError("conflict", "the version index changed under three attempts in a row; retry");
+  throw adminError("conflict", "the version index changed under three attempts in a row; retry");
 }
 
 /**
@@ -198,7 +198,7 @@ export async function versionIndexAfterMove(storage: AdminStorage, clock: Clock,
  */
 export async function rebuildVersionIndex(storage: AdminStorage, clock: Clock, fresh: boolean): Promise<VersionCatchUp> {
   const current = await readPointer(storage);
-  if (!current) throw new AdminError("conflict", "nothing has been published yet; there is no history to index");
+  if (!current) throw adminError("conflict", "nothing has been published yet; there is no history to index");
   return catchUpVersionIndex(storage, clock, current.pointer, fresh);
 }
 
@@ -214,7 +214,7 @@ export async function pruneVersionIndex(storage: AdminStorage, clock: Clock, sur
     if (sameJson(pruned, stored.index)) return;
     if (await writeVersionIndex(storage, clock, pruned, { seq: stored.index.seq, etag: stored.etag })) return;
   }
-  throw new AdminError("conflict", "the version index changed under three attempts in a row while gc pruned it; nothing was deleted. Rerun gc");
+  throw adminError("conflict", "the version index changed under three attempts in a row while gc pruned it; nothing was deleted. Rerun gc");
 }
 
 function sameJson(a: unknown, b: unknown): boolean {

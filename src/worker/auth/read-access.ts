@@ -4,9 +4,10 @@
 // Clients that cannot send headers (the `skills` CLI) can use a capability URL,
 // `/c/<read token>/…`, when SHELF_CAPABILITY_URLS is "on"; it is off by default because URLs
 // end up in logs, shell history and Referer headers (docs/http.md lists the risks).
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
-import { httpError, notFound } from "../http/errors.ts";
+import { ShelfError } from "../errors.ts";
+import { notFound } from "../http/errors.ts";
 import { bearerToken } from "./bearer.ts";
 import { createReadTokenVerifier, type ReadTokenEnv, type ReadTokenVerifier } from "./read-tokens.ts";
 import { sessionTokenHash, type SessionEnv } from "./session.ts";
@@ -26,18 +27,38 @@ export interface ReadAccessEnv extends ReadTokenEnv {
   SHELF_CAPABILITY_URLS?: string;
 }
 
-/** What a read route learns about the caller: the shelf's visibility and the URL prefix to echo. */
+/**
+ * The request's one scope variable: who may read (the shelf's visibility), the URL prefix to echo,
+ * and the generation the URL pins. Set by read access; read with `c.get("shelfAccess")`.
+ */
 export interface ShelfAccess {
   visibility: ShelfVisibility;
   /** "" or "/c/<token>": prepended to every URL a response points at, so links keep working. */
   urlPrefix: string;
+  /** The generation a /g/<generation>/… URL pins; undefined at the current one. */
+  pinned: string | undefined;
+}
+
+/** The read group's URL parameters (its /c/<token> and /g/<generation> prefixes), read one way, here. */
+export interface ReadUrlParams {
+  token: string | undefined;
+  generation: string | undefined;
+}
+
+/**
+ * The capability token and pinned generation a read URL names, from its path parameters.
+ * @example readUrlParams(c) // => { token: undefined, generation: "9f2c…" } under /g/9f2c…/
+ */
+export function readUrlParams(c: Context): ReadUrlParams {
+  const params: Partial<Record<string, string>> = c.req.param();
+  return { token: params.token, generation: params.generation };
 }
 
 /** Hono variables set by {@link readAccess}. */
 export type ReadAccessVariables = { shelfAccess: ShelfAccess };
 
 /**
- * The cookie the shelf's pages (src/worker/pages) keep a sign-in session in (auth/session.ts: a
+ * The cookie the shelf's pages (src/worker/views/pages) keep a sign-in session in (auth/session.ts: a
  * MAC over the read token's hash, never the token) after their sign-in form:
  * HttpOnly, Secure, SameSite=Lax, Path=/ui. Accepted only on the pages' paths (see {@link isUiPath}),
  * so it never authorizes the API, the files or /mcp, and a page on another site cannot make it do so.
@@ -73,19 +94,38 @@ function capabilityUrlsEnabled(env: ReadAccessEnv): boolean {
 
 function unauthorized(presented: boolean): never {
   const challenge = presented ? `Bearer realm="${READ_REALM}", error="invalid_token"` : `Bearer realm="${READ_REALM}"`;
-  throw httpError(
-    401,
+  throw new ShelfError(
     "unauthorized",
+    401,
     presented
       ? "The read token was not accepted (unknown, revoked or expired); ask the shelf's owner for a new one."
       : "This shelf is private: send Authorization: Bearer <read token>.",
-    { "WWW-Authenticate": challenge },
+    { headers: { "WWW-Authenticate": challenge } },
   );
+}
+
+/** What a sign-in method makes of a request: it may read, it is refused (401), or it carries none of the method's credentials. */
+export type SignInVerdict = "granted" | "refused" | undefined;
+
+/**
+ * A way into a private shelf besides read tokens: the hook later sign-in methods (OAuth access
+ * tokens first) plug into, so each is reviewed on its own and read access stays one guard.
+ * Methods are asked in order, before the read token; each answers only for its own credentials
+ * (undefined otherwise, and the next is asked). Capability URLs are not theirs: those stay a 404.
+ * @example readAccess({ methods: [{ name: "oauth", authenticate: async (request) => undefined }] })
+ */
+export interface SignInMethod {
+  /** Names the method, e.g. "oauth". */
+  readonly name: string;
+  authenticate(request: Request, env: ReadAccessEnv): Promise<SignInVerdict>;
 }
 
 /** Options for {@link readAccess}. */
 export interface ReadAccessOptions {
+  /** Verifies a read token (default: tokens held as SHA-256 only, auth/read-tokens.ts). */
   verify?: ReadTokenVerifier;
+  /** Sign-in methods asked before the read token on a private shelf (default: none). */
+  methods?: readonly SignInMethod[];
 }
 
 /**
@@ -97,16 +137,25 @@ export interface ReadAccessOptions {
  */
 export function readAccess(options: ReadAccessOptions = {}): MiddlewareHandler<{ Bindings: ReadAccessEnv; Variables: ReadAccessVariables }> {
   const verify = options.verify ?? createReadTokenVerifier();
+  const methods = options.methods ?? [];
 
   return async function shelfReadAccess(c, next) {
     const visibility = shelfVisibility(c.env);
-    const capability = c.req.param("token" as never) as string | undefined;
+    const { token: capability, generation: pinned } = readUrlParams(c);
     if (capability !== undefined) {
       if (!capabilityUrlsEnabled(c.env) || !(await verify(capability, c.env))) throw notFound();
-      c.set("shelfAccess", { visibility, urlPrefix: `/c/${encodeURIComponent(capability)}` });
+      c.set("shelfAccess", { visibility, urlPrefix: `/c/${encodeURIComponent(capability)}`, pinned });
       return next();
     }
     if (visibility === "private") {
+      for (const method of methods) {
+        const verdict = await method.authenticate(c.req.raw, c.env);
+        if (verdict === "refused") unauthorized(true);
+        if (verdict === "granted") {
+          c.set("shelfAccess", { visibility, urlPrefix: "", pinned });
+          return next();
+        }
+      }
       const header = c.req.header("Authorization");
       // The Authorization header wins; without one, the pages' paths also take the sign-in cookie.
       const cookie = header || !isUiPath(c.req.path) ? undefined : getCookie(c, READ_COOKIE);
@@ -114,7 +163,7 @@ export function readAccess(options: ReadAccessOptions = {}): MiddlewareHandler<{
       const token = header ? bearerToken(header) : await sessionToken(cookie!, c.env);
       if (token === null || !(await verify(token, c.env))) unauthorized(true);
     }
-    c.set("shelfAccess", { visibility, urlPrefix: "" });
+    c.set("shelfAccess", { visibility, urlPrefix: "", pinned });
     return next();
   };
 }

@@ -1,6 +1,7 @@
 // A response body checked against the digest and size the manifest advertises for it: bytes that
 // do not match never complete a response. Small objects are checked before the answer starts (a
 // clean 503); larger ones are hashed as they stream, their last chunk held back until it matches.
+import { toHex } from "../../core/skill/hash.ts";
 
 /** Objects up to this size are read whole and checked before the status is chosen. */
 export const CHECKED_BEFORE_ANSWER_BYTES = 64 * 1024;
@@ -106,15 +107,6 @@ function pieceReader(source: ReadableStream<Uint8Array>): PieceReader {
     },
     cancel: (reason) => pieces.cancel(reason).catch(() => {}),
   };
-}
-
-/** Lowercase hex of every byte value: a digest's hex is 32 lookups, not 32 padStart calls per response. */
-const HEX = Array.from({ length: 256 }, (_v, byte) => byte.toString(16).padStart(2, "0"));
-
-function toHex(bytes: Uint8Array): string {
-  let out = "";
-  for (const b of bytes) out += HEX[b];
-  return out;
 }
 
 /**

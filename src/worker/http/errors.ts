@@ -1,56 +1,28 @@
-// The error carrier: every error answer is built as a complete Response and thrown inside an
-// HTTPException, so the one onError (error-handler.ts) returns it unchanged (headers included:
-// WWW-Authenticate, Retry-After, Content-Range). Bodies are small JSON objects
-// `{error, message}` whose messages never echo storage errors.
-import { HTTPException } from "hono/http-exception";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
+// The plain error answer: a ShelfError (src/worker/errors.ts) rendered as `{error, message,
+// ...members}` JSON with no-store, the security headers and the headers it carries
+// (WWW-Authenticate, Retry-After, Content-Range). The static layout, the well-known indexes,
+// read access, /mcp before the SDK and the admin API answer this way; messages never echo storage errors.
+import { ShelfError } from "../errors.ts";
+import { NotOnShelfError } from "../shelf/errors.ts";
 import { applySecurityHeaders, NO_STORE } from "./headers.ts";
 
-/** Longest Retry-After we ever send: agentskills-http fails fast on anything above 30 s. */
-const MAX_RETRY_AFTER_SECONDS = 30;
-/** Retry-After sent with a storage failure. */
-export const STORAGE_RETRY_AFTER_SECONDS = 5;
-
 /**
- * Builds an HTTPException whose response is `{error, message}` JSON with `status` and the
- * given extra headers, plus no-store and the security headers (an error body is a document we
- * wrote, so the strict policy fits it whatever route group it answers for).
- * @example throw httpError(404, "not_found", "No skill 'x' on this shelf.")
+ * The plain answer for a ShelfError: its code as `error`, its detail (and hint) as `message`.
+ * @example plainErrorResponse(NotOnShelfError.path()).status // => 404
  */
-export function httpError(
-  status: ContentfulStatusCode,
-  error: string,
-  message: string,
-  extraHeaders: Record<string, string> = {},
-  extraBody: Record<string, unknown> = {},
-): HTTPException {
-  const headers = new Headers({ "Content-Type": "application/json", "Cache-Control": NO_STORE, ...extraHeaders });
+export function plainErrorResponse(error: ShelfError): Response {
+  const headers = new Headers({ "Content-Type": "application/json", "Cache-Control": NO_STORE, ...error.headers });
   applySecurityHeaders(headers);
-  const res = new Response(JSON.stringify({ error, message, ...extraBody }), { status, headers });
-  return new HTTPException(status, { res, message });
+  const message = error.hint ? `${error.detail} ${error.hint}` : error.detail;
+  return new Response(JSON.stringify({ error: error.code, message, ...error.members }), { status: error.status, headers });
 }
 
-/** 404 for anything that is not in the manifest. The message names the path asked for. */
-export function notFound(what = "This path"): HTTPException {
-  return httpError(404, "not_found", `${what} is not on this shelf. Fetch the index to see what is.`);
-}
-
-/** 503 with a short Retry-After when storage cannot answer: never a partial 200. */
-export function storageUnavailable(retryAfterSeconds = STORAGE_RETRY_AFTER_SECONDS): HTTPException {
-  const seconds = Math.min(Math.max(1, Math.round(retryAfterSeconds)), MAX_RETRY_AFTER_SECONDS);
-  return httpError(503, "storage_unavailable", "The shelf's storage did not answer; retry shortly.", {
-    "Retry-After": String(seconds),
-  });
+/** 404 for anything that is not in the manifest or on any route. */
+export function notFound(): NotOnShelfError {
+  return NotOnShelfError.path();
 }
 
 /** 416 for a Range that lies wholly outside the file. */
-export function rangeNotSatisfiable(contentRange: string): HTTPException {
-  return httpError(416, "range_not_satisfiable", "The requested range lies outside the file.", {
-    "Content-Range": contentRange,
-  });
-}
-
-/** 500 for a bug: logged by the caller, never echoed. */
-export function internalError(): HTTPException {
-  return httpError(500, "internal", "Internal error; it has been logged.");
+export function rangeNotSatisfiable(contentRange: string): ShelfError {
+  return new ShelfError("range_not_satisfiable", 416, "The requested range lies outside the file.", { headers: { "Content-Range": contentRange } });
 }

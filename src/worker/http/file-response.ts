@@ -6,7 +6,8 @@
 import { BodyMismatchError, CHECKED_BEFORE_ANSWER_BYTES, checkedBody, hashesTo, VERIFIED_RANGE_MAX_BYTES } from "./checked-body.ts";
 import { etagFor, ifNoneMatchMatches } from "./conditional.ts";
 import { reprDigest } from "./digest.ts";
-import { rangeNotSatisfiable, storageUnavailable } from "./errors.ts";
+import { StorageUnavailableError } from "../storage/errors.ts";
+import { rangeNotSatisfiable } from "./errors.ts";
 import { decideRange } from "./range.ts";
 import { servedTypeFor } from "./content-type.ts";
 
@@ -61,7 +62,7 @@ function setTypeHeaders(headers: Headers, file: ServedFile, opts: FileResponseOp
 }
 
 /**
- * Answers a GET or HEAD for one stored file. Throws an HTTPException for 416 and for storage
+ * Answers a GET or HEAD for one stored file. Throws a ShelfError for 416 and StorageUnavailableError for storage
  * failures (503, never a partial 200). A HEAD heads the object, so it answers 503 exactly when
  * the object is missing or of another size or digest. A GET never completes a body that does
  * not hash to the advertised digest: full bodies, and ranges of objects up to
@@ -101,8 +102,9 @@ export async function serveFile(request: Request, file: ServedFile & StoredBytes
   try {
     body = await checkedBody(source, file, window);
   } catch (err) {
-    console.error(err instanceof BodyMismatchError ? "blob bytes do not match the manifest" : "blob read failed", file.sha256, err);
-    throw storageUnavailable();
+    throw new StorageUnavailableError(`${err instanceof BodyMismatchError ? "blob bytes do not match the manifest" : "blob read failed"}: ${file.sha256}`, {
+      cause: err,
+    });
   }
   return new Response(body instanceof Uint8Array ? body : fixedLength(body, window.length), { status, headers });
 }
@@ -113,16 +115,11 @@ async function readChecked(file: ServedFile, read: () => Promise<Uint8Array | nu
   try {
     bytes = await read();
   } catch (err) {
-    console.error("blob read failed", file.sha256, err);
-    throw storageUnavailable();
+    throw new StorageUnavailableError(`blob read failed: ${file.sha256}`, { cause: err });
   }
-  if (bytes === null) {
-    console.error("blob missing from storage", file.sha256);
-    throw storageUnavailable();
-  }
+  if (bytes === null) throw new StorageUnavailableError(`blob missing from storage: ${file.sha256}`);
   if (bytes.byteLength !== file.size || !(await hashesTo(bytes, file.sha256))) {
-    console.error("blob bytes do not match the manifest", file.sha256);
-    throw storageUnavailable();
+    throw new StorageUnavailableError(`blob bytes do not match the manifest: ${file.sha256}`);
   }
   return window.offset === 0 && window.length === bytes.byteLength ? bytes : bytes.subarray(window.offset, window.offset + window.length);
 }
@@ -133,13 +130,9 @@ async function openStored(file: ServedFile & StoredBytes, range: ByteRange | und
   try {
     body = await file.open(range);
   } catch (err) {
-    console.error("blob read failed", file.sha256, err);
-    throw storageUnavailable();
+    throw new StorageUnavailableError(`blob read failed: ${file.sha256}`, { cause: err });
   }
-  if (body === null) {
-    console.error("blob missing from storage", file.sha256);
-    throw storageUnavailable();
-  }
+  if (body === null) throw new StorageUnavailableError(`blob missing from storage: ${file.sha256}`);
   return body;
 }
 
@@ -149,12 +142,10 @@ async function confirmStored(file: ServedFile & StoredBytes): Promise<void> {
   try {
     head = await file.head();
   } catch (err) {
-    console.error("blob head failed", file.sha256, err);
-    throw storageUnavailable();
+    throw new StorageUnavailableError(`blob head failed: ${file.sha256}`, { cause: err });
   }
   if (head === null || head.size !== file.size || (head.sha256 !== null && head.sha256 !== file.sha256)) {
-    console.error(head === null ? "blob missing from storage" : "stored blob does not match the manifest", file.sha256, head);
-    throw storageUnavailable();
+    throw new StorageUnavailableError(`${head === null ? "blob missing from storage" : "stored blob does not match the manifest"}: ${file.sha256}`);
   }
 }
 

@@ -1,8 +1,8 @@
-// The header policies a route group applies: caching, security headers and CORS, as values and
-// plain functions over a Headers object (each testable on its own), and the security-headers
-// middleware built from the same values. src/worker/routes/policy.ts applies them to the reads.
+// The header policies a route group applies, as hono-style factories that validate their options
+// and compute their headers once, when the group is built: security headers (per group: the
+// pages have their own CSP), CORS and the Cache-Control values. Each returns a HeaderPolicy over a
+// Headers object (testable on its own); src/worker/read composes them into each read path's guard.
 import type { MiddlewareHandler } from "hono";
-import { secureHeaders } from "hono/secure-headers";
 
 /**
  * Pinned file bytes (/g/<generation>/…) are content-addressed and never change: cached for a
@@ -26,6 +26,8 @@ const PRIVATE_IMMUTABLE_CACHE_CONTROL = "private, max-age=31536000, immutable, n
 export const GENERATION_HEADER = "Skillshelf-Generation";
 /** Errors are never cached, so a transient 404 or 503 cannot outlive its cause. */
 export const NO_STORE = "no-store";
+/** Cache-Control: no-store on every answer (the admin API's). */
+export const noStore = (headers: Headers): void => headers.set("Cache-Control", NO_STORE);
 
 /**
  * The sandboxing policy on every file response: even a mistyped HTML file cannot run script
@@ -51,60 +53,76 @@ export function cacheControlFor(kind: CacheKind, visibility: "public" | "private
   return kind === "immutable" ? IMMUTABLE_CACHE_CONTROL : PATH_CACHE_CONTROL;
 }
 
+/** A header policy: sets headers it computed once, when it was built, on an answer's Headers. */
+export type HeaderPolicy = (headers: Headers) => void;
+
+/** Options of {@link securityHeaders}. */
+export interface SecurityHeadersOptions {
+  /** The Content-Security-Policy (default: the sandbox every file and JSON answer gets). */
+  contentSecurityPolicy?: string;
+}
+
+/** The read routes' and every error's policy: a sandboxing CSP on anything we serve. */
+export const STRICT_SECURITY: Readonly<Required<SecurityHeadersOptions>> = { contentSecurityPolicy: FILE_CSP };
+
 /**
- * Sets the security headers every read response and every error carries: no MIME sniffing, a
- * sandboxing CSP, no framing, and no referrer leak of capability URLs.
+ * The security headers of a route group, computed once: no MIME sniffing, its CSP, no framing,
+ * and no referrer leak of capability URLs. Each group builds its own (the pages their CSP).
+ * @example const strict = securityHeaders(); strict(response.headers)
  */
-export function applySecurityHeaders(headers: Headers): Headers {
-  headers.set("X-Content-Type-Options", "nosniff");
-  headers.set("Content-Security-Policy", FILE_CSP);
-  headers.set("X-Frame-Options", "DENY");
-  headers.set("Referrer-Policy", "no-referrer");
-  return headers;
+export function securityHeaders(options: SecurityHeadersOptions = STRICT_SECURITY): HeaderPolicy {
+  const entries: ReadonlyArray<readonly [string, string]> = [
+    ["X-Content-Type-Options", "nosniff"],
+    ["Content-Security-Policy", options.contentSecurityPolicy ?? FILE_CSP],
+    ["X-Frame-Options", "DENY"],
+    ["Referrer-Policy", "no-referrer"],
+  ];
+  return function setSecurityHeaders(headers) {
+    for (const [name, value] of entries) headers.set(name, value);
+  };
+}
+
+/** The strict security headers, built once: every read answer and every error carries them. */
+export const applySecurityHeaders: HeaderPolicy = securityHeaders();
+
+/** Options of {@link corsHeaders}. */
+export interface CorsOptions {
+  /** Response headers a cross-origin page may read (default: validators, ranges, digests, Retry-After). */
+  exposeHeaders?: readonly string[];
 }
 
 /**
- * Sets the CORS headers for a public shelf: any origin may read, and may see the validators.
- * Private shelves get none, so a browser page on another origin cannot read them with a
- * stolen-but-ambient credential.
+ * The CORS headers of a public shelf, computed once: any origin may read, and may see the
+ * validators. Applied only to a public shelf's answers, so a browser page on another origin
+ * cannot read a private one with a stolen-but-ambient credential.
+ * @example const cors = corsHeaders(); if (visibility === "public") cors(response.headers)
  */
-export function applyCorsHeaders(headers: Headers, visibility: "public" | "private"): Headers {
-  if (visibility !== "public") return headers;
-  headers.set("Access-Control-Allow-Origin", "*");
-  headers.set("Access-Control-Expose-Headers", CORS_EXPOSED_HEADERS.join(", "));
-  headers.set("Cross-Origin-Resource-Policy", "cross-origin");
-  return headers;
+export function corsHeaders(options: CorsOptions = {}): HeaderPolicy {
+  const entries: ReadonlyArray<readonly [string, string]> = [
+    ["Access-Control-Allow-Origin", "*"],
+    ["Access-Control-Expose-Headers", (options.exposeHeaders ?? CORS_EXPOSED_HEADERS).join(", ")],
+    ["Cross-Origin-Resource-Policy", "cross-origin"],
+  ];
+  return function setCorsHeaders(headers) {
+    for (const [name, value] of entries) headers.set(name, value);
+  };
 }
 
 /**
- * Middleware: the headers of {@link applySecurityHeaders} on every answer of the group, set by
- * hono's secure-headers with everything else it offers switched off (a route group that serves
- * pages will want its own CSP instead).
- * @example reads.use("/skills/*", strictSecurityHeaders())
+ * Middleware: a header policy on every answer of the group it is registered on (errors included).
+ * @example app.get("/healthz", withHeaders(applySecurityHeaders), handler)
  */
-export function strictSecurityHeaders(): MiddlewareHandler {
-  return secureHeaders({
-    contentSecurityPolicy: { defaultSrc: ["'none'"], sandbox: [] },
-    xContentTypeOptions: true,
-    xFrameOptions: "DENY",
-    referrerPolicy: "no-referrer",
-    crossOriginEmbedderPolicy: false,
-    crossOriginResourcePolicy: false,
-    crossOriginOpenerPolicy: false,
-    originAgentCluster: false,
-    strictTransportSecurity: false,
-    xDnsPrefetchControl: false,
-    xDownloadOptions: false,
-    xPermittedCrossDomainPolicies: false,
-    xXssProtection: false,
-    removePoweredBy: false,
-  });
+export function withHeaders(policy: HeaderPolicy): MiddlewareHandler {
+  return async function headerPolicy(c, next) {
+    await next();
+    policy(c.res.headers);
+  };
 }
 
 /** What a preflight may allow beyond GET and HEAD: POST with a JSON body (POST /v1/select). */
 export interface PreflightOptions {
   post?: boolean;
-  /** /mcp: POST and DELETE too, and the headers MCP clients send (src/worker/mcp). */
+  /** /mcp: POST and DELETE too, and the headers MCP clients send (src/worker/views/mcp). */
   mcp?: boolean;
 }
 

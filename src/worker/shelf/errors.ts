@@ -1,6 +1,7 @@
-// What the shelf service answers besides its results: something the shelf does not have, or a
-// skill an advisory in force blocks. Storage failures are storage's StorageUnavailableError.
-// Each view renders these its own way (HTTP: 404 and 410 in src/worker/http/error-handler.ts).
+// What the shelf service answers besides its results: something the shelf does not have (404), or
+// a skill an advisory in force blocks (410). Both are ShelfErrors (src/worker/errors.ts), so every
+// view words them from the same classify(); storage failures are storage's StorageUnavailableError.
+import { ShelfError } from "../errors.ts";
 import type { BlockingAdvisory } from "./verdict.ts";
 
 /** What kind of thing was asked for and is not on the shelf. */
@@ -11,12 +12,12 @@ export type MissingKind = "skill" | "file" | "generation" | "path";
  * what was asked for, ready to start a sentence ("Skill 'x'", "File 'p' of skill 'x'").
  * @example throw NotOnShelfError.skill("code-review")
  */
-export class NotOnShelfError extends Error {
+export class NotOnShelfError extends ShelfError {
   readonly kind: MissingKind;
   readonly subject: string;
 
   constructor(kind: MissingKind, subject: string) {
-    super(`${subject} is not on this shelf`);
+    super("not_found", 404, `${subject} is not on this shelf.`, { hint: "Fetch the index to see what is." });
     this.name = "NotOnShelfError";
     this.kind = kind;
     this.subject = subject;
@@ -42,7 +43,7 @@ export class NotOnShelfError extends Error {
     return new NotOnShelfError("generation", "This shelf has nothing published yet, so this path");
   }
 
-  /** Anything else that cannot be on a shelf (a malformed generation id). */
+  /** Anything else that cannot be on a shelf (a malformed generation id, a path no route serves). */
   static path(): NotOnShelfError {
     return new NotOnShelfError("path", "This path");
   }
@@ -52,12 +53,17 @@ export class NotOnShelfError extends Error {
  * The skill is on the shelf, but an advisory in force blocks it: never serve its bytes.
  * @example throw new SkillBlockedError("bad-skill", verdict.blocked)
  */
-export class SkillBlockedError extends Error {
+export class SkillBlockedError extends ShelfError {
   readonly skill: string;
   readonly advisory: BlockingAdvisory;
 
   constructor(skill: string, advisory: BlockingAdvisory) {
-    super(`Skill '${skill}' is blocked by advisory ${advisory.advisory_id ?? "(unnamed)"} (${advisory.severity}): ${advisory.hidden_issue}. Do not use it.`);
+    super(
+      "blocked",
+      410,
+      `Skill '${skill}' is blocked by advisory ${advisory.advisory_id ?? "(unnamed)"} (${advisory.severity}): ${advisory.hidden_issue}. Do not use it.`,
+      { members: { advisory } },
+    );
     this.name = "SkillBlockedError";
     this.skill = skill;
     this.advisory = advisory;

@@ -11,7 +11,7 @@ import {
   type SearchHit,
   type SearchQuery,
 } from "../../core/search/bm25.ts";
-import { MemoryCache } from "../storage/memory-cache.ts";
+import { MemoryCache } from "../memory-cache.ts";
 import { StorageUnavailableError } from "../storage/errors.ts";
 import type { ServedSkill, ShelfService } from "./service.ts";
 
@@ -75,7 +75,7 @@ export interface RankedSkill {
 /**
  * The servable skills best matching a query, best first (ties by name), at most `limit`.
  * A query with no terms (only common words) matches nothing and reads nothing.
- * @example const ranked = await searchShelf(c.var.shelf, parseQuery("flaky test in CI"), 10)
+ * @example const ranked = await searchShelf(c.get("shelf"), parseQuery("flaky test in CI"), 10)
  */
 export async function searchShelf(shelf: ShelfService, query: SearchQuery, limit: number): Promise<RankedSkill[]> {
   if (query.terms.length === 0) return [];

@@ -42,7 +42,7 @@ export function selectableSkill(record: SkillRecord): SelectableSkill {
  * A SkillSource over the request's shelf: a name resolves to its record's metadata, tree hash,
  * has_scripts and location; a name the shelf lacks is "skill not found" (the CLI's words); a
  * blocked skill resolves (selection blocks it). Each name is looked up once per source.
- * @example await selectSkills(records, shelfSkillSource(c.var.shelf), ["adr"])
+ * @example await selectSkills(records, shelfSkillSource(c.get("shelf")), ["adr"])
  */
 export function shelfSkillSource(shelf: ShelfService): ShelfSkillSource {
   const lookups = new Map<string, Promise<ShelfLookup>>();

@@ -12,10 +12,14 @@ import type { AdvisoryEntry } from "../../core/trust/records.ts";
 import { MissingObjectError } from "../storage/errors.ts";
 import { openGeneration, openGenerationById, type BlobHead, type Clock, type Generation, type StorageBindings } from "../storage/index.ts";
 import { r2Key } from "../storage/keys.ts";
-import { MemoryCache } from "../storage/memory-cache.ts";
+import { MemoryCache } from "../memory-cache.ts";
 import { NotOnShelfError, SkillBlockedError } from "./errors.ts";
 import { isPlausibleFilePath, isPlausibleSkillName } from "./names.ts";
 import { edgeVerdict, type BlockingAdvisory } from "./verdict.ts";
+import { generationSignatures, type SigningBindings } from "./signing.ts";
+import type { StoredSignatures } from "../storage/signatures.ts";
+import type { VersionSelector } from "../../core/versions/resolve.ts";
+import { resolveVersion, skillVersionsNow, type JudgedVersion, type ResolvedVersion, type VersionsView } from "./versions.ts";
 
 /**
  * A skill entry as served now: `trust.requires_review` is the edge verdict (the build's, or an
@@ -101,17 +105,48 @@ export interface ShelfServiceOptions {
  * @example const shelf = new ShelfService(c.env, { generation: c.req.param("generation") }); await shelf.skill("code-review")
  */
 export class ShelfService {
-  readonly #env: StorageBindings;
+  readonly #env: StorageBindings & SigningBindings;
   readonly #pinned: string | undefined;
   readonly #clock: Clock | undefined;
   #generation: Promise<Generation> | undefined;
   #servedFrom: string | undefined;
   readonly #skills = new Map<string, Promise<ServedSkill>>();
 
-  constructor(env: StorageBindings, options: ShelfServiceOptions = {}) {
+  constructor(env: StorageBindings & SigningBindings, options: ShelfServiceOptions = {}) {
     this.#env = env;
     this.#pinned = options.generation;
     this.#clock = options.clock;
+  }
+
+  /**
+   * The stored signatures of this request's generation (or of `generation`, a version's own),
+   * null when it was published unsigned or the shelf does not sign.
+   */
+  async signatures(generation?: string): Promise<StoredSignatures | null> {
+    return generationSignatures(this.#env, generation ?? (await this.generation()).id);
+  }
+
+  /**
+   * Every version of `names` in a retained generation, judged under the advisories in force now.
+   * The version index is shelf-wide: a pinned request reads it against the current generation.
+   */
+  versions(names: readonly string[]): Promise<VersionsView> {
+    const current = this.pinned ? new ShelfService(this.#env, this.#clock ? { clock: this.#clock } : {}) : this;
+    return skillVersionsNow(this.#env, current, names);
+  }
+
+  /**
+   * The newest of `versions` that `selector` matches and no advisory blocks, opened in its own
+   * generation (a service pinned to it). Throws as shelf/versions.ts resolveVersion does.
+   */
+  resolve(versions: readonly JudgedVersion[], name: string, range: string, selector: VersionSelector): Promise<ResolvedVersion<ShelfService>> {
+    return resolveVersion(
+      (generation) => new ShelfService(this.#env, { generation, ...(this.#clock ? { clock: this.#clock } : {}) }),
+      versions,
+      name,
+      range,
+      selector,
+    );
   }
 
   /** True when the request pinned a generation: its answers do not move with the pointer. */

@@ -6,10 +6,9 @@
 import type { SkillEntry } from "../../core/generation/manifest.ts";
 import { applyMove, skillVersions, type SkillVersion, type VersionIndex } from "../../core/versions/record.ts";
 import { matching, type VersionSelector } from "../../core/versions/resolve.ts";
-import type { Clock, StorageBindings } from "../storage/index.ts";
+import type { Clock, Generation, StorageBindings } from "../storage/index.ts";
 import { loadVersionIndex } from "../storage/versions.ts";
 import { NotOnShelfError, SkillBlockedError } from "./errors.ts";
-import { ShelfService, type SkillWithRecord } from "./service.ts";
 import { edgeVerdict, type BlockingAdvisory } from "./verdict.ts";
 
 /** A version with its verdict under the advisories in force now. */
@@ -30,12 +29,17 @@ export interface VersionsView {
 }
 
 /**
- * The versions of `names`, most recently current first. `current` is a ShelfService on the
- * current generation (a pinned request passes a new one): the index is shelf-wide, whatever
- * generation the request pinned.
- * @example (await skillVersionsNow(env, new ShelfService(env), ["code-review"])).versions.get("code-review")
+ * The versions of `names`, most recently current first. `current` opens the current generation
+ * (ShelfService.versions passes a service on it, new when the request is pinned): the index is
+ * shelf-wide, whatever generation the request pinned.
+ * @example (await new ShelfService(env).versions(["code-review"])).versions.get("code-review")
  */
-export async function skillVersionsNow(env: StorageBindings, current: ShelfService, names: readonly string[], clock: Clock = Date.now): Promise<VersionsView> {
+export async function skillVersionsNow(
+  env: StorageBindings,
+  current: { generation(): Promise<Generation> },
+  names: readonly string[],
+  clock: Clock = Date.now,
+): Promise<VersionsView> {
   const [generation, stored] = await Promise.all([current.generation(), loadVersionIndex(env, clock)]);
   const entries = new Map<string, SkillEntry>();
   for (const name of names) {
@@ -91,11 +95,16 @@ export function describeVersion(v: Pick<SkillVersion, "version" | "tree_hash">):
   return v.version ?? `sha256:${v.tree_hash}`;
 }
 
+/** What resolving needs of a shelf pinned to a version's generation (ShelfService has it). */
+export interface VersionShelf {
+  record(name: string): Promise<unknown>;
+}
+
 /** A resolved version: its index facts, and its entry and record opened in its generation. */
-export interface ResolvedVersion {
+export interface ResolvedVersion<S extends VersionShelf> {
   version: JudgedVersion;
-  shelf: ShelfService;
-  found: SkillWithRecord;
+  shelf: S;
+  found: Awaited<ReturnType<S["record"]>>;
 }
 
 /**
@@ -105,14 +114,13 @@ export interface ResolvedVersion {
  * @throws NoMatchingVersionError when nothing matches
  * @throws SkillBlockedError when every match is blocked (naming the newest one's advisory)
  */
-export async function resolveVersion(
-  env: StorageBindings,
+export async function resolveVersion<S extends VersionShelf>(
+  openAt: (generation: string) => S,
   versions: readonly JudgedVersion[],
   name: string,
   range: string,
   selector: VersionSelector,
-  clock?: Clock,
-): Promise<ResolvedVersion> {
+): Promise<ResolvedVersion<S>> {
   if (versions.length === 0) throw NotOnShelfError.skill(name);
   const matched = matching(versions, selector);
   if (matched.length === 0)
@@ -127,9 +135,9 @@ export async function resolveVersion(
     throw new SkillBlockedError(name, newest.blocked!);
   }
   for (const version of servable) {
-    const shelf = new ShelfService(env, { generation: version.generation, ...(clock ? { clock } : {}) });
+    const shelf = openAt(version.generation);
     try {
-      return { version, shelf, found: await shelf.record(name) };
+      return { version, shelf, found: (await shelf.record(name)) as Awaited<ReturnType<S["record"]>> };
     } catch (error) {
       // Collected since the index was read (gc prunes the index first, so this is a race).
       if (error instanceof NotOnShelfError) continue;

@@ -9,7 +9,7 @@ import { utf8Length } from "../../core/skill/skill-md.ts";
 import type { StorageBindings } from "./bindings.ts";
 import { MissingObjectError, StorageUnavailableError } from "./errors.ts";
 import { kvKey, r2Key } from "./keys.ts";
-import { MemoryCache } from "./memory-cache.ts";
+import { MemoryCache } from "../memory-cache.ts";
 
 /**
  * KV edge-cache TTL for immutable, content-addressed documents. Not longer: KV caches misses

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import scalars from "../../goldens/foundation/pyyaml-scalars.json";
-import { MAX_YAML_DEPTH, parseYaml11, pyTypeOfNode, topLevelNode, YamlError } from "../../../src/core/python-compat/yaml11.ts";
+import { isStackOverflow, MAX_YAML_DEPTH, parseYaml11, pyTypeOfNode, topLevelNode, YamlError } from "../../../src/core/python-compat/yaml11.ts";
 
 /** Our value in the golden's spelling (floats as Python repr, timestamps as UTC ISO). */
 function spell(value: unknown, type: string): unknown {
@@ -84,5 +84,15 @@ describe("YAML safety", () => {
   it("treats quoted scalars as strings", () => {
     const { value } = parseYaml11("a: \"yes\"\nb: '1.0'\nc: |\n  2024-01-15\n");
     expect(value).toEqual({ a: "yes", b: "1.0", c: "2024-01-15\n" });
+  });
+});
+
+describe("isStackOverflow", () => {
+  it("recognises the engine's stack overflow and the parse error worded from it, on the first line only", () => {
+    expect(isStackOverflow(new RangeError("Maximum call stack size exceeded"))).toBe(true);
+    expect(isStackOverflow(new Error("InternalError: too much recursion"))).toBe(true);
+    expect(isStackOverflow(new RangeError("Invalid array length"))).toBe(false);
+    expect(isStackOverflow(new Error("Nested flow collection at line 3:\n\n  call stack: [[[\n"))).toBe(false);
+    expect(isStackOverflow("Maximum call stack size exceeded")).toBe(false);
   });
 });

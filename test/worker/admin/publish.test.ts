@@ -11,7 +11,7 @@ import { ADMIN_API, MAX_BLOB_BYTES, MAX_DOCUMENT_BYTES, MAX_JSON_BODY_BYTES, MIN
 import { openGeneration, openGenerationById, resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { PINNED_CHECK_TTL_MS } from "../../../src/worker/storage/index.ts";
 import { r2Key, R2_GC_LEASE_KEY, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
-import { AdminError } from "../../../src/worker/admin/errors.ts";
+import { ShelfError } from "../../../src/worker/errors.ts";
 import { GarbageCollector, GC_MAX_OPERATIONS, GC_OPERATION_MARGIN } from "../../../src/worker/admin/gc.ts";
 import { GC_LEASE_MIN_LEFT_MS, GC_LEASE_MS } from "../../../src/worker/admin/gc-lease.ts";
 import { AdminStorage } from "../../../src/worker/admin/storage.ts";
@@ -768,9 +768,9 @@ describe("gc", () => {
       settleMs: 1,
     });
     const err = await gc.run({ keep: 0, graceSeconds: 0, apply: true }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(AdminError);
-    expect((err as AdminError).status).toBe(503);
-    expect((err as AdminError).message).toMatch(/lease has \d+ s left .*Deleted so far: 0 generation\(s\).*Rerun gc --apply/);
+    expect(err).toBeInstanceOf(ShelfError);
+    expect((err as ShelfError).status).toBe(503);
+    expect((err as ShelfError).message).toMatch(/lease has \d+ s left .*Deleted so far: 0 generation\(s\).*Rerun gc --apply/);
     // Nothing was deleted, the lease was released, and v1 is still whole.
     expect(await env.SHELF_BUCKET.head(r2Key("generation", v1.id))).not.toBeNull();
     expect(await env.SHELF_BUCKET.head(R2_GC_LEASE_KEY)).toBeNull();

@@ -9,7 +9,7 @@ import { describeSkill } from "../../../src/core/generation/assemble.ts";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
 import { buildInventory } from "../../../src/core/skill/inventory.ts";
 import { validateSkillMd } from "../../../src/core/skill/validate.ts";
-import { resetComputedCache } from "../../../src/worker/api/respond.ts";
+import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { resetSearchIndexCache } from "../../../src/worker/shelf/search.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { r2Key } from "../../../src/worker/storage/keys.ts";

@@ -8,6 +8,7 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { expectStorageUnavailable } from "../expect-storage-unavailable.ts";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
+import { isDigestMismatch } from "../../../src/worker/admin/storage.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { r2Key, R2_ADVISORIES_KEY, R2_GC_LEASE_KEY, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
 import { adminEnv, adminRequest, bucketKeys, buildGeneration, memorySource, pastMinGrace, skillInput, TOKEN, WORKER_URL, workerFetch } from "./helpers.ts";
@@ -221,5 +222,17 @@ describe("KV failing", () => {
     expect((await env.SHELF_KV.list()).keys).toEqual([]);
     const gc = await workerFetch(kvDown)(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }));
     expect(gc.status).toBe(200);
+  });
+});
+
+describe("isDigestMismatch", () => {
+  it("tells R2's refusal of bytes that do not hash to the given SHA-256 from a storage failure", async () => {
+    const refused = await env.SHELF_BUCKET.put("digest-probe", "hello", { sha256: "a".repeat(64) }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(isDigestMismatch(refused)).toBe(true);
+    expect(isDigestMismatch(new Error("network connection lost"))).toBe(false);
+    expect(isDigestMismatch(undefined)).toBe(false);
   });
 });

@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { renderCatalog } from "../../../src/core/disclosure/catalog.ts";
 import type { BuiltGeneration } from "../../../src/core/generation/assemble.ts";
-import { resetComputedCache } from "../../../src/worker/api/respond.ts";
+import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { r2Key } from "../../../src/worker/storage/keys.ts";
 import { adminEnv, adminRequest, buildGeneration, newCounts, skillInput, total, WORKER_URL, workerFetch } from "../admin/helpers.ts";

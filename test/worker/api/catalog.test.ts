@@ -12,7 +12,7 @@ import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import type { SkillMetadata } from "../../../src/core/skill/skill.ts";
 import { parseSkillMd } from "../../../src/core/skill/skill-md.ts";
 import { validateSkillMd } from "../../../src/core/skill/validate.ts";
-import { resetComputedCache } from "../../../src/worker/api/respond.ts";
+import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import app from "../../../src/worker/index.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";

@@ -5,7 +5,7 @@
 // repeated find reads no storage.
 import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { resetComputedCache } from "../../../src/worker/api/respond.ts";
+import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import app from "../../../src/worker/index.ts";
 import { resetSearchIndexCache } from "../../../src/worker/shelf/search.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";

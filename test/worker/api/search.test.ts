@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { API_LIMITS } from "../../../src/core/api/contract.ts";
 import { buildSearchIndex } from "../../../src/core/search/bm25.ts";
-import { resetComputedCache } from "../../../src/worker/api/respond.ts";
+import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import app from "../../../src/worker/index.ts";
 import { resetSearchIndexCache, searchIndexOf } from "../../../src/worker/shelf/search.ts";
 import { resetBodyCache, ShelfService } from "../../../src/worker/shelf/service.ts";

@@ -11,7 +11,7 @@ import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { validateSkillMd } from "../../../src/core/skill/validate.ts";
 import { selectSkills, type SkillSource } from "../../../src/core/trust/select.ts";
 import { effectiveToolsForSkill } from "../../../src/core/trust/tools.ts";
-import { resetComputedCache } from "../../../src/worker/api/respond.ts";
+import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import app from "../../../src/worker/index.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";

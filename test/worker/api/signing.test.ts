@@ -15,7 +15,7 @@ import { fromBase64, importPublicKey, importSeed, toBase64, verify, type Signing
 import { contentRevision, generationPayload, snapshotPayload } from "../../../src/core/signing/payloads.ts";
 import { signGeneration } from "../../../src/core/signing/signatures.ts";
 import { fromHex, sha256Hex } from "../../../src/core/skill/hash.ts";
-import { resetComputedCache } from "../../../src/worker/api/respond.ts";
+import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import app from "../../../src/worker/index.ts";

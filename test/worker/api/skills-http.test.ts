@@ -7,7 +7,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { API_LIMITS } from "../../../src/core/api/contract.ts";
 import { RESOURCE_TEXT_MAX_BYTES } from "../../../src/core/api/skills.ts";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
-import { resetComputedCache } from "../../../src/worker/api/respond.ts";
+import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { r2Key } from "../../../src/worker/storage/keys.ts";

@@ -9,7 +9,7 @@ import { classifyResource, encodeResourceContent } from "../../../src/core/discl
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { decodeSkillMd, parseSkillMd } from "../../../src/core/skill/skill-md.ts";
 import { evaluateTrust } from "../../../src/core/trust/evaluate.ts";
-import { resetComputedCache } from "../../../src/worker/api/respond.ts";
+import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import type { PublishedFixture } from "../fixture-shelf.ts";

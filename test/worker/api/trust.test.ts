@@ -8,7 +8,7 @@ import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { evaluateTrust, sourceCandidates, type TrustVerdict } from "../../../src/core/trust/evaluate.ts";
 import type { TrustRecords } from "../../../src/core/trust/records.ts";
 import { judgeSkill } from "../../../src/core/trust/select.ts";
-import { resetComputedCache } from "../../../src/worker/api/respond.ts";
+import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import app from "../../../src/worker/index.ts";

@@ -10,7 +10,7 @@ import type { BuiltGeneration } from "../../../src/core/generation/assemble.ts";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { VersionIndexSchema } from "../../../src/core/versions/record.ts";
-import { resetComputedCache } from "../../../src/worker/api/respond.ts";
+import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { R2_VERSIONS_KEY } from "../../../src/worker/storage/keys.ts";

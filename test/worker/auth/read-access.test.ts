@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
-import { readAccess, type ReadAccessEnv, type ReadAccessVariables } from "../../../src/worker/auth/read-access.ts";
+import { readAccess, type ReadAccessEnv, type ReadAccessVariables, type SignInMethod } from "../../../src/worker/auth/read-access.ts";
 import { createReadTokenVerifier, parseTokenHashList, READ_TOKEN_KV_PREFIX } from "../../../src/worker/auth/read-tokens.ts";
 import { handleError } from "../../../src/worker/http/error-handler.ts";
 
@@ -95,6 +95,38 @@ describe("private shelf bearer auth", () => {
     );
     expect(res.status).toBe(503);
     expect(Number(res.headers.get("Retry-After"))).toBeLessThanOrEqual(30);
+  });
+});
+
+describe("sign-in methods (the hook later methods such as OAuth plug into)", () => {
+  // A stand-in method: its own header, "ok" granted, anything else refused, absent not its business.
+  const viaHeader: SignInMethod = {
+    name: "test-header",
+    async authenticate(request) {
+      const value = request.headers.get("X-Test-Credential");
+      if (value === null) return undefined;
+      return value === "ok" ? "granted" : "refused";
+    },
+  };
+  function appWithMethod() {
+    const reads = new Hono<E>();
+    reads.use("/skills/*", readAccess({ methods: [viaHeader] }));
+    reads.get("/skills/:name/SKILL.md", (c) => c.json({ visibility: c.get("shelfAccess").visibility }));
+    const app = new Hono<E>();
+    app.onError(handleError);
+    app.route("/", reads);
+    return app;
+  }
+
+  it("lets a method grant, refuse (401 as a rejected token), or pass to the read token", async () => {
+    const app = appWithMethod();
+    const e = await privateEnv();
+    expect((await app.request("/skills/x/SKILL.md", { headers: { "X-Test-Credential": "ok" } }, e)).status).toBe(200);
+    const refused = await app.request("/skills/x/SKILL.md", { headers: { "X-Test-Credential": "no", Authorization: `Bearer ${TOKEN}` } }, e);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("WWW-Authenticate")).toContain('error="invalid_token"');
+    expect((await app.request("/skills/x/SKILL.md", { headers: { Authorization: `Bearer ${TOKEN}` } }, e)).status).toBe(200);
+    expect((await app.request("/skills/x/SKILL.md", {}, e)).status).toBe(401);
   });
 });
 

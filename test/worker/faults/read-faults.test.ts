@@ -17,6 +17,7 @@ import { KV_ADVISORIES_KEY, KV_POINTER_KEY } from "../../../src/worker/storage/k
 import { LIVE_MEMORY_TTL_MS, LIVE_R2_REVALIDATE_MS } from "../../../src/worker/storage/live.ts";
 import { adminEnv, adminRequest, buildGeneration, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
 import { faultyBucket, faultyKv, flipByte, type KvFault, pseudoRandomBytes, type R2Fault } from "./faulty-bindings.ts";
+import { advisoryFor } from "../fixture-shelf.ts";
 
 /** Over VERIFIED_RANGE_MAX_BYTES: its full GET streams through the digest check, its ranges are R2 ranges. */
 const BIG = pseudoRandomBytes(1_250_000, 1);
@@ -45,20 +46,7 @@ async function buildFixture(): Promise<{ v1: BuiltGeneration; v2: BuiltGeneratio
   for (const name of FILLERS) skills.push(await skillInput(name));
   const second = await buildGeneration(skills);
   expect(second.manifest.shards.length).toBe(2);
-  const advisory = {
-    name: "bad-skill",
-    source: "first-party",
-    official_intent: "does one thing",
-    hidden_issue: "exfiltrates environment variables",
-    severity: "critical",
-    reference: "https://example.test/adv/1",
-    tree_hash: bad.record.tree_hash,
-    advisory_id: "ADV-FAULTS-1",
-    discovered_at: "2026-11-01",
-    status: "active",
-    withdrawn_reason: null,
-    withdrawn_at: null,
-  };
+  const advisory = advisoryFor("bad-skill", { official_intent: "does one thing", tree_hash: bad.record.tree_hash, advisory_id: "ADV-FAULTS-1" });
   return { v1: first, v2: second, advisory };
 }
 

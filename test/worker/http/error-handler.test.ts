@@ -1,8 +1,8 @@
-// Unit tests of src/worker/http/error-handler.ts: each typed error mapped once to its answer.
-import { HTTPException } from "hono/http-exception";
+// Unit tests of src/worker/http/error-handler.ts and errors.ts: whatever is thrown, classified once
+// (src/worker/errors.ts) and answered as the plain JSON error.
 import { describe, expect, it } from "vitest";
-import { toHttpException } from "../../../src/worker/http/error-handler.ts";
-import { httpError } from "../../../src/worker/http/errors.ts";
+import { classify, ShelfError } from "../../../src/worker/errors.ts";
+import { handleError } from "../../../src/worker/http/error-handler.ts";
 import { NotOnShelfError, SkillBlockedError } from "../../../src/worker/shelf/errors.ts";
 import { MissingObjectError, StorageUnavailableError } from "../../../src/worker/storage/errors.ts";
 
@@ -17,11 +17,11 @@ const ADVISORY = {
 };
 
 async function answer(err: unknown): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
-  const res = toHttpException(err).getResponse();
+  const res = handleError(err as Error, undefined as never);
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
 }
 
-describe("toHttpException", () => {
+describe("handleError", () => {
   it("answers NotOnShelfError with 404 naming what was asked for", async () => {
     const { status, headers, body } = await answer(NotOnShelfError.file("references/x.md", "code-review"));
     expect(status).toBe(404);
@@ -51,16 +51,18 @@ describe("toHttpException", () => {
     expect(JSON.stringify(body)).not.toContain("secret");
   });
 
-  it("returns an HTTPException's own Response, headers intact", async () => {
-    const { status, headers } = await answer(httpError(401, "unauthorized", "no", { "WWW-Authenticate": 'Bearer realm="x"' }));
+  it("answers a ShelfError with its code, status, headers and members", async () => {
+    const error = new ShelfError("unauthorized", 401, "no", { headers: { "WWW-Authenticate": 'Bearer realm="x"' }, members: { extra: 1 } });
+    const { status, headers, body } = await answer(error);
     expect(status).toBe(401);
     expect(headers.get("WWW-Authenticate")).toBe('Bearer realm="x"');
+    expect(body).toEqual({ error: "unauthorized", message: "no", extra: 1 });
   });
 
   it("answers anything else with a 500 that does not echo it", async () => {
     const { status, body } = await answer(new TypeError("undefined is not a function: secret"));
     expect(status).toBe(500);
     expect(body).toEqual({ error: "internal", message: "Internal error; it has been logged." });
-    expect(toHttpException(new Error("x"))).toBeInstanceOf(HTTPException);
+    expect(classify(new Error("x"))).toBeInstanceOf(ShelfError);
   });
 });

@@ -1,9 +1,10 @@
 // Unit tests of src/worker/http/file-response.ts: 304, 206, 416, HEAD and storage failures, and
 // bodies checked against the digest they advertise, without R2.
-import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { VERIFIED_RANGE_MAX_BYTES } from "../../../src/worker/http/checked-body.ts";
+import { ShelfError } from "../../../src/worker/errors.ts";
+import { plainErrorResponse } from "../../../src/worker/http/errors.ts";
 import { type ByteRange, serveFile, type StoredBytes } from "../../../src/worker/http/file-response.ts";
 
 /** A stored object: `stored` are the bytes storage holds (the manifest names `bytes`). */
@@ -26,8 +27,8 @@ async function storedFile(bytes: Uint8Array, stored: Uint8Array | null = bytes, 
 
 async function storageError(promise: Promise<Response>): Promise<Response> {
   const err = await promise.catch((e: unknown) => e);
-  expect(err).toBeInstanceOf(HTTPException);
-  return (err as HTTPException).getResponse();
+  expect(err).toBeInstanceOf(ShelfError);
+  return plainErrorResponse(err as ShelfError);
 }
 
 const TEN = new TextEncoder().encode("0123456789");

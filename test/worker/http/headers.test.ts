@@ -1,16 +1,45 @@
-// Unit tests of src/worker/http/headers.ts: the cache values, the preflight, and the security
-// headers middleware setting exactly what the error carrier's applySecurityHeaders sets.
+// Unit tests of src/worker/http/headers.ts: the cache values, the preflight, and the header-policy
+// factories (security headers per group, CORS) and their middleware.
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { applySecurityHeaders, cacheControlFor, preflightResponse, strictSecurityHeaders } from "../../../src/worker/http/headers.ts";
+import { applySecurityHeaders, cacheControlFor, corsHeaders, preflightResponse, securityHeaders, withHeaders } from "../../../src/worker/http/headers.ts";
 
-describe("strictSecurityHeaders", () => {
-  it("sets the same headers as applySecurityHeaders, and nothing else", async () => {
+describe("securityHeaders", () => {
+  it("builds the strict policy by default, a group's own CSP when given, and nothing else", () => {
+    const strict = new Headers();
+    applySecurityHeaders(strict);
+    expect([...strict.entries()].sort()).toEqual([
+      ["content-security-policy", "default-src 'none'; sandbox"],
+      ["referrer-policy", "no-referrer"],
+      ["x-content-type-options", "nosniff"],
+      ["x-frame-options", "DENY"],
+    ]);
+    const page = new Headers();
+    securityHeaders({ contentSecurityPolicy: "default-src 'none'; img-src 'self'" })(page);
+    expect(page.get("Content-Security-Policy")).toBe("default-src 'none'; img-src 'self'");
+    expect(page.get("X-Frame-Options")).toBe("DENY");
+  });
+
+  it("applies as middleware to every answer of its route, and nothing else", async () => {
     const app = new Hono();
-    app.get("/x", strictSecurityHeaders(), () => new Response("x"));
+    app.get("/x", withHeaders(applySecurityHeaders), () => new Response("x"));
     const res = await app.request("/x");
-    const expected = applySecurityHeaders(new Headers({ "Content-Type": "text/plain;charset=UTF-8" }));
+    const expected = new Headers({ "Content-Type": "text/plain;charset=UTF-8" });
+    applySecurityHeaders(expected);
     expect([...res.headers.entries()].sort()).toEqual([...expected.entries()].sort());
+  });
+});
+
+describe("corsHeaders", () => {
+  it("lets any origin read and see the validators; the exposed list is an option", () => {
+    const headers = new Headers();
+    corsHeaders()(headers);
+    expect(headers.get("Access-Control-Allow-Origin")).toBe("*");
+    expect(headers.get("Access-Control-Expose-Headers")).toBe("ETag, Content-Length, Content-Range, Repr-Digest, Retry-After");
+    expect(headers.get("Cross-Origin-Resource-Policy")).toBe("cross-origin");
+    const narrow = new Headers();
+    corsHeaders({ exposeHeaders: ["ETag"] })(narrow);
+    expect(narrow.get("Access-Control-Expose-Headers")).toBe("ETag");
   });
 });
 

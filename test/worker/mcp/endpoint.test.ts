@@ -5,8 +5,8 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
-import { MAX_MCP_BODY_BYTES } from "../../../src/worker/mcp/index.ts";
-import { CURRENT_TTL_MS, PINNED_TTL_MS } from "../../../src/worker/mcp/server.ts";
+import { MAX_MCP_BODY_BYTES } from "../../../src/worker/views/mcp/index.ts";
+import { CURRENT_TTL_MS, PINNED_TTL_MS } from "../../../src/worker/views/mcp/server.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
 import { publishFixtureShelf } from "../fixture-shelf.ts";

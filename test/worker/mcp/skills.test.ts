@@ -7,9 +7,9 @@ import { DIRECTORY_MIME_TYPE, type Skill, type SkillsClient } from "@modelcontex
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { MCP_PAGE_SIZE, TRUST_META_KEY } from "../../../src/worker/mcp/source.ts";
-import { CURRENT_TTL_MS } from "../../../src/worker/mcp/server.ts";
-import { skillUri } from "../../../src/worker/mcp/uris.ts";
+import { MCP_PAGE_SIZE, TRUST_META_KEY } from "../../../src/worker/views/mcp/source.ts";
+import { CURRENT_TTL_MS } from "../../../src/worker/views/mcp/server.ts";
+import { skillUri } from "../../../src/worker/views/mcp/uris.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { BLOCKING_ADVISORY, publishFixtureShelf, type FixtureSkill, type PublishedFixture } from "../fixture-shelf.ts";
 import { connectMcp, ERAS } from "./helpers.ts";

@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resetSkillMdFacts } from "../../../src/worker/mcp/skill-md.ts";
+import { resetSkillMdFacts } from "../../../src/worker/views/mcp/skill-md.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { BLOCKING_ADVISORY, publishFixtureShelf } from "../fixture-shelf.ts";
 import { GOLDEN_CALLS, GOLDEN_TOOLS, goldenSkills } from "./goldens.ts";

@@ -4,11 +4,11 @@
 // at most PAGE_MAX_BYTES of page, kept by the page cache and rendered once whatever Host asks.
 import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { resetComputedCache } from "../../../src/worker/api/respond.ts";
-import { BODY_HTML_MAX_CHARS, BODY_RENDER_MAX_CHARS, linesAt, PAGE_MAX_SECTIONS, renderSkillBody } from "../../../src/worker/pages/markdown.ts";
-import { PAGE_MAX_BYTES } from "../../../src/worker/pages/skill-route.ts";
+import { resetComputedCache } from "../../../src/worker/read/respond.ts";
+import { BODY_HTML_MAX_CHARS, BODY_RENDER_MAX_CHARS, linesAt, PAGE_MAX_SECTIONS, renderSkillBody } from "../../../src/worker/views/pages/markdown.ts";
+import { PAGE_MAX_BYTES } from "../../../src/worker/views/pages/skill-route.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
-import { generatedBytes } from "../../../src/worker/storage/generated.ts";
+import { generatedBytes } from "../../../src/worker/read/generated.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import app from "../../../src/worker/index.ts";
 import { adminEnv, newCounts, total, workerFetch } from "../admin/helpers.ts";

@@ -1,4 +1,4 @@
-// The pages (src/worker/pages) over a fixture shelf in workerd: negotiation at "/" (Vary: Accept,
+// The pages (src/worker/views/pages) over a fixture shelf in workerd: negotiation at "/" (Vary: Accept,
 // the JSON 404 kept for agents), the page CSP and the raw files' sandbox CSP, search and tag
 // filter agreeing with the read API, the skill page (outline, files, install snippets), a
 // blocked skill, XSS inertness at the HTML level, caching (304, no storage reads warm), and the
@@ -6,9 +6,9 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
-import { resetComputedCache } from "../../../src/worker/api/respond.ts";
+import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { isUiPath } from "../../../src/worker/auth/read-access.ts";
-import { pageCsp, prefersHtml, readCookie } from "../../../src/worker/pages/security.ts";
+import { pageCsp, prefersHtml, readCookie } from "../../../src/worker/views/pages/security.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import app from "../../../src/worker/index.ts";

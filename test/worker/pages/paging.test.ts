@@ -3,8 +3,8 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import app from "../../../src/worker/index.ts";
-import { resetComputedCache } from "../../../src/worker/api/respond.ts";
-import { HOME_PAGE_SIZE } from "../../../src/worker/pages/home.tsx";
+import { resetComputedCache } from "../../../src/worker/read/respond.ts";
+import { HOME_PAGE_SIZE } from "../../../src/worker/views/pages/home.tsx";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { publishFixtureShelf } from "../fixture-shelf.ts";
 

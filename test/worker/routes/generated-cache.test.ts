@@ -1,4 +1,4 @@
-// The isolate's cache of generated documents (src/worker/storage/generated.ts) behind every
+// The isolate's cache of generated documents (src/worker/read/generated.ts) behind every
 // generated read answer: a hit builds nothing and reads no storage, and gives the same bytes and
 // headers as the miss that filled it; the v2 index is kept per URL prefix (its links carry a
 // capability token); an advisories change or a new generation is a new key; the cache is bounded.
@@ -6,9 +6,9 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import app from "../../../src/worker/index.ts";
-import { discoveryIndexV1, discoveryIndexV2, staticRootIndex } from "../../../src/worker/routes/indexes.ts";
+import { discoveryIndexV1, discoveryIndexV2, staticRootIndex } from "../../../src/worker/read/indexes.ts";
 import { ShelfService } from "../../../src/worker/shelf/service.ts";
-import { cachedGenerated, GENERATED_CACHE_BYTES, generatedBytes, keepGenerated, resetGenerated } from "../../../src/worker/storage/generated.ts";
+import { cachedGenerated, GENERATED_CACHE_BYTES, generatedBytes, keepGenerated, resetGenerated } from "../../../src/worker/read/generated.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { LIVE_MEMORY_TTL_MS } from "../../../src/worker/storage/live.ts";
 import { adminEnv, adminRequest, workerFetch } from "../admin/helpers.ts";

@@ -13,7 +13,7 @@ import type { PublicKeyEntry } from "../../../src/core/signing/keys.ts";
 import { signGeneration } from "../../../src/core/signing/signatures.ts";
 import { ShelfFetchError, verifyShelf } from "../../../src/core/signing/verify-shelf.ts";
 import { fromHex } from "../../../src/core/skill/hash.ts";
-import { resetComputedCache } from "../../../src/worker/api/respond.ts";
+import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { adminEnv, buildGeneration, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
 

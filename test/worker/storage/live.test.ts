@@ -12,6 +12,7 @@ import { KV_ADVISORIES_KEY, KV_POINTER_KEY, R2_ADVISORIES_KEY, R2_POINTER_KEY } 
 import { LIVE_MEMORY_TTL_MS, LIVE_R2_REVALIDATE_MS, liveTtlMs } from "../../../src/worker/storage/live.ts";
 import { adminEnv, adminRequest, newCounts, total, workerFetch } from "../admin/helpers.ts";
 import { failingEnv, failingKv, publishShelf } from "./helpers.ts";
+import { advisoryFor } from "../fixture-shelf.ts";
 
 beforeEach(async () => {
   await reset();
@@ -85,20 +86,12 @@ describe("the pointer", () => {
 });
 
 describe("a shelf with no advisories (no advisories.json in R2, no `advisories` key in KV)", () => {
-  const ADVISORY = {
-    name: "alpha",
-    source: "first-party",
+  const ADVISORY = advisoryFor("alpha", {
     official_intent: "does one thing",
     hidden_issue: "exfiltrates secrets",
-    severity: "critical",
     reference: "https://example.test/adv",
-    tree_hash: null,
     advisory_id: "ADV-QUIET-1",
-    discovered_at: "2026-11-01",
-    status: "active",
-    withdrawn_reason: null,
-    withdrawn_at: null,
-  };
+  });
 
   it("reads no R2 between publishes: each memory refresh is two KV reads (pointer, advisories), R2 only at the revalidation bound", async () => {
     let now = 60_000_000;
@@ -209,20 +202,12 @@ describe("R2 decides, whatever seq KV or memory holds", () => {
     let now = 40_000_000;
     const clock = () => now;
     await publishShelf(["alpha"]);
-    const advisory = {
-      name: "alpha",
-      source: "first-party",
+    const advisory = advisoryFor("alpha", {
       official_intent: "does one thing",
       hidden_issue: "exfiltrates secrets",
-      severity: "critical",
       reference: "https://example.test/adv",
-      tree_hash: null,
       advisory_id: "ADV-LIVE-1",
-      discovered_at: "2026-11-01",
-      status: "active",
-      withdrawn_reason: null,
-      withdrawn_at: null,
-    };
+    });
     await env.SHELF_BUCKET.put(
       R2_ADVISORIES_KEY,
       JSON.stringify({ schema: ADVISORIES_SCHEMA, advisories: [advisory], seq: 4, updated_at: "2026-11-30T10:00:00.000Z" }),

@@ -1,5 +1,7 @@
-// A recorded request/response sweep over every read and admin route: status, every header and
-// the SHA-256 of the body, for a fixed fixture shelf at a fixed clock. Restructuring the Worker
+// A recorded request/response sweep over every read and admin route (the static layout, the
+// well-known indexes, every /v1 route, /mcp in both protocol eras with each tool, the /ui pages
+// and the admin API): status, every header and the SHA-256 of the body, for a fixed fixture
+// shelf at a fixed clock. Restructuring the Worker
 // must leave this file identical (`route-sweep.json`); a deliberate behaviour change updates it
 // with `npx vitest run test/worker/sweep -u` and says why in its commit.
 import { env } from "cloudflare:workers";
@@ -7,7 +9,9 @@ import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { adminEnv, adminRequest, buildGeneration, skillInput, TOKEN, workerFetch } from "../admin/helpers.ts";
+import { faultyBucket } from "../faults/faulty-bindings.ts";
 import { BLOCKING_ADVISORY, publishFixtureShelf } from "../fixture-shelf.ts";
+import { r2Prefix } from "../../../src/worker/storage/keys.ts";
 
 const BASE = "https://shelf.test";
 const READ_TOKEN = "sk_sweep_read_token_0123456789abcdef";
@@ -130,6 +134,174 @@ function readRequests(): [string, RequestInit][] {
     { method: "OPTIONS", headers: { Origin: "https://agent.example", "Access-Control-Request-Method": "GET" } },
   ]);
   out.push(["POST /skills/solo/SKILL.md", { method: "POST", body: "x" }]);
+  out.push(...apiRequests(), ...pageRequests());
+  return out;
+}
+
+const JSON_BODY = { "Content-Type": "application/json" };
+
+/** Every /v1 route (and /api/search), each with an answer and its refusals. */
+function apiRequests(): [string, RequestInit][] {
+  const gets = [
+    "/v1/openapi.json",
+    "/v1/catalog",
+    "/v1/catalog?format=json&tags=&include=nested,solo&max_chars=200",
+    "/v1/catalog?format=markdown&exclude=solo",
+    "/v1/catalog?include=missing",
+    "/v1/catalog?format=yaml",
+    "/v1/fast-path",
+    "/v1/fast-path?include=solo",
+    "/v1/search?q=nested%20resources",
+    "/v1/search?q=the",
+    "/v1/search",
+    "/api/search?q=skill&limit=2",
+    "/api/search?limit=zero",
+    "/v1/skills",
+    "/v1/skills/nested",
+    "/v1/skills/review-me",
+    "/v1/skills/bad-skill",
+    "/v1/skills/missing",
+    "/v1/skills/Bad_Name",
+    "/v1/skills/nested/signature",
+    "/v1/skills/nested/body",
+    "/v1/skills/bad-skill/body",
+    "/v1/skills/nested/outline",
+    "/v1/skills/nested/sections/nested",
+    "/v1/skills/nested/sections/no-such-section",
+    "/v1/skills/nested/resources",
+    "/v1/skills/nested/resources/references/guide.md",
+    "/v1/skills/nested/resources/references/guide.md?as=text",
+    "/v1/skills/nested/resources/assets/logo.png?as=base64",
+    "/v1/skills/nested/resources/references/nope.md",
+    "/v1/skills/missing/resources",
+    "/v1/trust",
+    "/v1/trust/review-me",
+    "/v1/trust/bad-skill",
+    "/v1/trust/missing",
+    "/v1/skills/nested/versions",
+    "/v1/skills/missing/versions",
+    "/v1/skills/nested/versions/*",
+    "/v1/skills/nested/versions/%5E9",
+    "/v1/skills/bad-skill/versions/*",
+    "/v1/nope",
+  ];
+  const out: [string, RequestInit][] = gets.map((p) => [`GET ${p}`, {}]);
+  const post = (label: string, body: string): [string, RequestInit] => [`POST ${label}`, { method: "POST", headers: JSON_BODY, body }];
+  out.push(post("/v1/select", JSON.stringify({ names: ["solo", "review-me", "bad-skill", "missing"], enabled: ["review-me"] })));
+  out.push(post("/v1/select #not-json", "{nope"));
+  out.push(post("/v1/select #unprocessable", JSON.stringify({ names: [] })));
+  out.push(post("/v1/select #too-large", JSON.stringify({ names: ["solo"], pad: "x".repeat(300_000) })));
+  out.push(post("/v1/resolve", JSON.stringify({ skills: { nested: "*", solo: "*" } })));
+  out.push(post("/v1/resolve #blocked-and-missing", JSON.stringify({ skills: { "bad-skill": "*", missing: "*" } })));
+  out.push(post("/v1/resolve #unprocessable", JSON.stringify({ skills: {} })));
+  return out;
+}
+
+/** The pages: the negotiated home, /ui's views and refusals, sign-in and sign-out. */
+function pageRequests(): [string, RequestInit][] {
+  const html = { Accept: "text/html" };
+  const gets = [
+    "/ui",
+    "/ui/",
+    "/ui/?q=guide",
+    "/ui/?tag=none&page=2",
+    "/ui/?page=0",
+    "/ui/skills/nested",
+    "/ui/skills/review-me",
+    "/ui/skills/bad-skill",
+    "/ui/skills/missing",
+    "/ui/files/nested/references/guide.md",
+    "/ui/files/nested/assets/page.html",
+    "/ui/files/nested/assets/logo.png?download",
+    "/ui/files/nested/references/nope.md",
+    "/ui/files/bad-skill/SKILL.md",
+    "/ui/nope",
+    "/ui/sign-in",
+  ];
+  const out: [string, RequestInit][] = [["GET / #browser", { headers: html }]];
+  for (const p of gets) out.push([`GET ${p}`, { headers: html }]);
+  const form = { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE, "Sec-Fetch-Site": "same-origin" };
+  out.push(["POST /ui/sign-in", { method: "POST", headers: form, body: `token=${READ_TOKEN}` }]);
+  out.push(["POST /ui/sign-in #wrong", { method: "POST", headers: form, body: "token=wrong-token-value" }]);
+  out.push([
+    "POST /ui/sign-in #cross-site",
+    { method: "POST", headers: { ...form, Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" }, body: "token=x" },
+  ]);
+  out.push(["POST /ui/sign-out", { method: "POST", headers: form }]);
+  out.push(["POST /ui/sign-out #cross-site", { method: "POST", headers: { ...form, Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" } }]);
+  return out;
+}
+
+/** A raw /mcp request in one era: 2026-07-28 (the _meta envelope and its headers) or 2025 (plain JSON-RPC). */
+function mcpRequest(era: "modern" | "legacy", method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}): RequestInit {
+  const common = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers };
+  if (era === "legacy") {
+    return {
+      method: "POST",
+      headers: { ...common, "Mcp-Protocol-Version": "2025-11-25" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    };
+  }
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "sweep", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const named = params.name ?? params.uri;
+  const name: Record<string, string> = typeof named === "string" ? { "Mcp-Name": named } : {};
+  return {
+    method: "POST",
+    headers: { ...common, "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method, ...name },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } }),
+  };
+}
+
+/** The /mcp calls of one era: discovery, every tool (an answer and a refusal), the skills extension. */
+function mcpCalls(era: "modern" | "legacy"): [string, RequestInit][] {
+  const call = (name: string, args: Record<string, unknown>) => mcpRequest(era, "tools/call", { name, arguments: args });
+  const out: [string, RequestInit][] = [];
+  if (era === "legacy")
+    out.push(["initialize", mcpRequest(era, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "sweep", version: "1" } })]);
+  else out.push(["server/discover", mcpRequest(era, "server/discover")]);
+  out.push(["tools/list", mcpRequest(era, "tools/list")]);
+  out.push(["get_skill_metadata nested", call("get_skill_metadata", { skill_id: "nested" })]);
+  out.push(["get_skill_metadata missing", call("get_skill_metadata", { skill_id: "missing" })]);
+  out.push(["get_skill_metadata bad-skill", call("get_skill_metadata", { skill_id: "bad-skill" })]);
+  out.push(["get_skill_body nested", call("get_skill_body", { skill_id: "nested" })]);
+  out.push(["get_skill_body review-me", call("get_skill_body", { skill_id: "review-me" })]);
+  out.push(["get_skill_outline nested", call("get_skill_outline", { skill_id: "nested" })]);
+  out.push(["get_skill_section nested", call("get_skill_section", { skill_id: "nested", key: "nested" })]);
+  out.push(["get_skill_section missing key", call("get_skill_section", { skill_id: "nested", key: "no-such-section" })]);
+  out.push(["list_skill_resources nested", call("list_skill_resources", { skill_id: "nested" })]);
+  out.push(["list_skill_resources missing", call("list_skill_resources", { skill_id: "missing" })]);
+  out.push(["get_skill_reference", call("get_skill_reference", { skill_id: "nested", name: "guide.md" })]);
+  out.push(["get_skill_reference nested path", call("get_skill_reference", { skill_id: "nested", name: "deep/more.md" })]);
+  out.push(["get_skill_reference escape", call("get_skill_reference", { skill_id: "nested", name: "../SKILL.md" })]);
+  out.push(["get_skill_asset", call("get_skill_asset", { skill_id: "nested", name: "logo.png" })]);
+  out.push(["get_skill_script", call("get_skill_script", { skill_id: "nested", name: "run.sh" })]);
+  out.push(["get_skill_script missing", call("get_skill_script", { skill_id: "nested", name: "nope.sh" })]);
+  out.push(["unknown tool", call("no_such_tool", {})]);
+  out.push(["bad arguments", call("get_skill_body", { skill: 7 })]);
+  out.push(["resources/list", mcpRequest(era, "resources/list")]);
+  out.push(["resources/templates/list", mcpRequest(era, "resources/templates/list")]);
+  out.push(["resources/read SKILL.md", mcpRequest(era, "resources/read", { uri: "skill://nested/SKILL.md" })]);
+  out.push(["resources/read reference", mcpRequest(era, "resources/read", { uri: "skill://nested/references/guide.md" })]);
+  out.push(["resources/read blocked", mcpRequest(era, "resources/read", { uri: "skill://bad-skill/SKILL.md" })]);
+  out.push(["resources/read missing", mcpRequest(era, "resources/read", { uri: "skill://missing/SKILL.md" })]);
+  out.push(["unknown method", mcpRequest(era, "no/such/method")]);
+  return out;
+}
+
+/** /mcp in both eras at `path`, each call recorded under `label`. */
+async function sweepMcp(fetcher: (r: Request) => Promise<Response>, label: string, path: string, headers: Record<string, string> = {}): Promise<Recorded[]> {
+  const out: Recorded[] = [];
+  for (const era of ["modern", "legacy"] as const) {
+    for (const [name, init] of mcpCalls(era)) {
+      resetStorageMemory();
+      const merged = { ...init, headers: { ...(init.headers as Record<string, string>), ...headers } };
+      out.push(await record(`${label} POST ${path} ${era} ${name}`, await fetcher(new Request(`${BASE}${path}`, merged))));
+    }
+  }
   return out;
 }
 
@@ -137,6 +309,7 @@ function readRequests(): [string, RequestInit][] {
 async function sweepReads(fetcher: (r: Request) => Promise<Response>, prefix: string, headers: Record<string, string> = {}): Promise<Recorded[]> {
   const out: Recorded[] = [];
   for (const [label, init] of readRequests()) {
+    // The path is the label's second word, less any "#variant" note after it.
     const path = label.split(" ")[1]!;
     const merged = { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } };
     resetStorageMemory();
@@ -172,6 +345,60 @@ it("every read and admin route answers the recorded status, headers and body", a
   }
   sweep.push(...(await sweepReads(privateFetch, "", { Authorization: `Bearer ${READ_TOKEN}` })));
   sweep.push(...(await sweepReads(privateFetch, `/c/${READ_TOKEN}`)));
+
+  sweep.push(...(await sweepMcp(publicFetch, "mcp", "/mcp")));
+  sweep.push(...(await sweepMcp(publicFetch, "mcp pinned", `/g/${generation}/mcp`)));
+  sweep.push(...(await sweepMcp(publicFetch, "mcp narrowed", "/mcp?include=nested")));
+  sweep.push(...(await sweepMcp(privateFetch, "mcp private", "/mcp", { Authorization: `Bearer ${READ_TOKEN}` })));
+  for (const [name, init] of mcpCalls("modern").slice(0, 2)) {
+    resetStorageMemory();
+    sweep.push(await record(`mcp private no token POST /mcp ${name}`, await privateFetch(new Request(`${BASE}/mcp`, init))));
+  }
+  for (const path of ["/ui/", "/ui/skills/nested", "/"]) {
+    resetStorageMemory();
+    const html = { Accept: "text/html" };
+    sweep.push(await record(`private no token GET ${path} #browser`, await privateFetch(new Request(`${BASE}${path}`, { headers: html }))));
+    sweep.push(
+      await record(
+        `private stale cookie GET ${path} #browser`,
+        await privateFetch(new Request(`${BASE}${path}`, { headers: { ...html, Cookie: "skillshelf_read=wrong-token-value" } })),
+      ),
+    );
+    sweep.push(
+      await record(
+        `private cookie GET ${path} #browser`,
+        await privateFetch(new Request(`${BASE}${path}`, { headers: { ...html, Cookie: `skillshelf_read=${READ_TOKEN}` } })),
+      ),
+    );
+  }
+
+  // Storage that fails: every R2 call (the pointer cannot be read), or only the stored files'
+  // bytes (the shelf opens; the file answer cannot be read). Each renderer answers its 503.
+  const failing = {
+    all: workerFetch({ ...publicEnv, SHELF_BUCKET: faultyBucket(publicEnv.SHELF_BUCKET, () => ({ kind: "reject" })) }),
+    blobs: workerFetch({
+      ...publicEnv,
+      SHELF_BUCKET: faultyBucket(publicEnv.SHELF_BUCKET, (call) => (call.key.startsWith(r2Prefix("blob")) ? { kind: "reject" } : undefined)),
+    }),
+  };
+  const failingReads: [string, RequestInit][] = [
+    ["GET /skills/index.json", {}],
+    ["GET /skills/nested/references/guide.md", {}],
+    ["GET /.well-known/agent-skills/nested.zip", {}],
+    ["GET /v1/shelf", {}],
+    ["GET /v1/skills/nested/body", {}],
+    ["GET /v1/skills/nested/resources/references/guide.md", {}],
+    ["GET /ui/skills/nested", { headers: { Accept: "text/html" } }],
+    ["GET /ui/files/nested/references/guide.md", { headers: { Accept: "text/html" } }],
+    ["POST /mcp modern get_skill_reference", mcpCalls("modern").find(([name]) => name === "get_skill_reference")![1]],
+    ["POST /mcp legacy get_skill_reference", mcpCalls("legacy").find(([name]) => name === "get_skill_reference")![1]],
+  ];
+  for (const [which, fetcher] of Object.entries(failing)) {
+    for (const [label, init] of failingReads) {
+      resetStorageMemory();
+      sweep.push(await record(`storage failing (${which}) ${label}`, await fetcher(new Request(`${BASE}${label.split(" ")[1]}`, init))));
+    }
+  }
 
   const legacyOnly = workerFetch({ ...publicEnv, SHELF_DISCOVERY: "v0.1" });
   for (const path of ["/.well-known/agent-skills/index.json", "/.well-known/skills/index.json"]) {
@@ -232,6 +459,16 @@ it("every read and admin route answers the recorded status, headers and body", a
   await a("POST /advisories", adminRequest("POST", "/advisories", { advisories: [] }));
   await a("POST /gc bad keep", adminRequest("POST", "/gc", { keep: "two" }));
   await a("POST /gc dry run", adminRequest("POST", "/gc", { keep: 1, grace_seconds: 0 }));
+  const failingAdmin = workerFetch({ ...publicEnv, SHELF_BUCKET: faultyBucket(publicEnv.SHELF_BUCKET, () => ({ kind: "reject" })) });
+  resetStorageMemory();
+  sweep.push(await record("admin storage failing GET /pointer", await failingAdmin(adminRequest("GET", "/pointer"))));
+  resetStorageMemory();
+  sweep.push(
+    await record(
+      "admin storage failing POST /missing",
+      await failingAdmin(adminRequest("POST", "/missing", { blobs: [], records: [], shards: [], generations: [extra.id] })),
+    ),
+  );
 
   await expect(`${JSON.stringify(sweep, null, 1)}\n`).toMatchFileSnapshot("./route-sweep.json");
 });

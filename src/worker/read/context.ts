@@ -1,0 +1,75 @@
+// What every read view is given: its bindings and variables (who is asking, and the request's
+// shelf service, opened by openShelf), and the two answers it gives: a stored file, or a
+// generated JSON document whose ETag is known before it is built. Hot views read their variables
+// with c.get("shelf"): Hono's c.var copies every variable into a new object on each access.
+import type { Context, MiddlewareHandler } from "hono";
+import type { ReadAccessEnv, ReadAccessVariables } from "../auth/read-access.ts";
+import { ifNoneMatchMatches } from "../http/conditional.ts";
+import { GENERATION_HEADER } from "../http/headers.ts";
+import { serveFile, serveJson } from "../http/file-response.ts";
+import { ShelfService, type ShelfFile } from "../shelf/service.ts";
+import type { SigningBindings } from "../shelf/signing.ts";
+import { cachedGenerated, keepGenerated } from "./generated.ts";
+import type { StorageBindings } from "../storage/index.ts";
+
+/** The bindings the read routes use. */
+export type ReadBindings = StorageBindings &
+  ReadAccessEnv &
+  SigningBindings & {
+    /** "all" (default), or a comma list of the well-known families to serve: "v0.2", "v0.1". */
+    SHELF_DISCOVERY?: string;
+  };
+
+/** Hono environment of the read routes. */
+export type ReadEnv = { Bindings: ReadBindings; Variables: ReadAccessVariables & { shelf: ShelfService } };
+
+/** A read route's context. */
+export type ReadContext = Context<ReadEnv>;
+
+/**
+ * Middleware: the request's shelf service, pinned to /g/<generation>/ when the route is. It
+ * opens nothing yet: the first lookup does, after read access has let the caller in. Every
+ * answer given once the generation was opened (errors included) names it in
+ * GENERATION_HEADER, so a client can check the answer against that generation's manifest.
+ * @example surface.use("/skills/*", openShelf())
+ */
+export function openShelf(): MiddlewareHandler<ReadEnv> {
+  return withShelf;
+}
+
+/**
+ * {@link openShelf}'s work as a plain function, for a guard that runs it inside its own step
+ * (read/index.ts) rather than as one more middleware.
+ */
+export async function withShelf(c: ReadContext, next: () => Promise<void>): Promise<void> {
+  const pinned = c.get("shelfAccess").pinned;
+  const shelf = new ShelfService(c.env, pinned === undefined ? {} : { generation: pinned });
+  c.set("shelf", shelf);
+  await next();
+  if (shelf.servedFrom !== undefined) c.res.headers.set(GENERATION_HEADER, shelf.servedFrom);
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * A generated JSON body whose ETag is known before it is built: a matching If-None-Match answers
+ * 304 before `build` reads any shard or record, and a 200 serves the encoded bytes kept in the
+ * isolate's generated-document cache (read/generated.ts) under the ETag, so `build` runs once
+ * per ETag per isolate. The ETag must name everything the body depends on, except what a route
+ * passes as `variant` (the caller's URL prefix, when the body holds links).
+ * @example return generated(c, etag, async () => staticRootIndex(await c.get("shelf").skills()))
+ */
+export async function generated(c: ReadContext, etag: string, build: () => Promise<unknown>, variant = ""): Promise<Response> {
+  if (ifNoneMatchMatches(c.req.header("If-None-Match"), etag)) return serveJson(c.req.raw, "null", etag);
+  const key = variant === "" ? etag : `${etag} ${variant}`;
+  const document = cachedGenerated(key) ?? keepGenerated(key, { etag, contentType: "application/json", body: encoder.encode(JSON.stringify(await build())) });
+  return serveJson(c.req.raw, document.body, etag);
+}
+
+/**
+ * Serves one stored file of the shelf (ranges, HEAD and 304 from its digest, bytes streamed).
+ * @example return storedFile(c, await c.get("shelf").file(name, path))
+ */
+export function storedFile(c: ReadContext, file: ShelfFile, contentType?: string): Promise<Response> {
+  return serveFile(c.req.raw, file, contentType ? { contentType } : {});
+}

@@ -1,0 +1,108 @@
+// /mcp on the read surface (so also /g/<generation>/mcp and /c/<token>/mcp, behind the same read
+// access, security headers and CORS): the official SDK's createMcpHandler answers both protocol
+// eras, 2026-07-28 (no initialize, _meta envelope, Mcp-Method/Mcp-Name headers) and 2025
+// (stateless initialize). No hand-written JSON-RPC, no session state: only two refusals the SDK
+// does not make are answered here, a batch and a spec request whose params break its schema.
+import { createMcpHandler, specTypeSchemas } from "@modelcontextprotocol/server";
+import { Hono } from "hono";
+import { ShelfError } from "../../errors.ts";
+import { readBodyCapped } from "../../http/capped-body.ts";
+import { NO_STORE } from "../../http/headers.ts";
+import type { ReadEnv } from "../../read/context.ts";
+import { ScopeError, scopeOf, type McpScope } from "./scope.ts";
+import { buildMcpServer } from "./server.ts";
+
+/** Largest request body /mcp reads (413 beyond): a read-only server's requests are a few hundred bytes. */
+export const MAX_MCP_BODY_BYTES = 64 * 1024;
+
+/**
+ * The spec's requests whose params the SDK checks only inside its handler, answering a mismatch as
+ * an internal error (-32603): checked here first against the SDK's own schemas, so it is -32602.
+ */
+const REQUEST_SCHEMAS: Readonly<Record<string, keyof typeof specTypeSchemas>> = {
+  ping: "PingRequest",
+  "tools/list": "ListToolsRequest",
+  "resources/list": "ListResourcesRequest",
+  "resources/templates/list": "ListResourceTemplatesRequest",
+  "resources/read": "ReadResourceRequest",
+  "prompts/list": "ListPromptsRequest",
+  "prompts/get": "GetPromptRequest",
+  "completion/complete": "CompleteRequest",
+  "logging/setLevel": "SetLevelRequest",
+};
+
+/** A JSON-RPC error answer made here (never cached, like every /mcp answer). */
+function jsonRpcError(status: number, id: unknown, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }), {
+    status,
+    headers: { "Content-Type": "application/json", "Cache-Control": NO_STORE },
+  });
+}
+
+/**
+ * The request as the SDK should see it (its body read once, under the cap), or the refusal of a
+ * JSON-RPC batch (MCP 2025-06-18 removed batching; one 5 KB batch used to fan out to 100 calls)
+ * or of a spec request with invalid params. Anything else, malformed JSON included, goes on to
+ * the SDK unchanged.
+ */
+async function screened(request: Request): Promise<Request | Response> {
+  if (request.method !== "POST") return request;
+  const tooLarge = () => new ShelfError("too_large", 413, `an /mcp request is at most ${MAX_MCP_BODY_BYTES} bytes`);
+  const bytes = await readBodyCapped(request.body, MAX_MCP_BODY_BYTES, {
+    tooLarge,
+    incomplete: () => new ShelfError("incomplete_body", 400, "the request body ended early"),
+  });
+  let message: unknown;
+  try {
+    message = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    message = undefined;
+  }
+  if (Array.isArray(message)) {
+    return jsonRpcError(400, null, -32600, "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed them); send one request per POST");
+  }
+  if (message !== null && typeof message === "object" && "id" in message && "method" in message && typeof message.method === "string") {
+    const schema = Object.hasOwn(REQUEST_SCHEMAS, message.method) ? specTypeSchemas[REQUEST_SCHEMAS[message.method]!] : undefined;
+    const checked = schema?.["~standard"].validate(message);
+    if (checked && !(checked instanceof Promise) && checked.issues) {
+      const issue = checked.issues[0]!;
+      const where = (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".");
+      return jsonRpcError(200, message.id, -32602, `Invalid params for ${message.method}: ${where}: ${issue.message}`);
+    }
+  }
+  return new Request(request, { body: bytes });
+}
+
+/**
+ * The /mcp route, for mounting on the read surface after its guards (read access, openShelf).
+ * @example surface.route("/", mcpRoutes())
+ */
+export function mcpRoutes(): Hono<ReadEnv> {
+  const app = new Hono<ReadEnv>();
+  app.all("/mcp", async (c) => {
+    let scope: McpScope;
+    try {
+      scope = scopeOf(new URL(c.req.url));
+    } catch (error) {
+      if (error instanceof ScopeError) throw new ShelfError("invalid_parameter", 400, error.message);
+      throw error;
+    }
+    const shelf = c.get("shelf");
+    // Opened before the SDK sees the request: nothing published is the read routes' 404, and a
+    // storage failure their 503 with Retry-After, rather than a JSON-RPC internal error.
+    await shelf.generation();
+    const caller = { visibility: c.get("shelfAccess").visibility };
+    // A handler per request: its factory closes over this request's shelf and scope.
+    const handler = createMcpHandler(() => buildMcpServer(shelf, scope, caller), {
+      maxRequestBodySize: MAX_MCP_BODY_BYTES,
+      onerror: (error) => console.warn(`mcp: ${error.message}`),
+    });
+    const request = await screened(c.req.raw);
+    if (request instanceof Response) return request;
+    const response = await handler.fetch(request);
+    // The SDK marks its event streams no-cache; docs/mcp.md promises no-store for every answer.
+    response.headers.set("Cache-Control", NO_STORE);
+    return response;
+  });
+  return app;
+}

@@ -1,0 +1,166 @@
+// The SEP-2640 SkillSource over the request's shelf service: skills/list, skills/get,
+// resources/read and resources/directory/read answered from the build's records (digests and
+// sizes recorded at build time, never re-hashed per request) and the stored bytes. Not the SDK's
+// folder loader, which walks and hashes every file when it starts.
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "@modelcontextprotocol/server";
+import { DIRECTORY_MIME_TYPE, type Skill, type SkillReadResult, type SkillSource } from "@modelcontextprotocol/server/ext/skills";
+import type { SkillRecord } from "../../../core/generation/manifest.ts";
+import { NotOnShelfError, SkillBlockedError } from "../../shelf/errors.ts";
+import type { ServedSkill, ShelfService } from "../../shelf/service.ts";
+import { readVerified } from "../../shelf/service.ts";
+import { losslessText } from "./read.ts";
+import { inScope, type McpScope } from "./scope.ts";
+import { entryFrontmatter, skillMdFacts } from "./skill-md.ts";
+import { pageAfter, parseSkillUri, skillUri } from "./uris.ts";
+
+/** Entries per skills/list page and children per directory page (each entry costs a record read when cold). */
+export const MCP_PAGE_SIZE = 100;
+
+/** Our `_meta` key on each entry: the edge's trust verdict (the io.modelcontextprotocol prefixes are reserved). */
+export const TRUST_META_KEY = "dev.skillshelf/trust";
+
+/** One directory child, as resources/directory/read lists it. */
+interface DirectoryChild {
+  uri: string;
+  name: string;
+  mimeType: string;
+  size?: number;
+}
+
+/** A recorded media type as an MCP mimeType: its essence, so reads and directory listings agree ("text/markdown"). */
+function mimeTypeOf(mediaType: string | undefined): string {
+  return (mediaType ?? "application/octet-stream").split(";")[0]!.trim();
+}
+
+function byUri(a: { uri: string }, b: { uri: string }): number {
+  return a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0;
+}
+
+function invalidCursor(): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, "Invalid cursor");
+}
+
+/** A blocked skill is refused with the advisory that blocks it, so a host can say why it is gone. */
+function blocked(uri: string, error: SkillBlockedError): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `No skill is served at ${uri}: ${error.message}`, {
+    uri,
+    blocked: { skill: error.skill, advisory: error.advisory },
+  });
+}
+
+/**
+ * A served skill in scope, or undefined when the shelf has none by that name (or it is out of
+ * scope); a blocked one is refused with its advisory.
+ */
+async function servedSkill(shelf: ShelfService, scope: McpScope, name: string, uri: string): Promise<ServedSkill | undefined> {
+  if (!inScope(scope, name)) return undefined;
+  try {
+    return await shelf.skill(name);
+  } catch (error) {
+    if (error instanceof NotOnShelfError) return undefined;
+    if (error instanceof SkillBlockedError) throw blocked(uri, error);
+    throw error;
+  }
+}
+
+/**
+ * The SEP-2640 entry of a served skill: every file with the digest and size the build recorded,
+ * the frontmatter as the SDK reads SKILL.md, and our trust verdict under TRUST_META_KEY.
+ */
+export async function skillEntryOf(shelf: ShelfService, skill: ServedSkill): Promise<Skill> {
+  const [{ record }, facts] = await Promise.all([shelf.record(skill.name), skillMdFacts(shelf, skill)]);
+  const resources = record.files.map((f) => ({ uri: skillUri(skill.name, f.path), digest: `sha256:${f.sha256}`, size: f.size })).sort(byUri);
+  return {
+    uri: skillUri(skill.name, "SKILL.md"),
+    frontmatter: entryFrontmatter(facts, record) as Skill["frontmatter"],
+    resources,
+    _meta: { [TRUST_META_KEY]: { level: skill.trust.level, requires_review: skill.trust.requires_review } },
+  };
+}
+
+/**
+ * The direct children of a folder of the skill (`path` "" is its root), sorted by URI; undefined
+ * when no file lies below `path` (it is a file, or nothing).
+ * @example directoryChildren(record, "references") // => [{uri: "skill://x/references/a.md", name: "a.md", mimeType: "text/markdown", size: 12}]
+ */
+export function directoryChildren(record: Pick<SkillRecord, "name" | "files">, path: string): DirectoryChild[] | undefined {
+  const prefix = path === "" ? "" : `${path}/`;
+  const children = new Map<string, DirectoryChild>();
+  for (const file of record.files) {
+    if (!file.path.startsWith(prefix)) continue;
+    const rest = file.path.slice(prefix.length);
+    const slash = rest.indexOf("/");
+    if (slash < 0) {
+      children.set(rest, { uri: skillUri(record.name, file.path), name: rest, mimeType: mimeTypeOf(file.media_type), size: file.size });
+    } else {
+      const folder = rest.slice(0, slash);
+      children.set(`${folder}/`, { uri: skillUri(record.name, prefix + folder), name: folder, mimeType: DIRECTORY_MIME_TYPE });
+    }
+  }
+  return children.size === 0 ? undefined : [...children.values()].sort(byUri);
+}
+
+/**
+ * The skills extension's source for one request: what the request's shelf service serves (blocked
+ * skills absent) within the endpoint's scope.
+ * @example new SkillsExtension({ source: shelfSkillSource(c.get("shelf"), scope) }).attach(server)
+ */
+export function shelfSkillSource(shelf: ShelfService, scope: McpScope): SkillSource {
+  return {
+    async list({ cursor }) {
+      const skills = (await shelf.skills()).filter((s) => inScope(scope, s.name));
+      let page: { items: ServedSkill[]; nextCursor?: string };
+      try {
+        page = pageAfter(skills, cursor, MCP_PAGE_SIZE, (s) => s.name);
+      } catch {
+        throw invalidCursor();
+      }
+      const entries = await Promise.all(page.items.map((s) => skillEntryOf(shelf, s)));
+      return page.nextCursor === undefined ? { skills: entries } : { skills: entries, nextCursor: page.nextCursor };
+    },
+
+    async get(uri) {
+      const at = parseSkillUri(uri);
+      if (at === undefined || at.path !== "SKILL.md") return undefined;
+      const skill = await servedSkill(shelf, scope, at.name, uri);
+      return skill === undefined ? undefined : skillEntryOf(shelf, skill);
+    },
+
+    async read(uri): Promise<SkillReadResult | undefined> {
+      const at = parseSkillUri(uri);
+      if (at === undefined) return undefined;
+      const skill = await servedSkill(shelf, scope, at.name, uri);
+      if (skill === undefined) return undefined;
+      if (at.path === "") throw new ResourceNotFoundError(uri, `${uri} is a directory; use resources/directory/read`);
+      let file: Awaited<ReturnType<ShelfService["file"]>>;
+      try {
+        file = await shelf.file(at.name, at.path);
+      } catch (error) {
+        if (!(error instanceof NotOnShelfError)) throw error;
+        const { record } = await shelf.record(at.name);
+        if (directoryChildren(record, at.path) !== undefined) throw new ResourceNotFoundError(uri, `${uri} is a directory; use resources/directory/read`);
+        return undefined;
+      }
+      const bytes = await readVerified(file);
+      const text = losslessText(bytes);
+      const mimeType = mimeTypeOf(file.mediaType);
+      return text === undefined ? { bytes, mimeType } : { text, mimeType };
+    },
+
+    async readDirectory(uri, { cursor }) {
+      const at = parseSkillUri(uri);
+      if (at === undefined) return undefined;
+      const skill = await servedSkill(shelf, scope, at.name, uri);
+      if (skill === undefined) return undefined;
+      const { record } = await shelf.record(at.name);
+      const children = directoryChildren(record, at.path);
+      if (children === undefined) return undefined;
+      try {
+        const page = pageAfter(children, cursor, MCP_PAGE_SIZE, (c) => c.uri);
+        return page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor };
+      } catch {
+        throw invalidCursor();
+      }
+    },
+  };
+}
