@@ -416,7 +416,9 @@ describe("CORS on errors", () => {
     const res = await get("/skills/solo/SKILL.md", {}, { ...env, SHELF_VISIBILITY: "private", READ_TOKEN_SHA256: "0".repeat(64) });
     expect(res.status).toBe(401);
     expect(res.headers.get("Access-Control-Allow-Origin")).toBeNull();
-    const admin = await get("/admin/v1/pointer");
+    // A publish token configured here, not by whatever .dev.vars a local `npm start` left in the
+    // checkout (wrangler reads it into the test env): without one the admin API answers 503.
+    const admin = await get("/admin/v1/pointer", {}, { ...env, PUBLISH_TOKEN_SHA256: "0".repeat(64) });
     expect(admin.status).toBe(401);
     expect(admin.headers.get("Access-Control-Allow-Origin")).toBeNull();
   });
