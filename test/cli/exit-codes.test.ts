@@ -12,7 +12,7 @@ import { adminCall, exitCodeFor, LOST_RACE_EXIT } from "../../src/cli/lib/publis
 
 const ADMIN_DIR = "src/worker/admin";
 
-/** Every `new AdminError(<code>, <message>[, { current …}])` in the admin modules. */
+/** Every `adminError(<code>, <message>[, { current …}])` in the admin modules. */
 function adminRefusals(): { file: string; code: AdminErrorCode; pointerRace: boolean }[] {
   const found: { file: string; code: AdminErrorCode; pointerRace: boolean }[] = [];
   for (const file of readdirSync(ADMIN_DIR).filter((f) => f.endsWith(".ts"))) {
@@ -20,16 +20,25 @@ function adminRefusals(): { file: string; code: AdminErrorCode; pointerRace: boo
     const source = readFileSync(path.join(ADMIN_DIR, file), "utf8")
       .replace(/\/\*[\s\S]*?\*\//g, "")
       .replace(/^\s*\/\/.*$/gm, "");
-    const constructed = source.match(/new AdminError\(/g)?.length ?? 0;
+    const constructed = source.match(/(?<!function )\badminError\(/g)?.length ?? 0;
     const matches = [
-      ...source.matchAll(/new AdminError\(\s*("[a-z_]+"|POINTER_MOVED|refusal\.code|read\.code)\s*,\s*(?:`[^`]*`|"[^"]*"|[\w.]+)(\s*,\s*\{\s*current\b)?/g),
+      ...source.matchAll(
+        /(?<!function )\badminError\(\s*("[a-z_]+"|POINTER_MOVED|refusal\.code|read\.code|document\.code|problem\.code)\s*,\s*(?:`[^`]*`|"[^"]*"|[\w.]+)(\s*,\s*\{\s*current\b)?/g,
+      ),
     ];
     // A code spelt any other way would escape this check.
-    expect(matches.length, `${file}: every AdminError is built with a literal code`).toBe(constructed);
+    expect(matches.length, `${file}: every adminError is built with a literal code`).toBe(constructed);
     for (const m of matches) {
       // A refusal of the request's shape is typed "bad_request" | "invalid_request" | "invalid_advisories"
-      // (contract.ts), one of unreadable JSON text "malformed_json" | "invalid_text" | "too_deep" (json-text.ts): never a 409.
-      const typed: Record<string, AdminErrorCode> = { POINTER_MOVED, "refusal.code": "bad_request", "read.code": "malformed_json" };
+      // (contract.ts), one of unreadable JSON text "malformed_json" | "invalid_text" | "too_deep" (json-text.ts), a
+      // document's "invalid_document" | "invalid_skill" (verify.ts's DocumentProblem): never a 409.
+      const typed: Record<string, AdminErrorCode> = {
+        POINTER_MOVED,
+        "refusal.code": "bad_request",
+        "read.code": "malformed_json",
+        "document.code": "invalid_document",
+        "problem.code": "invalid_document",
+      };
       const code = (typed[m[1]!] ?? m[1]!.slice(1, -1)) as AdminErrorCode;
       expect(Object.keys(ADMIN_ERRORS), `${file}: ${code}`).toContain(code);
       found.push({ file, code, pointerRace: m[2] !== undefined });
