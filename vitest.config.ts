@@ -25,7 +25,10 @@ const FRESH_ISOLATE_FILES = [
   "test/worker/routes/index.test.ts",
 ];
 
-const worker = () => cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } });
+// A session key as the SHELF_SESSION_KEY secret would provide it (the pages' sign-in needs one).
+const TEST_SECRETS = { SHELF_SESSION_KEY: "test-session-key-0123456789abcdef0123456789abcdef" };
+
+const worker = () => cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings: TEST_SECRETS } });
 
 export default defineConfig({
   test: {
@@ -68,7 +71,7 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml", environment: "acme" },
             // sha256("sk_acme_read_0123456789abcdef0123"), the test's read token.
-            miniflare: { bindings: { READ_TOKEN_SHA256: "94f8d38aa613a33126dfd8153c0356768ab5a4e58461a8badf5af0f14483274a" } },
+            miniflare: { bindings: { ...TEST_SECRETS, READ_TOKEN_SHA256: "94f8d38aa613a33126dfd8153c0356768ab5a4e58461a8badf5af0f14483274a" } },
           }),
         ],
         test: {

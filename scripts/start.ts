@@ -271,6 +271,8 @@ async function writeDevVars(file: string, publishHash: string, readHash: string 
   }
   const lines = vars.split("\n").filter((l) => l !== "" && !l.startsWith("PUBLISH_TOKEN_SHA256="));
   lines.push(`PUBLISH_TOKEN_SHA256=${publishHash}`);
+  // The pages' sign-in sessions are keyed by a secret of their own (docs/pages.md), kept across runs.
+  if (!lines.some((l) => l.startsWith("SHELF_SESSION_KEY="))) lines.push(`SHELF_SESSION_KEY=${randomBytes(32).toString("hex")}`);
   if (readHash !== undefined) {
     const at = lines.findIndex((l) => l.startsWith("READ_TOKEN_SHA256="));
     const listed =

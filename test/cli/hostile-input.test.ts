@@ -373,6 +373,20 @@ describe("install on hostile lockfiles, answers and install state: a clear error
     expect(r.stderr).toMatch(/\.skillshelf-installed\.json/);
   });
 
+  it("an install state file naming a skill __proto__ is refused, not read as an empty state", async () => {
+    const r = await install(
+      { "SKILL.md": skillMd("demo") },
+      (lock, to) => ["--lock", lock, "--to", to],
+      (to) => {
+        mkdirSync(to, { recursive: true });
+        writeFileSync(path.join(to, ".skillshelf-installed.json"), '{"schema":"skillshelf.installed/1","skills":{"__proto__":{}}}');
+      },
+    );
+    expect(r.internal, r.stderr).toBeUndefined();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/__proto__/);
+  });
+
   it("a lockfile entry named __proto__ is refused, not dropped", async () => {
     const shelf = await fakeShelf({});
     try {

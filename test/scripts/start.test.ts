@@ -248,6 +248,8 @@ describe("npm start -- --env acme", () => {
       expect(devVars).toContain("OTHER_SECRET=kept\n");
       expect(devVars).toContain(`READ_TOKEN_SHA256=${theirHash},${createHash("sha256").update(token).digest("hex")}\n`);
       expect(devVars).toMatch(/^PUBLISH_TOKEN_SHA256=[0-9a-f]{64}$/m);
+      // The pages' sign-in sessions get a random key of their own (never derived from a token hash).
+      expect(devVars).toMatch(/^SHELF_SESSION_KEY=[0-9a-f]{64}$/m);
       // Its own state, build and publish token: nothing of the top-level shelf's.
       expect(readFileSync(path.join(root, ".skillshelf/env/acme/publish-token"), "utf8")).toMatch(/^sk_local_[0-9a-f]{64}\n$/);
       expect(() => readFileSync(path.join(root, ".skillshelf/publish-token"))).toThrow();

@@ -225,9 +225,10 @@ async function readInstalled(dir: string): Promise<Installed> {
   } catch {
     json = undefined;
   }
+  // zod's record drops a "__proto__" key silently, so the raw JSON is asked first.
+  refuseProtoKey(json, "skills", file);
   const parsed = InstalledSchema.safeParse(json);
-  // Object.create(null): a skill named "__proto__" in it stays an entry, never a prototype.
-  if (parsed.success && !Object.hasOwn(parsed.data.skills, "__proto__")) return Object.assign(Object.create(null) as Installed, parsed.data.skills);
+  if (parsed.success) return Object.assign(Object.create(null) as Installed, parsed.data.skills);
   throw new CliError(`${file} is not a ${INSTALLED_SCHEMA} state file (skillshelf writes it beside what it installs); move it away and install again`);
 }
 

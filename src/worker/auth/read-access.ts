@@ -22,7 +22,7 @@ async function sessionToken(cookie: string, env: SessionEnv): Promise<{ sha256: 
 export type ShelfVisibility = "public" | "private";
 
 /** The bindings read access depends on. */
-export interface ReadAccessEnv extends ReadTokenEnv {
+export interface ReadAccessEnv extends ReadTokenEnv, SessionEnv {
   SHELF_VISIBILITY?: string;
   SHELF_CAPABILITY_URLS?: string;
 }

@@ -1,24 +1,30 @@
 // The pages' sign-in session: what their cookie holds instead of the read token. The value is
-// `s1.<sha256 of the token>.<HMAC-SHA256 of that, base64url>`, so a stolen cookie is not a token
-// (no Authorization header or capability URL takes it) and cannot be forged without the key;
-// the Worker checks the MAC, then the token hash against the live read tokens, so revoking a
-// token ends its sessions too.
+// `s1.<sha256 of the token>.<issued, unix seconds>.<HMAC-SHA256 of the rest, base64url>`, so a
+// stolen cookie is not a token (no Authorization header or capability URL takes it), cannot be
+// forged without the key and stops working SESSION_MAX_AGE_SECONDS after sign-in whatever the
+// browser keeps; the Worker checks the MAC and the age, then the token hash against the live read
+// tokens, so revoking a token ends its sessions too.
 import { isSha256Hex, sha256Hex } from "../../core/skill/hash.ts";
 
-/** The secrets a session key is derived from, first set wins (docs/teams.md, "Sign-in"). */
+/** The secret sessions are keyed with (docs/pages.md, "Sign-in"). */
 export interface SessionEnv {
-  /** A random secret for sessions alone (`wrangler secret put SHELF_SESSION_KEY`). */
+  /**
+   * A random secret for sessions alone (`openssl rand -hex 32 | wrangler secret put SHELF_SESSION_KEY`).
+   * Never derived from the token hashes: those are not secret (a session value carries one), so a
+   * key made from them would let anyone who knows a hash forge a session.
+   */
   SHELF_SESSION_KEY?: string;
-  PUBLISH_TOKEN_SHA256?: string;
-  READ_TOKEN_SHA256?: string;
 }
+
+/** How long a session works after sign-in: a working day (the cookie's Max-Age says the same). */
+export const SESSION_MAX_AGE_SECONDS = 12 * 60 * 60;
 
 const encoder = new TextEncoder();
 let cachedKey: { material: string; key: Promise<CryptoKey> } | undefined;
 
-/** The HMAC key, derived from the first configured secret; null when none is (no session can be made). */
+/** The HMAC key, derived from SHELF_SESSION_KEY; null when it is not set (no session can be made). */
 function sessionKey(env: SessionEnv): Promise<CryptoKey> | null {
-  const material = [env.SHELF_SESSION_KEY, env.PUBLISH_TOKEN_SHA256, env.READ_TOKEN_SHA256].map((s) => s?.trim()).find((s) => s);
+  const material = env.SHELF_SESSION_KEY?.trim();
   if (!material) return null;
   if (cachedKey?.material !== material) {
     const key = crypto.subtle
@@ -42,27 +48,32 @@ function fromBase64Url(text: string): Uint8Array | null {
 }
 
 /**
- * The session value for a verified read token; null when the Worker has no secret to key it with.
- * @example await sessionValue("sk_…", env) // => "s1.<64 hex>.<43 base64url>"
+ * The session value for a verified read token, issued now; null when the Worker has no
+ * SHELF_SESSION_KEY to key it with.
+ * @example await sessionValue("sk_…", env) // => "s1.<64 hex>.<seconds>.<43 base64url>"
  */
-export async function sessionValue(token: string, env: SessionEnv): Promise<string | null> {
+export async function sessionValue(token: string, env: SessionEnv, now = Date.now()): Promise<string | null> {
   const key = sessionKey(env);
   if (!key) return null;
-  const hash = await sha256Hex(token);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await key, encoder.encode(`s1.${hash}`)));
-  return `s1.${hash}.${base64Url(mac)}`;
+  const signed = `s1.${await sha256Hex(token)}.${Math.floor(now / 1000)}`;
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await key, encoder.encode(signed)));
+  return `${signed}.${base64Url(mac)}`;
 }
 
 /**
  * The token hash a session value vouches for, or null when it is not one this Worker made (a
- * raw token, a tampered value, another key). The MAC is checked in constant time by WebCrypto.
+ * raw token, a tampered value, another key) or it is older than SESSION_MAX_AGE_SECONDS. The MAC
+ * is checked in constant time by WebCrypto.
  */
-export async function sessionTokenHash(value: string, env: SessionEnv): Promise<string | null> {
-  const match = /^s1\.([0-9a-f]{64})\.([A-Za-z0-9_-]{43})$/.exec(value);
+export async function sessionTokenHash(value: string, env: SessionEnv, now = Date.now()): Promise<string | null> {
+  const match = /^(s1\.([0-9a-f]{64})\.([0-9]{1,12}))\.([A-Za-z0-9_-]{43})$/.exec(value);
   const key = sessionKey(env);
-  if (!match || !key || !isSha256Hex(match[1]!)) return null;
-  const mac = fromBase64Url(match[2]!);
+  if (!match || !key || !isSha256Hex(match[2]!)) return null;
+  const mac = fromBase64Url(match[4]!);
   if (!mac) return null;
-  const ok = await crypto.subtle.verify("HMAC", await key, mac, encoder.encode(`s1.${match[1]}`));
-  return ok ? match[1]! : null;
+  const ok = await crypto.subtle.verify("HMAC", await key, mac, encoder.encode(match[1]!));
+  if (!ok) return null;
+  // A minute of clock skew between isolates is tolerated; a session from the future is not.
+  const age = Math.floor(now / 1000) - Number(match[3]);
+  return age >= -60 && age <= SESSION_MAX_AGE_SECONDS ? match[2]! : null;
 }

@@ -3,10 +3,10 @@
 // it), answered 304 from that key alone, and kept with its ETag in the isolate's bounded cache of
 // generated documents (read/generated.ts, shared with the indexes), so a repeated request
 // computes nothing, hashes nothing and reads no storage. Never written to KV on the request path.
+import type { ReadContext } from "./context.ts";
 import { sha256Hex } from "../../core/skill/hash.ts";
 import { etagFor, ifNoneMatchMatches } from "../http/conditional.ts";
 import { cachedGenerated, GENERATED_CACHE_BYTES, keepGenerated, resetGenerated } from "./generated.ts";
-import type { ApiContext } from "../views/api/routes.ts";
 
 const encoder = new TextEncoder();
 
@@ -38,7 +38,7 @@ export interface ComputedAnswer {
  * `build` are not cached.
  * @example return computed(c, { route: "outline", args: { name }, contentType: "application/json", build: async () => JSON.stringify(outline) })
  */
-export async function computed(c: ApiContext, answer: ComputedAnswer): Promise<Response> {
+export async function computed(c: ReadContext, answer: ComputedAnswer): Promise<Response> {
   const generation = await c.get("shelf").generation();
   const prefix = answer.links ? c.get("shelfAccess").urlPrefix : "";
   const key = JSON.stringify([answer.route, generation.id, c.get("shelf").pinned, generation.advisoriesSeq, prefix, answer.contentType, answer.args]);
@@ -58,7 +58,7 @@ export async function computed(c: ApiContext, answer: ComputedAnswer): Promise<R
 
 /** A JSON computed answer. */
 export function computedJson(
-  c: ApiContext,
+  c: ReadContext,
   route: string,
   args: Readonly<Record<string, unknown>>,
   build: () => Promise<unknown>,

@@ -197,7 +197,10 @@ describe("HTTP around the SDK", () => {
     const fetch = appFetch();
     const big = modernRequest("tools/list");
     big.body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(MAX_MCP_BODY_BYTES) } });
-    expect((await fetch(`${BASE}/mcp`, big)).status).toBe(413);
+    const tooBig = await fetch(`${BASE}/mcp`, big);
+    expect(tooBig.status).toBe(413);
+    // A JSON-RPC error, as the SDK's own refusal was, not the read group's plain JSON.
+    expect(((await tooBig.json()) as { jsonrpc: string; error: { code: number } }).error).toMatchObject({ code: -32000 });
     expect((await fetch(`${BASE}/mcp`, { ...modernRequest("tools/list"), headers: { "Content-Type": "text/plain" } })).status).toBe(415);
     const mismatch = await fetch(`${BASE}/mcp`, modernRequest("tools/list", {}, { "Mcp-Method": "tools/call" }));
     expect(mismatch.status).toBe(400);

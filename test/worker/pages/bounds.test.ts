@@ -113,4 +113,12 @@ describe("the skill page of a very long SKILL.md", () => {
       expect(total(counts, "R2.") + total(counts, "KV.")).toBe(0);
     });
   }
+
+  it("escapes the request's origin where it fills the cached page (a host may hold a quote)", async () => {
+    const res = await app.request(`http://a"b'c.test/ui/skills/many-headings`, { headers: { Accept: BROWSER } }, env);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("npx skills add http://a&quot;b&#39;c.test --skill many-headings");
+    expect(html).not.toContain(`a"b'c.test`);
+  });
 });

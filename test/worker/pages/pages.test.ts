@@ -345,7 +345,7 @@ describe("a private shelf", () => {
     expect(ok.headers.get("Location")).toBe("/ui/");
     // The cookie holds an opaque session value, never the token (nor anything the API would take as one).
     const set = ok.headers.get("Set-Cookie")!;
-    expect(set).toMatch(/^skillshelf_read=s1\.[0-9a-f]{64}\.[A-Za-z0-9_-]{43}; Path=\/ui; Max-Age=43200; HttpOnly; Secure; SameSite=Lax$/);
+    expect(set).toMatch(/^skillshelf_read=s1\.[0-9a-f]{64}\.\d+\.[A-Za-z0-9_-]{43}; Path=\/ui; Max-Age=43200; HttpOnly; Secure; SameSite=Lax$/);
     expect(set).not.toContain(TOKEN);
     const session = set.slice(0, set.indexOf(";"));
     expect((await get("/v1/skills", { Authorization: `Bearer ${session.slice("skillshelf_read=".length)}` }, bindings)).status).toBe(401);

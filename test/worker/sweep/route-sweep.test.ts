@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
-import { sessionValue } from "../../../src/worker/auth/session.ts";
+import { type SessionEnv, sessionValue } from "../../../src/worker/auth/session.ts";
 import { adminEnv, adminRequest, buildGeneration, skillInput, TOKEN, workerFetch } from "../admin/helpers.ts";
 import { faultyBucket } from "../faults/faulty-bindings.ts";
 import { BLOCKING_ADVISORY, publishFixtureShelf } from "../fixture-shelf.ts";
@@ -335,7 +335,7 @@ it("every read and admin route answers the recorded status, headers and body", a
   const privateEnv = { ...publicEnv, SHELF_VISIBILITY: "private", READ_TOKEN_SHA256: readHash, SHELF_CAPABILITY_URLS: "on" };
   const privateFetch = workerFetch(privateEnv);
   // What the sign-in form sets (a session over the token's hash; the raw token is refused since issue 25).
-  const session = await sessionValue(READ_TOKEN, privateEnv);
+  const session = await sessionValue(READ_TOKEN, privateEnv as SessionEnv);
   for (const path of ["/skills/solo/SKILL.md", "/skills/index.json", "/.well-known/agent-skills/index.json", "/v1/shelf"]) {
     resetStorageMemory();
     sweep.push(await record(`private no token GET ${path}`, await privateFetch(new Request(`${BASE}${path}`))));

@@ -39,6 +39,15 @@ function jsonRpcError(status: number, id: unknown, code: number, message: string
   });
 }
 
+/** A body /mcp refuses before the SDK sees it, carrying its JSON-RPC answer. */
+class BodyRefusal extends Error {
+  readonly response: Response;
+  constructor(response: Response) {
+    super("refused /mcp body");
+    this.response = response;
+  }
+}
+
 /**
  * The request as the SDK should see it (its body read once, under the cap), or the refusal of a
  * JSON-RPC batch (MCP 2025-06-18 removed batching; one 5 KB batch used to fan out to 100 calls)
@@ -47,11 +56,18 @@ function jsonRpcError(status: number, id: unknown, code: number, message: string
  */
 async function screened(request: Request): Promise<Request | Response> {
   if (request.method !== "POST") return request;
-  const tooLarge = () => new ShelfError("too_large", 413, `an /mcp request is at most ${MAX_MCP_BODY_BYTES} bytes`);
-  const bytes = await readBodyCapped(request.body, MAX_MCP_BODY_BYTES, {
-    tooLarge,
-    incomplete: () => new ShelfError("incomplete_body", 400, "the request body ended early"),
-  });
+  // Refusals before the SDK are JSON-RPC errors as the SDK's own would be (-32000 for a body over
+  // the cap, -32700 for one that ended early), not the read group's plain JSON.
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBodyCapped(request.body, MAX_MCP_BODY_BYTES, {
+      tooLarge: () => new BodyRefusal(jsonRpcError(413, null, -32000, `Request body too large: an /mcp request is at most ${MAX_MCP_BODY_BYTES} bytes`)),
+      incomplete: () => new BodyRefusal(jsonRpcError(400, null, -32700, "Parse error: the request body ended before all of it arrived")),
+    });
+  } catch (error) {
+    if (error instanceof BodyRefusal) return error.response;
+    throw error;
+  }
   let message: unknown;
   try {
     message = JSON.parse(new TextDecoder().decode(bytes));

@@ -117,7 +117,7 @@ async function signIn(c: Context<ReadEnv>): Promise<Response> {
   // The cookie holds a session (a MAC over the token's hash), never the token itself.
   const session = await sessionValue(token, c.env as SessionEnv);
   if (session === null) {
-    console.error("sign-in: no SHELF_SESSION_KEY, PUBLISH_TOKEN_SHA256 or READ_TOKEN_SHA256 secret to key sessions with");
+    console.error("sign-in: no SHELF_SESSION_KEY secret to key sessions with (docs/pages.md, Sign-in)");
     return htmlResponse(
       MessagePage({ links, title: "Sign-in is not set up", message: "This shelf cannot keep a session; send the read token as a Bearer header instead." }),
       503,

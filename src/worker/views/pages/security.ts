@@ -2,14 +2,15 @@
 // style sheet and script, allowed by hash), the read group's other security headers, and the
 // sign-in cookie's attributes. Raw files under /ui/files keep the sandbox CSP every file gets.
 import { READ_COOKIE } from "../../auth/read-access.ts";
+import { SESSION_MAX_AGE_SECONDS } from "../../auth/session.ts";
 import { securityHeaders, type HeaderPolicy } from "../../http/headers.ts";
 import { PAGE_CSS, PAGE_SCRIPT } from "./assets.ts";
 
 /** The path prefix of the pages (the shelf's home is also answered at "/" for browsers). */
 export const UI_PREFIX = "/ui";
 
-/** How long the sign-in cookie lasts: a working day; the token's own expiry still applies. */
-export const READ_COOKIE_MAX_AGE_SECONDS = 12 * 60 * 60;
+/** How long the browser keeps the sign-in cookie: as long as the session it holds works (auth/session.ts). */
+export const READ_COOKIE_MAX_AGE_SECONDS = SESSION_MAX_AGE_SECONDS;
 
 async function sha256Base64(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));

@@ -94,6 +94,12 @@ export async function skillPage(c: ReadContext, name: string): Promise<Response>
 
 const encoder = new TextEncoder();
 
+const HTML_ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]!);
+}
+
 /** A cached skill page with the request's origin in place of the origin mark. */
 async function withOrigin(res: Response, origin: string): Promise<Response> {
   if (res.status !== 200) return res;
@@ -103,7 +109,8 @@ async function withOrigin(res: Response, origin: string): Promise<Response> {
     headers.delete("Content-Length");
     return new Response(null, { status: 200, headers });
   }
-  const page = encoder.encode((await res.text()).replaceAll(originMark(), origin));
+  // A URL's origin may hold & " ' (never < or >): escaped, as all text in a page is.
+  const page = encoder.encode((await res.text()).replaceAll(originMark(), escapeHtml(origin)));
   headers.set("Content-Length", String(page.byteLength));
   return new Response(page, { status: 200, headers });
 }
