@@ -16,13 +16,15 @@ import { defineConfig } from "vitest/config";
 // workers per project; a third only adds contention.
 const MAX_WORKERS = 2;
 
-/** Worker tests that need a runtime of their own: each counts or times from a cold isolate. */
+/** Worker tests that need a runtime of their own: each counts, times or records from a cold isolate and empty storage. */
 const FRESH_ISOLATE_FILES = [
   "test/worker/pages/paging.test.ts",
   "test/worker/storage/budget.test.ts",
   "test/worker/admin/hostile-input.test.ts",
   "test/worker/routes/generated-cache.test.ts",
   "test/worker/routes/index.test.ts",
+  // Records every route from an empty bucket: another file's version index would change its answers.
+  "test/worker/sweep/route-sweep.test.ts",
 ];
 
 // A session key as the SHELF_SESSION_KEY secret would provide it (the pages' sign-in needs one).

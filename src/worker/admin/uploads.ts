@@ -99,8 +99,8 @@ export async function putDocument(
 
   const document = parseDocument(kind, json);
   if ("code" in document) throw adminError(document.code, document.message);
-  const hashes = document.kind === "record" ? await checkRecordHashes(document.record) : null;
-  if (hashes) throw adminError(hashes.code, hashes.message);
+  const problem = document.kind === "record" ? await checkRecordHashes(document.record) : null;
+  if (problem) throw adminError(problem.code, problem.message);
   const missing =
     document.kind === "shard"
       ? await verifyShard(storage, document.shard)
