@@ -4,8 +4,9 @@ import { defineConfig } from "vitest/config";
 // Four projects (test/README.md says what each covers and how long it takes):
 // - "workerd": src/core unit tests and Worker integration tests, inside workerd with local R2 and
 //   KV, so core is proven on the runtime that serves it. `isolate: false`: one workerd runs file
-//   after file, so the ~3.6 s start of a runtime is paid once per worker, not once per file (the
-//   tests use fresh names or call `reset()`, and run in any order: `--sequence.shuffle.files`).
+//   after file, so the ~3.6 s start of a runtime is paid once per worker, not once per file. A
+//   setup file empties R2 and KV and the Worker's caches before each file, so files run in any
+//   order (`--sequence.shuffle.files`) as if each had a runtime of its own.
 // - "workerd-fresh": the Worker files that measure a cold isolate (storage operations counted
 //   from nothing, memory TTLs, module-level caches), each in a runtime of its own.
 // - "workerd-team": the Worker under a team environment's configuration.
@@ -49,6 +50,8 @@ export default defineConfig({
           include: ["test/core/**/*.test.ts", "test/worker/**/*.test.ts", "test/agents/**/*.test.ts"],
           exclude: ["test/worker/team-env/**", ...FRESH_ISOLATE_FILES],
           isolate: false,
+          // Each file starts from empty storage and cold Worker caches (test/worker/fresh-file.setup.ts).
+          setupFiles: ["test/worker/fresh-file.setup.ts"],
           maxWorkers: MAX_WORKERS,
           // Shelves of 1,000 and 10,000 skills are built in some tests (some in a beforeAll); nothing
           // here is timed (speed targets live in `npm run bench`), so a loaded machine must not fail them.
