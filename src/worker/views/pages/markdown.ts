@@ -93,8 +93,14 @@ function estimatedHtml(tokens: Token[]): number {
   return chars;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+const HTML_ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/**
+ * Text made safe for an HTML text node or a quoted attribute, as the pages' JSX escapes it.
+ * @example escapeHtml(`a"b'c`) // => "a&quot;b&#39;c"
+ */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]!);
 }
 
 /** A relative link into the skill folder, as a skill-relative path; undefined for anything else. */

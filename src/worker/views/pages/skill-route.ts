@@ -10,7 +10,7 @@ import type { ShelfService } from "../../shelf/service.ts";
 import { skillTrust } from "../../shelf/trust.ts";
 import { htmlDocument } from "./layout.tsx";
 import { HTML_TYPE, pageLinks } from "./page-context.ts";
-import { renderSkillBody } from "./markdown.ts";
+import { escapeHtml, renderSkillBody } from "./markdown.ts";
 import { SkillPage, type InstallTargets } from "./skill.tsx";
 
 /** A file as the shelf service resolves it. */
@@ -93,12 +93,6 @@ export async function skillPage(c: ReadContext, name: string): Promise<Response>
 }
 
 const encoder = new TextEncoder();
-
-const HTML_ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]!);
-}
 
 /** A cached skill page with the request's origin in place of the origin mark. */
 async function withOrigin(res: Response, origin: string): Promise<Response> {
