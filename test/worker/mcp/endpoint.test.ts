@@ -16,6 +16,23 @@ import { appFetch, BASE, connectMcp, ERAS } from "./helpers.ts";
 const ALL_TOOLS = GOLDEN_TOOLS.map((t) => t.name);
 const TOKEN = "sk_read_mcp_test_token_0123456789";
 
+/** A 2025-era initialize (stateless, no envelope), the message a 2025 host opens with. */
+const LEGACY_INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
+
+/** The 2025-era initialize as a raw POST. */
+function legacyInitialize(): RequestInit {
+  return {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+    body: JSON.stringify(LEGACY_INITIALIZE),
+  };
+}
+
 /** A raw 2026-07-28 request, as a host sends it (envelope and headers), for checks below the SDK client. */
 function modernRequest(method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}): RequestInit {
   const meta = {
@@ -166,16 +183,7 @@ describe("HTTP around the SDK", () => {
   });
 
   it("answers a 2025 initialize statelessly: no session id, an event stream, and the skills extension declared", async () => {
-    const res = await appFetch()(`${BASE}/mcp`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-      }),
-    });
+    const res = await appFetch()(`${BASE}/mcp`, legacyInitialize());
     expect(res.status).toBe(200);
     expect(res.headers.get("Mcp-Session-Id")).toBeNull();
     expect(res.headers.get("Content-Type")).toContain("text/event-stream");
@@ -211,14 +219,8 @@ describe("HTTP around the SDK", () => {
   // Issue 25: MCP 2025-06-18 removed JSON-RPC batching; a 5.2 KB batch used to fan out to 100 calls.
   it("refuses a JSON-RPC batch, in either era, with one clear error and no call made", async () => {
     await publishFixtureShelf(env, goldenSkills());
-    const legacy = {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    };
     const modern = JSON.parse(modernRequest("tools/list").body as string) as object;
-    for (const batch of [[legacy, { jsonrpc: "2.0", id: 2, method: "tools/list" }], [modern, modern], [modern], []]) {
+    for (const batch of [[LEGACY_INITIALIZE, { jsonrpc: "2.0", id: 2, method: "tools/list" }], [modern, modern], [modern], []]) {
       const res = await appFetch()(`${BASE}/mcp`, { ...modernRequest("tools/list"), body: JSON.stringify(batch) });
       expect(res.status).toBe(400);
       expect(res.headers.get("Cache-Control")).toBe("no-store");
@@ -243,16 +245,7 @@ describe("HTTP around the SDK", () => {
   });
 
   it("sends no-store on a 2025 event stream too, as docs/mcp.md says", async () => {
-    const res = await appFetch()(`${BASE}/mcp`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-      }),
-    });
+    const res = await appFetch()(`${BASE}/mcp`, legacyInitialize());
     expect(res.headers.get("Content-Type")).toContain("text/event-stream");
     expect(res.headers.get("Cache-Control")).toBe("no-store");
     await res.body?.cancel();
