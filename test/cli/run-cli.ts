@@ -1,6 +1,6 @@
 // Runs the skillshelf command the way a user does: a child Node process on the bin
 // (src/cli/skillshelf.ts), with its exit code and both streams as text.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 
 const CLI = path.resolve("src/cli/skillshelf.ts");
@@ -30,27 +30,4 @@ export function runCli(args: readonly string[], options: RunCliOptions = {}): Cl
     env: options.env ? { ...process.env, ...options.env } : process.env,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** `runCli` with the arguments spread, for tests that read like the command line. */
-export function cli(...args: string[]): CliRun {
-  return runCli(args);
-}
-
-/**
- * `runCli` without blocking this process, for tests whose stub Worker runs in this process.
- * @example await runCliAsync(["history", "--url", stub.url]) // => { code: 0, … }
- */
-export function runCliAsync(args: readonly string[], options: RunCliOptions = {}): Promise<CliRun> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      timeout: options.timeoutMs ?? 30_000,
-      env: options.env ? { ...process.env, ...options.env } : process.env,
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => void (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => void (stderr += chunk));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
 }
