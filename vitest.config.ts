@@ -82,6 +82,10 @@ export default defineConfig({
         test: {
           name: "workerd-team",
           include: ["test/worker/team-env/**/*.test.ts"],
+          // Its first request loads the whole Worker in a cold runtime, which took over 5 s on a
+          // loaded CI machine (the default timeout failed a run): the same allowance as the others.
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
       {
