@@ -8,6 +8,7 @@ import { builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { packageOf } from "./lib/package-entry.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** Where the bundle goes; package.json's `files` ships it and bin/skillshelf.js runs it. */
@@ -21,12 +22,6 @@ export interface BuildCliOptions {
   root?: string;
   /** Defaults to <root>/dist/skillshelf.mjs. */
   outfile?: string;
-}
-
-/** The package a bare import specifier names: "yaml", "@hono/zod-openapi" (a subpath dropped). */
-function packageOf(specifier: string): string {
-  const parts = specifier.split("/");
-  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
 }
 
 /**

@@ -96,7 +96,8 @@ const COMMANDS: Record<string, CommandEntry> = {
     load: () => import("./commands/rollback.ts"),
   },
   seed: {
-    summary: "seed --from <bundle-shelf> --to <team-shelf> [--exclude a,b ...] [--json]  copy a curated shelf in, never clobbering edits",
+    summary:
+      "seed --from <bundle-shelf | curated> --to <team-shelf> [--exclude a,b ...] [--json]  copy a curated shelf in (curated: the one this package ships), never clobbering edits",
     example: "skillshelf seed --from shelf --to team-shelf --exclude security-review",
     load: () => import("./commands/seed.ts"),
   },
@@ -143,16 +144,11 @@ function commandHelp(entry: CommandEntry): string {
 
 /** The version in the package.json next to the CLI's source (or its bundle). */
 async function version(): Promise<string> {
-  const { readFile } = await import("node:fs/promises");
-  for (const up of ["../../package.json", "../package.json"]) {
-    try {
-      const json = JSON.parse(await readFile(new URL(up, import.meta.url), "utf8")) as { name?: string; version?: string };
-      if (json.name === "skillshelf" && json.version) return json.version;
-    } catch {
-      // Not here: the bundled CLI sits one folder closer to package.json.
-    }
-  }
-  return "unknown";
+  const { ownPackage } = await import("./lib/package-root.ts");
+  return ownPackage().then(
+    (own) => own.version,
+    () => "unknown",
+  );
 }
 
 /** What the command line runs with: its two output streams, whether stderr is a terminal, the environment. */

@@ -1,43 +1,5 @@
-// The skillshelf Worker: a thin Hono app over a published shelf generation. One router per route
-// group (health, the admin API, the reads), each with its own header policy as middleware, and
-// one error path (http/error-handler.ts) that maps every typed error to its answer once.
-import { Hono } from "hono";
-import { adminRoutes } from "./admin/index.ts";
-import { handleError } from "./http/error-handler.ts";
-import { notFound, plainErrorResponse } from "./http/errors.ts";
-import { applySecurityHeaders, NO_STORE, withHeaders } from "./http/headers.ts";
-import { readRoutes } from "./read/index.ts";
+// The repository's Worker (wrangler.toml `main`): the app with its defaults. A team's repository
+// deploys the same app from the package instead (`skillshelf/worker`, package.ts; docs/teams.md).
+import { createShelfApp } from "./app.ts";
 
-export type AppEnv = { Bindings: CloudflareBindings };
-
-const app = new Hono<AppEnv>();
-
-// One error path: typed errors mapped once, HTTPExceptions return the Response they carry.
-app.onError(handleError);
-// Unreachable while the read group answers its own 404s; kept so no path can get hono's text 404.
-app.notFound(() => plainErrorResponse(notFound()));
-
-// Answers without touching storage, so it measures the isolate, not R2 or KV.
-// Never cached (it reports this isolate now) and carries the same security headers as every read.
-// `npm start` sets SKILLSHELF_DEV_RUN to a per-run nonce and waits for it here, so it never takes another
-// server on its port for the Worker it started; production never sets it, and answers {"ok":true}.
-app.get("/healthz", withHeaders(applySecurityHeaders), (c) => {
-  const run = (c.env as CloudflareBindings & { SKILLSHELF_DEV_RUN?: string }).SKILLSHELF_DEV_RUN;
-  return c.json(run ? { ok: true, run } : { ok: true }, 200, { "Cache-Control": NO_STORE });
-});
-
-// The admin API (publish, history, rollback, gc, advisories), behind the publish token. Every
-// /admin path is answered here (no CORS, unlike the reads): unknown ones with the JSON 404.
-const admin = adminRoutes();
-app.route("/admin/v1", admin);
-app.all("/admin/*", () => {
-  throw notFound();
-});
-
-// The read surface: /skills, /.well-known/agent-skills, /.well-known/skills, /v1/shelf, /g/<id>/…,
-// /c/<token>/…, and the JSON 404 for everything else. Mounted last: its CORS wraps what it answers.
-// /v1/openapi.json also documents the admin API: its router hands its own document over.
-const adminDocument = () => admin.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "skillshelf admin", version: "1" } });
-app.route("/", readRoutes({ adminDocument }));
-
-export default app;
+export default createShelfApp();

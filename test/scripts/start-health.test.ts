@@ -59,7 +59,8 @@ describe("ports and local files", () => {
   it("keeps a team's tokens, build, state and dev vars apart from the public shelf's", () => {
     expect(localPaths()).toEqual({
       publishTokenFile: ".skillshelf/publish-token",
-      buildDir: ".skillshelf/build",
+      readTokenFile: ".skillshelf/read-token",
+      buildDir: ".skillshelf/dev",
       persistTo: ".wrangler/state",
       devVarsFile: ".dev.vars",
       signingKeyFile: ".skillshelf/signing-key.pem",
@@ -67,7 +68,7 @@ describe("ports and local files", () => {
     expect(localPaths("acme")).toEqual({
       publishTokenFile: ".skillshelf/env/acme/publish-token",
       readTokenFile: ".skillshelf/env/acme/read-token",
-      buildDir: ".skillshelf/env/acme/build",
+      buildDir: ".skillshelf/env/acme/dev",
       persistTo: ".wrangler/env/acme",
       devVarsFile: ".dev.vars.acme",
       signingKeyFile: ".skillshelf/env/acme/signing-key.pem",

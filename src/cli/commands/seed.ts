@@ -1,9 +1,11 @@
-// `skillshelf seed --from <bundle-shelf> --to <team-shelf> [--exclude a,b] [--json]`: copy a curated shelf into a
-// team's shelf folder without clobbering their edits (AbstractSkill seed_registry semantics).
+// `skillshelf seed --from <bundle-shelf | curated> --to <team-shelf> [--exclude a,b] [--json]`: copy a curated shelf
+// into a team's shelf folder without clobbering their edits (AbstractSkill seed_registry semantics). `--from
+// curated` is the shelf this skillshelf package ships, so a team re-seeds from the version it depends on.
 import { commaList, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
+import { curatedShelfDir } from "../lib/package-root.ts";
 import { SEED_BUCKETS, SEED_MANIFEST, seedShelf, type SeedReport } from "../lib/seed.ts";
 
-const USAGE = "skillshelf seed --from <bundle-shelf> --to <team-shelf> [--exclude a,b ...] [--json]";
+const USAGE = "skillshelf seed --from <bundle-shelf | curated> --to <team-shelf> [--exclude a,b ...] [--json]";
 
 /** The human report: one line per non-empty bucket, items listed. */
 export function formatSeedReport(report: SeedReport): string {
@@ -32,7 +34,8 @@ export const run: Command = async (ctx) => {
   if (!values.from || !values.to) throw new UsageError(`--from and --to are required\nusage: ${USAGE}`);
   const exclude = values.exclude?.flatMap((v) => commaList(v) ?? []);
   if (values.exclude && !exclude?.length) throw new UsageError(`--exclude needs at least one skill name\nusage: ${USAGE}`);
-  const report = await seedShelf(values.from, values.to, exclude ? { exclude } : {});
+  const from = values.from === "curated" ? await curatedShelfDir() : values.from;
+  const report = await seedShelf(from, values.to, exclude ? { exclude } : {});
   ctx.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatSeedReport(report));
   return 0;
 };

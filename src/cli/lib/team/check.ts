@@ -1,0 +1,131 @@
+// `skillshelf init --check`: what a team's repository needs to change for the skillshelf version it now
+// depends on, read from its wrangler.toml and package.json against requirements.ts. Each finding names
+// the file, what is wrong and the edit; "edit" findings must be made before deploying this version,
+// "notice" ones are advice (a placeholder still to replace, a var this version no longer reads).
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import semver from "semver";
+import { parse as parseToml } from "smol-toml";
+import { CliError } from "../cli.ts";
+import type { OwnPackage } from "../package-root.ts";
+import { BINDINGS, COMPATIBILITY_DATE, COMPATIBILITY_FLAGS, PLACEHOLDER_KV_ID, VARS } from "./requirements.ts";
+
+/** One thing --check found. */
+export interface CheckFinding {
+  level: "edit" | "notice";
+  file: string;
+  /** Where in the file: "[vars]", "[env.staging]", "devDependencies"… */
+  where: string;
+  message: string;
+}
+
+type Table = Record<string, unknown>;
+
+const isTable = (value: unknown): value is Table => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The tables a Worker is configured by: the top level and each [env.<name>] (wrangler inherits neither bindings nor vars into one). */
+function environments(config: Table): Array<{ label: string; table: Table; top: boolean }> {
+  const list = [{ label: "top level", table: config, top: true }];
+  if (isTable(config.env)) for (const [name, table] of Object.entries(config.env)) if (isTable(table)) list.push({ label: `[env.${name}]`, table, top: false });
+  return list;
+}
+
+function checkWrangler(config: Table, file: string): CheckFinding[] {
+  const findings: CheckFinding[] = [];
+  const edit = (where: string, message: string) => findings.push({ level: "edit", file, where, message });
+  const notice = (where: string, message: string) => findings.push({ level: "notice", file, where, message });
+
+  const date = config.compatibility_date;
+  if (typeof date !== "string") edit("compatibility_date", `missing: set compatibility_date = "${COMPATIBILITY_DATE}"`);
+  else if (date < COMPATIBILITY_DATE) edit("compatibility_date", `is ${date}; this skillshelf is tested at ${COMPATIBILITY_DATE}: set compatibility_date = "${COMPATIBILITY_DATE}"`);
+  const flags = Array.isArray(config.compatibility_flags) ? config.compatibility_flags : [];
+  for (const flag of COMPATIBILITY_FLAGS) if (!flags.includes(flag)) edit("compatibility_flags", `add "${flag}"`);
+  if (typeof config.main !== "string") edit("main", 'missing: set main = "src/worker.ts" (a file that exports skillshelf/worker\'s Worker)');
+
+  for (const { label, table, top } of environments(config)) {
+    for (const need of BINDINGS) {
+      const list = Array.isArray(table[need.kind]) ? (table[need.kind] as unknown[]) : [];
+      const found = list.find((b) => isTable(b) && b.binding === need.binding) as Table | undefined;
+      const block = top ? `[[${need.kind}]]` : `[[${label.slice(1, -1)}.${need.kind}]]`;
+      if (!found) {
+        edit(label, `no ${need.kind === "r2_buckets" ? "R2 bucket" : "KV namespace"} bound as ${need.binding} (${need.why}): add a ${block} block with binding = "${need.binding}"`);
+      } else if (need.kind === "kv_namespaces" && found.id === PLACEHOLDER_KV_ID) {
+        notice(label, `${need.binding}'s id is still the placeholder: before deploying, create it (npx wrangler kv namespace create <name>) and paste its id`);
+      }
+    }
+    const vars = isTable(table.vars) ? table.vars : {};
+    const varsBlock = top ? "[vars]" : `[${label.slice(1, -1)}.vars]`;
+    for (const need of VARS) {
+      if (!(need.name in vars)) edit(label, `var ${need.name} is missing (${need.why}): add ${need.name} = ${JSON.stringify(need.teamDefault)} under ${varsBlock}`);
+    }
+    const known = new Set(VARS.map((v) => v.name));
+    for (const name of Object.keys(vars)) {
+      if (name.startsWith("SHELF_") && !known.has(name)) notice(label, `var ${name} is not read by this skillshelf version; remove it from ${varsBlock} unless you use it yourself`);
+    }
+  }
+  return findings;
+}
+
+function checkPackage(json: Table, own: OwnPackage, file: string): CheckFinding[] {
+  const findings: CheckFinding[] = [];
+  const dev = isTable(json.devDependencies) ? (json.devDependencies as Record<string, string>) : {};
+  const range = own.peerDependencies.wrangler;
+  const wrangler = dev.wrangler ?? (isTable(json.dependencies) ? (json.dependencies as Record<string, string>).wrangler : undefined);
+  if (range) {
+    if (wrangler === undefined) findings.push({ level: "edit", file, where: "devDependencies", message: `no wrangler: add "wrangler": "${own.devDependencies.wrangler}"` });
+    else {
+      const lowest = semver.minVersion(wrangler);
+      if (lowest && !semver.satisfies(lowest, range))
+        findings.push({ level: "edit", file, where: "devDependencies", message: `wrangler ${wrangler} is outside the range this skillshelf supports (${range}): set "wrangler": "${own.devDependencies.wrangler}"` });
+    }
+  }
+  const node = dev.node;
+  const pinned = own.devDependencies.node;
+  if (pinned && node === undefined) findings.push({ level: "notice", file, where: "devDependencies", message: `no pinned Node: add "node": "${pinned}" so npm scripts run on the Node wrangler needs (22 or later)` });
+  else if (pinned && node && semver.valid(node) && semver.major(node) < 22)
+    findings.push({ level: "edit", file, where: "devDependencies", message: `node ${node} is too old for wrangler (22 or later): set "node": "${pinned}"` });
+  return findings;
+}
+
+async function readOr(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Everything a team repository at `dir` needs for this skillshelf version.
+ * @example await checkTeamRepository(".", own) // => [{ level: "edit", file: "wrangler.toml", where: "top level", message: "var SHELF_DISCOVERY is missing …" }]
+ */
+export async function checkTeamRepository(dir: string, own: OwnPackage): Promise<CheckFinding[]> {
+  const tomlFile = path.join(dir, "wrangler.toml");
+  const toml = await readOr(tomlFile);
+  if (toml === undefined) {
+    const jsonc = (await readOr(path.join(dir, "wrangler.jsonc"))) ?? (await readOr(path.join(dir, "wrangler.json")));
+    throw new CliError(
+      jsonc === undefined
+        ? `${dir} has no wrangler.toml: run init --check in a team repository that skillshelf init wrote (or pass its folder)`
+        : `${dir} configures wrangler with JSON; init --check reads wrangler.toml only. Compare it by hand with the list in docs/teams.md ("Upgrading")`,
+    );
+  }
+  let config: Table;
+  try {
+    config = parseToml(toml) as Table;
+  } catch (error) {
+    throw new CliError(`wrangler.toml is not valid TOML: ${(error as Error).message.split("\n")[0]}`);
+  }
+  const findings = checkWrangler(config, "wrangler.toml");
+  const pkg = await readOr(path.join(dir, "package.json"));
+  if (pkg !== undefined) {
+    try {
+      findings.push(...checkPackage(JSON.parse(pkg) as Table, own, "package.json"));
+    } catch (error) {
+      if (error instanceof SyntaxError) throw new CliError(`package.json is not valid JSON: ${error.message}`);
+      throw error;
+    }
+  }
+  return findings;
+}

@@ -1,0 +1,55 @@
+// What the Worker of this skillshelf version needs from the wrangler config that deploys it: the
+// compatibility date and flags, the storage bindings, the vars (with a team's defaults) and the
+// secrets. `skillshelf init` writes a team's wrangler.toml from it and `init --check` compares an
+// existing one against it, so an upgrade is `npm update skillshelf` plus what --check names. A test
+// holds the repository's own wrangler.toml to the same list (test/cli/team/requirements.test.ts).
+
+/** The compatibility date this version is built and tested against; an older one may miss runtime behaviour it relies on. */
+export const COMPATIBILITY_DATE = "2026-11-01";
+
+/** Compatibility flags the Worker needs (none today; OAuth's client ID metadata documents will add one, docs/teams.md). */
+export const COMPATIBILITY_FLAGS: readonly string[] = [];
+
+/** A storage binding: the name the code reads it under, and what it is. */
+export interface BindingRequirement {
+  binding: string;
+  kind: "r2_buckets" | "kv_namespaces";
+  why: string;
+}
+
+export const BINDINGS: readonly BindingRequirement[] = [
+  { binding: "SHELF_BUCKET", kind: "r2_buckets", why: "the shelf's generations, blobs and pointer (R2 is the source of truth)" },
+  { binding: "SHELF_KV", kind: "kv_namespaces", why: "cached metadata and read-token records" },
+];
+
+/** A Worker variable, the value a new team shelf starts with, and what it means. */
+export interface VarRequirement {
+  name: string;
+  teamDefault: string;
+  why: string;
+}
+
+export const VARS: readonly VarRequirement[] = [
+  { name: "SHELF_VISIBILITY", teamDefault: "private", why: '"private": every read needs a read token; "public": anyone may read' },
+  { name: "SHELF_CAPABILITY_URLS", teamDefault: "off", why: '"on" lets clients that cannot send headers read through /c/<read token>/ (docs/http.md has the risks)' },
+  { name: "SHELF_DISCOVERY", teamDefault: "all", why: 'which well-known families answer: "all", "v0.2" or "v0.1"' },
+  { name: "SHELF_SIGNING_ORIGIN", teamDefault: "", why: "the origin signatures are bound to (the shelf's public URL); empty until you sign" },
+  { name: "SHELF_SIGNING_KEYS", teamDefault: "[]", why: 'JSON [{"key_id", "public_key", "status"}]: the public halves of your signing keys' },
+  { name: "SHELF_REQUIRE_SIGNATURES", teamDefault: "off", why: '"on": refuse to publish a generation not signed throughout by an active key' },
+];
+
+/** A secret (`wrangler secret put NAME`; .dev.vars locally), and whether the Worker works without it. */
+export interface SecretRequirement {
+  name: string;
+  required: boolean;
+  why: string;
+}
+
+export const SECRETS: readonly SecretRequirement[] = [
+  { name: "PUBLISH_TOKEN_SHA256", required: true, why: "SHA-256 (hex) of the publish token; without it nothing can publish" },
+  { name: "READ_TOKEN_SHA256", required: false, why: "comma-separated SHA-256 (hex) of read tokens; a private shelf needs at least one" },
+  { name: "SHELF_SESSION_KEY", required: false, why: "random key (32+ bytes, hex) for the pages' sign-in sessions on a private shelf" },
+];
+
+/** A storage id that means "not created yet" (what init writes until the team creates its KV namespace). */
+export const PLACEHOLDER_KV_ID = "00000000000000000000000000000000";
