@@ -35,6 +35,11 @@ const COMMANDS: Record<string, CommandEntry> = {
     example: "skillshelf catalog shelf --format markdown --tags review",
     load: () => import("./commands/catalog.ts"),
   },
+  dev: {
+    summary: "dev [--port N] [--env <name>] [--shelf <dir>] [--verbose]  serve this repository's shelf locally (wrangler dev, local R2 and KV), publish it, print URLs (Node 22+)",
+    example: "skillshelf dev --port 8811",
+    load: () => import("./commands/dev.ts"),
+  },
   gc: {
     summary: "gc --url <worker-url> [--keep N] [--grace-hours H] [--apply] [--token-env NAME] [--json]  list or delete objects no kept generation references",
     example: "skillshelf gc --url http://localhost:8787 --keep 5",
@@ -49,6 +54,12 @@ const COMMANDS: Record<string, CommandEntry> = {
     summary: "history --url <worker-url> [--token-env NAME] [--json]  the published generations, newest first",
     example: "skillshelf history --url http://localhost:8787",
     load: () => import("./commands/history.ts"),
+  },
+  init: {
+    summary:
+      "init <dir> [--name <name>] [--empty] [--exclude a,b ...] [--package <tarball | spec>] | init --check [<dir>] [--json]  write a team's shelf repository (no fork), or name the edits an upgrade needs",
+    example: "skillshelf init acme-skills --exclude release-checklist",
+    load: () => import("./commands/init.ts"),
   },
   inspect: {
     summary: "inspect <skill-dir> [--json]  inventory, hashes and frontmatter (a summary for people, the whole report with --json)",

@@ -162,6 +162,19 @@ async function writeAtomically(file: string, text: string): Promise<void> {
 
 const LEVELS = GRANTABLE_LEVELS as readonly string[];
 
+/**
+ * Removes the validation records of skills that are not on the shelf (what `attest --all --prune` does,
+ * without attesting anything): `init` after a seed with --exclude. Returns the names removed.
+ */
+export async function pruneOrphanRecords(shelfDir: string, warn: (message: string) => void): Promise<string[]> {
+  const file = path.join(shelfDir, "validations.yaml");
+  const records = await readValidations(file, warn);
+  const onShelf = new Set((await listShelfSkillDirs(shelfDir)).map((d) => path.basename(d)));
+  const kept = records.filter((r) => onShelf.has(r.name));
+  if (kept.length < records.length) await writeAtomically(file, serializeValidations(kept, VALIDATIONS_HEADER));
+  return records.filter((r) => !onShelf.has(r.name)).map((r) => r.name);
+}
+
 /** True for YYYY-MM-DD naming a day that exists (2026-02-29 and 2026-13-45 do not). */
 function isCalendarDate(text: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
