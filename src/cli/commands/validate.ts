@@ -56,14 +56,15 @@ export const run: Command = async (ctx) => {
   const skillErrors = all.filter((p) => p.severity === "error").length;
   const errors = skillErrors + records.length;
   const warnings = all.length - skillErrors;
-  const ok = errors === 0 && reports.length > 0;
+  // An empty shelf (skills/ with nothing in it yet, as `init --empty` writes it) builds, so it validates.
+  const ok = errors === 0;
   if (values.json) {
     ctx.stdout(`${JSON.stringify({ ok, errors, warnings, records, skills: reports }, null, 2)}\n`);
   } else {
     for (const r of records) ctx.stdout(`shelf: error: ${r.file}: ${r.message}\n`);
     for (const p of all) ctx.stdout(`${p.skill}: ${p.severity}: ${p.field}: ${p.message}\n`);
     const invalid = reports.filter((r) => !r.ok).length;
-    if (reports.length === 0) ctx.stdout(`no skills found in ${path.join(target, "skills")}\n`);
+    if (reports.length === 0) ctx.stdout(`no skills in ${path.join(target, "skills")} yet: the shelf is empty (add one as skills/<name>/SKILL.md)\n`);
     else ctx.stdout(`${reports.length} skill(s) checked: ${reports.length - invalid} valid, ${invalid} invalid (${errors} error(s), ${warnings} warning(s))\n`);
   }
   return ok ? 0 : 1;
