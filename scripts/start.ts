@@ -31,7 +31,12 @@ export function teamEnvironments(root: string = ROOT): Promise<string[]> {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const invocation = { command: "npm start", npmScript: "start", root: ROOT, defaultShelf: (env: string | undefined) => (env === undefined ? "shelf" : `teams/${env}`) };
+  const invocation = {
+    command: "npm start",
+    npmScript: "start",
+    root: ROOT,
+    defaultShelf: (env: string | undefined) => (env === undefined ? "shelf" : `teams/${env}`),
+  };
   runDev(process.argv.slice(2), { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), env: process.env }, invocation).then(
     (code) => process.exit(code),
     (error: unknown) => {

@@ -39,6 +39,7 @@ export function entryDeclarations(root: string, entry: string): string {
   const problems = result.diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
   if (problems.length || text === undefined) throw new Error(`declarations for ${entry} failed: ${problems.join("; ") || "nothing emitted"}`);
   const relative = ts.preProcessFile(text, true, true).importedFiles.filter((f) => f.fileName.startsWith("."));
-  if (relative.length) throw new Error(`the declarations of ${entry} would import ${relative.map((f) => f.fileName).join(", ")}, which the package does not ship`);
+  if (relative.length)
+    throw new Error(`the declarations of ${entry} would import ${relative.map((f) => f.fileName).join(", ")}, which the package does not ship`);
   return text;
 }

@@ -36,7 +36,8 @@ const COMMANDS: Record<string, CommandEntry> = {
     load: () => import("./commands/catalog.ts"),
   },
   dev: {
-    summary: "dev [--port N] [--env <name>] [--shelf <dir>] [--verbose]  serve this repository's shelf locally (wrangler dev, local R2 and KV), publish it, print URLs (Node 22+)",
+    summary:
+      "dev [--port N] [--env <name>] [--shelf <dir>] [--verbose]  serve this repository's shelf locally (wrangler dev, local R2 and KV), publish it, print URLs (Node 22+)",
     example: "skillshelf dev --port 8811",
     load: () => import("./commands/dev.ts"),
   },

@@ -48,6 +48,9 @@ let defaults: ShelfWorker | undefined;
 
 /** The Worker with its defaults, built on its first request (an isolate that imports only the factory never builds it). */
 const defaultWorker: ShelfWorker = {
-  fetch: (request, env, ctx) => (defaults ??= createShelfWorker()).fetch(request, env, ctx),
+  fetch(request, env, ctx) {
+    defaults ??= createShelfWorker();
+    return defaults.fetch(request, env, ctx);
+  },
 };
 export default defaultWorker;

@@ -58,21 +58,27 @@ describe("npm run build:cli", () => {
     for (const name of packages) expect(Object.keys(pkg.dependencies)).toContain(name);
   });
 
-  it("makes a tarball of the launcher, the bundle, its build worker and the agents export only (npm pack --dry-run)", () => {
+  it("makes a tarball of the launcher, the bundle, its build worker, the agents and worker exports and the curated shelf only (npm pack --dry-run)", () => {
     const packed = JSON.parse(
       execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }),
     ) as {
       files: { path: string }[];
     }[];
-    expect(packed[0]!.files.map((f) => f.path).sort()).toEqual([
+    const files = packed[0]!.files.map((f) => f.path).sort();
+    expect(files.filter((f) => !f.startsWith("shelf/"))).toEqual([
       "README.md",
       "bin/skillshelf.js",
       "dist/agents.d.ts",
       "dist/agents.mjs",
       "dist/skill-objects-worker.mjs",
       "dist/skillshelf.mjs",
+      "dist/worker.d.ts",
+      "dist/worker.mjs",
       "package.json",
     ]);
+    // The curated shelf, whole (`seed --from curated`): every file git tracks under shelf/.
+    const tracked = execFileSync("git", ["ls-files", "shelf"], { encoding: "utf8" }).trim().split("\n").sort();
+    expect(files.filter((f) => f.startsWith("shelf/"))).toEqual(tracked);
     const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { bin: Record<string, string>; engines: { node: string } };
     expect(pkg.bin).toEqual({ skillshelf: "bin/skillshelf.js" });
     expect(pkg.engines.node).toBe(">=20.0.0");

@@ -121,8 +121,8 @@ describe("npm start's arguments", () => {
   it("--help prints the usage, every option and an example, and exits 0", async () => {
     const run = await runScript(root, ["--help"]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^usage: npm start -- \[--port N\] \[--env <team>\]/);
-    for (const option of ["--port N", "--env <team>", "--shelf <dir>", "--verbose", "--help"]) expect(run.stdout).toContain(option);
+    expect(run.stdout).toMatch(/^usage: npm start -- \[--port N\] \[--env <name>\]/);
+    for (const option of ["--port N", "--env <name>", "--shelf <dir>", "--verbose", "--help"]) expect(run.stdout).toContain(option);
     expect(run.stdout).toMatch(/examples:\n {2}npm start\n {2}npm start -- --port 8811\n/);
     expect(run.stderr).toBe("");
   });
@@ -152,7 +152,7 @@ describe("npm start's arguments", () => {
       [["--port"], /--port/],
       [["--port", "http"], /--port must be a port number \(1-65535\), not http/],
       [["--port", "70000"], /not 70000/],
-      [["--env", "../etc"], /--env must name a team of wrangler.toml/],
+      [["--env", "../etc"], /--env must name an environment of wrangler.toml/],
       [["--env", "nosuch"], /no \[env\.nosuch\] in wrangler\.toml \(its teams: acme\)/],
       [["--shelf", "missing-folder"], /no shelf folder at .*missing-folder/],
     ];
@@ -194,7 +194,7 @@ describe("npm start when wrangler stops on its own", () => {
     const { child, done, output } = startScript(root, ["--port", String(port)]);
     const deadline = Date.now() + 150_000;
     while (!output().stdout.includes("Press Ctrl+C") && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-    expect(output().stdout, output().stderr).toContain(`skillshelf is serving ./shelf (2 skills) at http://127.0.0.1:${port}. Try:`);
+    expect(output().stdout, output().stderr).toContain(`skillshelf is serving shelf (2 skills, public) at http://127.0.0.1:${port}. Try:`);
     // The wrangler this npm start launched (its bin, under the test's own root), killed from outside.
     const wrangler = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
       .split("\n")
@@ -230,7 +230,7 @@ describe("npm start -- --env acme", () => {
     expect(stdout, stderr).toContain("Press Ctrl+C to stop.");
     try {
       const url = `http://127.0.0.1:${port}`;
-      expect(stdout).toContain(`skillshelf is serving teams/acme (2 skills) as team acme ([env.acme], private) at ${url}. Try:`);
+      expect(stdout).toContain(`skillshelf is serving teams/acme (2 skills, private) as [env.acme] at ${url}. Try:`);
       const token = readFileSync(path.join(root, ".skillshelf/env/acme/read-token"), "utf8").trim();
       expect(token).toMatch(/^sk_local_read_[0-9a-f]{64}$/);
       expect(stdout).toContain(`reads need the local read token ${token}`);

@@ -115,7 +115,8 @@ export function parseDevArgs(argv: string[], env: Record<string, string | undefi
   const args: DevArgs = { help: values.help ?? false, verbose: values.verbose ?? false };
   if (values.port !== undefined) {
     const port = Number(values.port);
-    if (!/^\d+$/.test(values.port) || port < 1 || port > 65535) throw new UsageError(`--port must be a port number (1-65535), not ${values.port}\nusage: ${usage}`);
+    if (!/^\d+$/.test(values.port) || port < 1 || port > 65535)
+      throw new UsageError(`--port must be a port number (1-65535), not ${values.port}\nusage: ${usage}`);
     args.port = port;
   }
   if (values.env !== undefined) {
@@ -151,7 +152,11 @@ export function servingReport(shelf: RunningShelf, args: DevArgs, invocation: De
     `\nSigned with a throwaway key (${local.signingKeyFile}; the Worker lists its public half as ${LOCAL_SIGNING_KEY_ID}). Check every signature:\n` +
       `  ${tokenEnv}npx skillshelf verify ${shelf.url} --key-id ${LOCAL_SIGNING_KEY_ID} --public-key ${shelf.signingPublicKey}${shelf.private ? " --token-env SKILLSHELF_READ_TOKEN" : ""}`,
   );
-  const flags = [args.port === undefined ? "" : `--port ${args.port}`, args.env === undefined ? "" : `--env ${args.env}`, args.shelf === undefined ? "" : `--shelf ${args.shelf}`]
+  const flags = [
+    args.port === undefined ? "" : `--port ${args.port}`,
+    args.env === undefined ? "" : `--env ${args.env}`,
+    args.shelf === undefined ? "" : `--shelf ${args.shelf}`,
+  ]
     .filter(Boolean)
     .join(" ");
   const buildDir = path.relative(invocation.root, shelf.buildDir);
@@ -166,7 +171,11 @@ export function servingReport(shelf: RunningShelf, args: DevArgs, invocation: De
  * Serves the shelf until Ctrl+C (exit 0) or until wrangler stops on its own (exit 1, loudly: a shelf that
  * stopped answering is not "serving").
  */
-export async function runDev(argv: string[], io: { stdout(text: string): void; stderr(text: string): void; env: Record<string, string | undefined> }, invocation: DevInvocation): Promise<number> {
+export async function runDev(
+  argv: string[],
+  io: { stdout(text: string): void; stderr(text: string): void; env: Record<string, string | undefined> },
+  invocation: DevInvocation,
+): Promise<number> {
   // Handle signals from the first moment: a signal during startup must still stop wrangler.
   let shelf: RunningShelf | undefined;
   let stopping = false;
@@ -191,7 +200,9 @@ export async function runDev(argv: string[], io: { stdout(text: string): void; s
     if (args.env !== undefined && args.port === undefined) {
       const teams = await teamEnvironments(invocation.root);
       if (teams.includes(args.env))
-        log(`[env.${args.env}] runs on its own port, ${teamPort(teams, args.env)} (${DEFAULT_PORT} + its place among wrangler.toml's [env.*] blocks); --port N to change it`);
+        log(
+          `[env.${args.env}] runs on its own port, ${teamPort(teams, args.env)} (${DEFAULT_PORT} + its place among wrangler.toml's [env.*] blocks); --port N to change it`,
+        );
     }
     const shelfName = args.shelf ?? invocation.defaultShelf(args.env);
     shelf = await startShelf({
@@ -217,5 +228,4 @@ export async function runDev(argv: string[], io: { stdout(text: string): void; s
 }
 
 /** `skillshelf dev` in a team's repository (the current folder): its ./shelf, its wrangler.toml. */
-export const run: Command = (ctx) =>
-  runDev(ctx.args, ctx, { command: "npm run dev", npmScript: "dev", root: process.cwd(), defaultShelf: () => "shelf" });
+export const run: Command = (ctx) => runDev(ctx.args, ctx, { command: "npm run dev", npmScript: "dev", root: process.cwd(), defaultShelf: () => "shelf" });

@@ -38,7 +38,10 @@ async function usableTarget(dir: string): Promise<void> {
   if (!info) return;
   if (!info.isDirectory()) throw new UsageError(`${dir} exists and is not a folder; choose a new folder for the team's repository`);
   const entries = await readdir(dir);
-  if (entries.length) throw new UsageError(`${dir} is not empty (${entries.slice(0, 3).join(", ")}${entries.length > 3 ? ", …" : ""}); init writes a new repository into an empty or new folder`);
+  if (entries.length)
+    throw new UsageError(
+      `${dir} is not empty (${entries.slice(0, 3).join(", ")}${entries.length > 3 ? ", …" : ""}); init writes a new repository into an empty or new folder`,
+    );
 }
 
 const run$ = promisify(execFile);
@@ -145,7 +148,10 @@ export const run: Command = async (ctx) => {
       await writeFile(path.join(shelf, "skills", ".gitkeep"), "");
     } else {
       const report = await seedShelf(await curatedShelfDir(), shelf, exclude.length ? { exclude } : {});
-      seeded = report.added.filter((item) => item.startsWith("skills/")).map((item) => item.slice("skills/".length)).sort();
+      seeded = report.added
+        .filter((item) => item.startsWith("skills/"))
+        .map((item) => item.slice("skills/".length))
+        .sort();
       const pruned = await pruneOrphanRecords(shelf, (w) => log(`warning: ${w}`));
       log(`seeded shelf/ with ${seeded.length} curated skill(s)${pruned.length ? `; left out ${pruned.join(", ")} and their validation records` : ""}`);
     }

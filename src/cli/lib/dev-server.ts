@@ -407,7 +407,9 @@ export async function startShelf(options: StartOptions): Promise<RunningShelf> {
   };
   const token = await ensureToken(path.join(root, local.publishTokenFile), "sk_local_");
   const devVarsFile = path.join(root, local.devVarsFile);
-  const readToken = (await configuredPrivate(root, env, devVarsFile, options.vars)) ? await ensureToken(path.join(root, local.readTokenFile), "sk_local_read_") : undefined;
+  const readToken = (await configuredPrivate(root, env, devVarsFile, options.vars))
+    ? await ensureToken(path.join(root, local.readTokenFile), "sk_local_read_")
+    : undefined;
   await writeDevVars(devVarsFile, sha256Hex(token), readToken === undefined ? undefined : sha256Hex(readToken));
 
   const nonce = randomBytes(16).toString("hex");

@@ -22,7 +22,13 @@ async function find(): Promise<OwnPackage> {
     try {
       const json = JSON.parse(await readFile(path.join(dir, "package.json"), "utf8")) as Partial<OwnPackage>;
       if (json.name === "skillshelf" && json.version)
-        return { root: dir, name: json.name, version: json.version, devDependencies: json.devDependencies ?? {}, peerDependencies: json.peerDependencies ?? {} };
+        return {
+          root: dir,
+          name: json.name,
+          version: json.version,
+          devDependencies: json.devDependencies ?? {},
+          peerDependencies: json.peerDependencies ?? {},
+        };
     } catch {
       // not this folder
     }

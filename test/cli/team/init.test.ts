@@ -25,7 +25,16 @@ describe("skillshelf init", () => {
     const { dir, run } = await init("acme-skills", "--exclude", "release-checklist,writing-adrs");
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('the shelf repository "acme-skills"');
-    for (const file of ["package.json", "wrangler.toml", "src/worker.ts", ".dev.vars.example", ".gitignore", "README.md", ".github/workflows/shelf.yml", "shelf/validations.yaml"])
+    for (const file of [
+      "package.json",
+      "wrangler.toml",
+      "src/worker.ts",
+      ".dev.vars.example",
+      ".gitignore",
+      "README.md",
+      ".github/workflows/shelf.yml",
+      "shelf/validations.yaml",
+    ])
       expect(existsSync(path.join(dir, file)), file).toBe(true);
 
     const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
@@ -34,12 +43,19 @@ describe("skillshelf init", () => {
     expect(pkg.devDependencies).toEqual({ node: own.devDependencies.node, wrangler: own.devDependencies.wrangler });
     expect(pkg.scripts.dev).toBe("skillshelf dev");
 
-    const toml = parseToml(readFileSync(path.join(dir, "wrangler.toml"), "utf8")) as Record<string, any>;
+    const toml = parseToml(readFileSync(path.join(dir, "wrangler.toml"), "utf8")) as {
+      name: string;
+      main: string;
+      compatibility_date: string;
+      r2_buckets: unknown[];
+      kv_namespaces: Array<{ binding: string }>;
+      vars: Record<string, string>;
+    };
     expect(toml.name).toBe("acme-skills");
     expect(toml.main).toBe("src/worker.ts");
     expect(toml.compatibility_date).toBe(COMPATIBILITY_DATE);
     expect(toml.r2_buckets).toEqual([{ binding: "SHELF_BUCKET", bucket_name: "acme-skills" }]);
-    expect(toml.kv_namespaces[0].binding).toBe("SHELF_KV");
+    expect(toml.kv_namespaces[0]!.binding).toBe("SHELF_KV");
     expect(Object.keys(toml.vars).sort()).toEqual(VARS.map((v) => v.name).sort());
     expect(toml.vars.SHELF_VISIBILITY).toBe("private");
     expect(readFileSync(path.join(dir, "src/worker.ts"), "utf8")).toContain('from "skillshelf/worker"');
@@ -129,7 +145,8 @@ describe("skillshelf init --check", () => {
     expect(run.stdout).toMatch(/var SHELF_DISCOVERY is missing .* add SHELF_DISCOVERY = "all" under \[vars\]/);
     expect(run.stdout).toMatch(/compatibility_date is 2025-01-01|is 2025-01-01; this skillshelf is tested at/);
     // An environment inherits no bindings or vars from the top level: each is named for [env.staging].
-    for (const binding of BINDINGS) expect(run.stdout).toContain(`[env.staging]: no ${binding.kind === "r2_buckets" ? "R2 bucket" : "KV namespace"} bound as ${binding.binding}`);
+    for (const binding of BINDINGS)
+      expect(run.stdout).toContain(`[env.staging]: no ${binding.kind === "r2_buckets" ? "R2 bucket" : "KV namespace"} bound as ${binding.binding}`);
     expect(run.stdout).toMatch(/wrangler 3\.99\.0 is outside the range/);
     expect(run.stdout).toMatch(/edit\(s\) needed for skillshelf/);
   });

@@ -43,7 +43,7 @@ describe.skipIf(!existsSync(ACTIONLINT))("the workflow init writes, under action
   });
 
   it("would fail it with a mistake planted (an unknown context), so the check can fail", () => {
-    const result = actionlint(workflowText().replace("${{ vars.SHELF_URL }}", "${{ varz.SHELF_URL }}"), "planted.yml");
+    const result = actionlint(workflowText().replace("vars.SHELF_URL", "varz.SHELF_URL"), "planted.yml");
     expect(result.code).toBe(1);
     expect(result.output).toMatch(/undefined variable "varz"/);
   });

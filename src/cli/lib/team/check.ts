@@ -37,7 +37,8 @@ function checkWrangler(config: Table, file: string): CheckFinding[] {
 
   const date = config.compatibility_date;
   if (typeof date !== "string") edit("compatibility_date", `missing: set compatibility_date = "${COMPATIBILITY_DATE}"`);
-  else if (date < COMPATIBILITY_DATE) edit("compatibility_date", `is ${date}; this skillshelf is tested at ${COMPATIBILITY_DATE}: set compatibility_date = "${COMPATIBILITY_DATE}"`);
+  else if (date < COMPATIBILITY_DATE)
+    edit("compatibility_date", `is ${date}; this skillshelf is tested at ${COMPATIBILITY_DATE}: set compatibility_date = "${COMPATIBILITY_DATE}"`);
   const flags = Array.isArray(config.compatibility_flags) ? config.compatibility_flags : [];
   for (const flag of COMPATIBILITY_FLAGS) if (!flags.includes(flag)) edit("compatibility_flags", `add "${flag}"`);
   if (typeof config.main !== "string") edit("main", 'missing: set main = "src/worker.ts" (a file that exports skillshelf/worker\'s Worker)');
@@ -48,7 +49,10 @@ function checkWrangler(config: Table, file: string): CheckFinding[] {
       const found = list.find((b) => isTable(b) && b.binding === need.binding) as Table | undefined;
       const block = top ? `[[${need.kind}]]` : `[[${label.slice(1, -1)}.${need.kind}]]`;
       if (!found) {
-        edit(label, `no ${need.kind === "r2_buckets" ? "R2 bucket" : "KV namespace"} bound as ${need.binding} (${need.why}): add a ${block} block with binding = "${need.binding}"`);
+        edit(
+          label,
+          `no ${need.kind === "r2_buckets" ? "R2 bucket" : "KV namespace"} bound as ${need.binding} (${need.why}): add a ${block} block with binding = "${need.binding}"`,
+        );
       } else if (need.kind === "kv_namespaces" && found.id === PLACEHOLDER_KV_ID) {
         notice(label, `${need.binding}'s id is still the placeholder: before deploying, create it (npx wrangler kv namespace create <name>) and paste its id`);
       }
@@ -56,11 +60,13 @@ function checkWrangler(config: Table, file: string): CheckFinding[] {
     const vars = isTable(table.vars) ? table.vars : {};
     const varsBlock = top ? "[vars]" : `[${label.slice(1, -1)}.vars]`;
     for (const need of VARS) {
-      if (!(need.name in vars)) edit(label, `var ${need.name} is missing (${need.why}): add ${need.name} = ${JSON.stringify(need.teamDefault)} under ${varsBlock}`);
+      if (!(need.name in vars))
+        edit(label, `var ${need.name} is missing (${need.why}): add ${need.name} = ${JSON.stringify(need.teamDefault)} under ${varsBlock}`);
     }
     const known = new Set(VARS.map((v) => v.name));
     for (const name of Object.keys(vars)) {
-      if (name.startsWith("SHELF_") && !known.has(name)) notice(label, `var ${name} is not read by this skillshelf version; remove it from ${varsBlock} unless you use it yourself`);
+      if (name.startsWith("SHELF_") && !known.has(name))
+        notice(label, `var ${name} is not read by this skillshelf version; remove it from ${varsBlock} unless you use it yourself`);
     }
   }
   return findings;
@@ -72,16 +78,28 @@ function checkPackage(json: Table, own: OwnPackage, file: string): CheckFinding[
   const range = own.peerDependencies.wrangler;
   const wrangler = dev.wrangler ?? (isTable(json.dependencies) ? (json.dependencies as Record<string, string>).wrangler : undefined);
   if (range) {
-    if (wrangler === undefined) findings.push({ level: "edit", file, where: "devDependencies", message: `no wrangler: add "wrangler": "${own.devDependencies.wrangler}"` });
+    if (wrangler === undefined)
+      findings.push({ level: "edit", file, where: "devDependencies", message: `no wrangler: add "wrangler": "${own.devDependencies.wrangler}"` });
     else {
       const lowest = semver.minVersion(wrangler);
       if (lowest && !semver.satisfies(lowest, range))
-        findings.push({ level: "edit", file, where: "devDependencies", message: `wrangler ${wrangler} is outside the range this skillshelf supports (${range}): set "wrangler": "${own.devDependencies.wrangler}"` });
+        findings.push({
+          level: "edit",
+          file,
+          where: "devDependencies",
+          message: `wrangler ${wrangler} is outside the range this skillshelf supports (${range}): set "wrangler": "${own.devDependencies.wrangler}"`,
+        });
     }
   }
   const node = dev.node;
   const pinned = own.devDependencies.node;
-  if (pinned && node === undefined) findings.push({ level: "notice", file, where: "devDependencies", message: `no pinned Node: add "node": "${pinned}" so npm scripts run on the Node wrangler needs (22 or later)` });
+  if (pinned && node === undefined)
+    findings.push({
+      level: "notice",
+      file,
+      where: "devDependencies",
+      message: `no pinned Node: add "node": "${pinned}" so npm scripts run on the Node wrangler needs (22 or later)`,
+    });
   else if (pinned && node && semver.valid(node) && semver.major(node) < 22)
     findings.push({ level: "edit", file, where: "devDependencies", message: `node ${node} is too old for wrangler (22 or later): set "node": "${pinned}"` });
   return findings;

@@ -31,7 +31,11 @@ export interface VarRequirement {
 
 export const VARS: readonly VarRequirement[] = [
   { name: "SHELF_VISIBILITY", teamDefault: "private", why: '"private": every read needs a read token; "public": anyone may read' },
-  { name: "SHELF_CAPABILITY_URLS", teamDefault: "off", why: '"on" lets clients that cannot send headers read through /c/<read token>/ (docs/http.md has the risks)' },
+  {
+    name: "SHELF_CAPABILITY_URLS",
+    teamDefault: "off",
+    why: '"on" lets clients that cannot send headers read through /c/<read token>/ (docs/http.md has the risks)',
+  },
   { name: "SHELF_DISCOVERY", teamDefault: "all", why: 'which well-known families answer: "all", "v0.2" or "v0.1"' },
   { name: "SHELF_SIGNING_ORIGIN", teamDefault: "", why: "the origin signatures are bound to (the shelf's public URL); empty until you sign" },
   { name: "SHELF_SIGNING_KEYS", teamDefault: "[]", why: 'JSON [{"key_id", "public_key", "status"}]: the public halves of your signing keys' },
