@@ -10,6 +10,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { parse as parseToml } from "smol-toml";
 import { exportPkcs8Pem, generateSigningKey, importPkcs8Pem, type SigningKey, toBase64 } from "../../core/signing/ed25519.ts";
@@ -355,6 +356,10 @@ async function refusesAnonymousReads(url: string): Promise<boolean> {
  * `node` is first on PATH.
  */
 function wranglerBin(root: string): string {
+  // The project's own node_modules first, as its path (tests and tools find the process by it); then wherever
+  // Node resolution finds it (a workspace's hoisted node_modules).
+  const own = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+  if (existsSync(own)) return own;
   try {
     return path.join(path.dirname(createRequire(path.join(root, "package.json")).resolve("wrangler/package.json")), "bin", "wrangler.js");
   } catch {
