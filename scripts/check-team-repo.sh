@@ -30,7 +30,9 @@ echo "--- skillshelf init (the installed CLI, on $(node --version))"
 "$tmp/cli/node_modules/.bin/skillshelf" init "$tmp/acme-skills" --exclude release-checklist
 cd "$tmp/acme-skills"
 ls vendor
-npm install --no-audit --no-fund --loglevel=error
+# Quiet on the machine's Node 20: the .npmrc init writes keeps npm to errors (no EBADENGINE lines).
+npm install --no-audit --no-fund 2>&1 | tee "$tmp/install.log"
+if grep -q "EBADENGINE" "$tmp/install.log"; then echo "npm install printed EBADENGINE warnings" >&2; exit 1; fi
 [ -d node_modules/skillshelf ] && [ ! -L node_modules/skillshelf ] || { echo "node_modules/skillshelf is not an installed copy" >&2; exit 1; }
 
 echo "--- validate, check records and build on $(node --version)"

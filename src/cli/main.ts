@@ -92,7 +92,7 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
   publish: {
     summary:
-      "publish --url <worker-url> [--dir <build>] [--token-env NAME] [--json] [--wait] [--wait-timeout S]  upload what changed and make the build current (--wait: until the Worker serves it)",
+      "publish --url <worker-url> [--dir <build>] [--token-env NAME] [--json] [--wait] [--wait-timeout S] [--read-token-env NAME]  upload what changed and make the build current (--wait: until the Worker serves it)",
     example: "skillshelf publish --url http://localhost:8787 --dir dist/shelf",
     load: () => import("./commands/publish.ts"),
   },
@@ -103,7 +103,7 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
   rollback: {
     summary:
-      "rollback --url <worker-url> (<generation> | --previous | --seq N) [--token-env NAME] [--wait] [--wait-timeout S]  make an earlier generation current again (an id, a unique prefix of 8+ hex digits, the previous one, or a history seq)",
+      "rollback --url <worker-url> (<generation> | --previous | --seq N) [--token-env NAME] [--wait] [--wait-timeout S] [--read-token-env NAME]  make an earlier generation current again (an id, a unique prefix of 8+ hex digits, the previous one, or a history seq)",
     example: "skillshelf rollback --url http://localhost:8787 --previous",
     load: () => import("./commands/rollback.ts"),
   },

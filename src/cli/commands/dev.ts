@@ -33,7 +33,7 @@ export interface DevInvocation {
 const ENV_NAME = /^[A-Za-z0-9_-]+$/;
 
 export function devUsage(invocation: DevInvocation): string {
-  return `${invocation.command} -- [--port N] [--env <name>] [--shelf <dir>] [--verbose]`;
+  return `${invocation.command} -- [--port N] [--env <name>] [--shelf <dir>] [--force] [--verbose]`;
 }
 
 export function devHelp(invocation: DevInvocation): string {
@@ -49,6 +49,8 @@ options:
   --env <name>    run the environment [env.<name>] of wrangler.toml: its vars, its own local state
                   and tokens (a read token for a private shelf, printed), on its own port
   --shelf <dir>   the shelf folder to build (default ./${invocation.defaultShelf(undefined)}${invocation.defaultShelf("<name>") === invocation.defaultShelf(undefined) ? "" : `; with --env, ${invocation.defaultShelf("<name>")}`})
+  --force         publish this folder even when the local shelf serves a generation published from
+                  elsewhere (skillshelf publish or rollback against it); without it, that one is kept
   --verbose       show wrangler's own output
   -h, --help      this help
 
@@ -67,6 +69,7 @@ export interface DevArgs {
   env?: string;
   shelf?: string;
   verbose: boolean;
+  force: boolean;
 }
 
 /** The options that take a value, which npm swallows when they come before `--`. */
@@ -94,7 +97,7 @@ export function parseDevArgs(argv: string[], env: Record<string, string | undefi
       );
     }
   }
-  let values: { port?: string; env?: string; shelf?: string; verbose?: boolean; help?: boolean };
+  let values: { port?: string; env?: string; shelf?: string; verbose?: boolean; force?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -103,6 +106,7 @@ export function parseDevArgs(argv: string[], env: Record<string, string | undefi
         env: { type: "string" },
         shelf: { type: "string" },
         verbose: { type: "boolean" },
+        force: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -112,7 +116,7 @@ export function parseDevArgs(argv: string[], env: Record<string, string | undefi
     // parseArgs's own advice (quoting after "--") does not apply here; its first sentence names the mistake.
     throw new UsageError(`${(error as Error).message.split(". ")[0]!.replace(/\.$/, "")}\nusage: ${usage}`);
   }
-  const args: DevArgs = { help: values.help ?? false, verbose: values.verbose ?? false };
+  const args: DevArgs = { help: values.help ?? false, verbose: values.verbose ?? false, force: values.force ?? false };
   if (values.port !== undefined) {
     const port = Number(values.port);
     if (!/^\d+$/.test(values.port) || port < 1 || port > 65535)
@@ -133,7 +137,12 @@ export function servingReport(shelf: RunningShelf, args: DevArgs, invocation: De
   const lines: string[] = [];
   const log = (line: string) => lines.push(line);
   const as = args.env === undefined ? "" : ` as [env.${args.env}]`;
-  log(`\nskillshelf is serving ${shelfName} (${shelf.skillCount} skills, ${shelf.private ? "private" : "public"})${as} at ${shelf.url}. Try:`);
+  if (shelf.kept) {
+    log(
+      `\nskillshelf is serving generation ${shelf.kept.generation.slice(0, 12)}… (made current ${shelf.kept.at} by a ${shelf.kept.action} from elsewhere), not ${shelfName}: ${invocation.command} -- --force publishes ${shelfName} over it.`,
+    );
+    log(`It is ${shelf.private ? "private" : "public"}${as}, at ${shelf.url}. Try:`);
+  } else log(`\nskillshelf is serving ${shelfName} (${shelf.skillCount} skills, ${shelf.private ? "private" : "public"})${as} at ${shelf.url}. Try:`);
   const auth = shelf.private ? `-H "Authorization: Bearer $(cat ${local.readTokenFile})" ` : "";
   for (const p of ["/.well-known/agent-skills/index.json", "/skills/index.json", "/v1/shelf"]) log(`  curl ${auth}${shelf.url}${p}`);
   log(`  pages (a browser):  ${shelf.url}/`);
@@ -143,6 +152,13 @@ export function servingReport(shelf: RunningShelf, args: DevArgs, invocation: De
     log(`(kept in ${local.readTokenFile}; its SHA-256 is in READ_TOKEN_SHA256 of ${local.devVarsFile}). Without it every read is 401.`);
     log("The pages ask for it once; an MCP host sends it as a header:");
     log(`  {"mcpServers": {"skills": {"type": "http", "url": "${shelf.url}/mcp", "headers": {"Authorization": "Bearer ${shelf.readToken}"}}}}`);
+    // The skills CLI cannot send a header: it reaches a private shelf only through a capability URL.
+    if (shelf.capabilityUrls) log(`The skills CLI (Node 22.20 or later), through a capability URL:\n  npx skills add ${shelf.url}/c/${shelf.readToken} --list`);
+    else
+      log(
+        `The skills CLI cannot send a token: it reaches a private shelf only through a capability URL, which this shelf keeps off.\n` +
+          `To try it locally, add SHELF_CAPABILITY_URLS=on to ${local.devVarsFile} and rerun (docs/http.md has the risks before turning it on for real).`,
+      );
   } else {
     log(`  npx skills add ${shelf.url} --list      (the skills CLI needs Node 22.20 or later)`);
     log(`  MCP host config: {"mcpServers": {"skills": {"type": "http", "url": "${shelf.url}/mcp"}}}`);
@@ -154,6 +170,7 @@ export function servingReport(shelf: RunningShelf, args: DevArgs, invocation: De
   );
   const flags = [
     args.port === undefined ? "" : `--port ${args.port}`,
+    args.force ? "--force" : "",
     args.env === undefined ? "" : `--env ${args.env}`,
     args.shelf === undefined ? "" : `--shelf ${args.shelf}`,
   ]
@@ -212,6 +229,7 @@ export async function runDev(
       shelfDir: path.resolve(invocation.root, shelfName),
       log,
       verbose: args.verbose,
+      force: args.force,
       rerun,
     });
     io.stdout(servingReport(shelf, args, invocation, shelfName));

@@ -174,7 +174,7 @@ export const run: Command = async (ctx) => {
   }
   ctx.stdout(
     `wrote ${dir}: the shelf repository "${name}" (skillshelf ${own.version}, ${spec})\n` +
-      `  package.json, wrangler.toml, src/worker.ts, shelf/ (${seeded.length ? `${seeded.length} curated skill(s)` : "empty"}), .dev.vars.example, .gitignore, README.md, ${WORKFLOW_FILE}\n` +
+      `  package.json, wrangler.toml, src/worker.ts, shelf/ (${seeded.length ? `${seeded.length} curated skill(s)` : "empty"}), .dev.vars.example, .gitignore, .npmrc, README.md, ${WORKFLOW_FILE}\n` +
       `next:\n  cd ${dir}\n  git init && npm install\n  npm run validate\n  npm run dev          # serves it locally and prints the URLs to try\n` +
       `README.md says how to deploy it; after upgrading skillshelf, npx skillshelf init --check names the edits wrangler.toml needs\n`,
   );

@@ -7,6 +7,7 @@ import {
   answeringFetch,
   buildFolderSource,
   progressReporter,
+  readTokenFrom,
   tokenFrom,
   visibilityNote,
   waitTimeout,
@@ -15,7 +16,7 @@ import {
 } from "../lib/publish.ts";
 import { DEFAULT_BUILD_DIR } from "./build.ts";
 
-const USAGE = "skillshelf publish --url <worker-url> [--dir <build>] [--token-env NAME] [--json] [--wait] [--wait-timeout S]";
+const USAGE = "skillshelf publish --url <worker-url> [--dir <build>] [--token-env NAME] [--json] [--wait] [--wait-timeout S] [--read-token-env NAME]";
 
 export const run: Command = async (ctx) => {
   const { values, positionals } = parseCommandArgs(
@@ -27,6 +28,7 @@ export const run: Command = async (ctx) => {
       json: { type: "boolean" },
       wait: { type: "boolean" },
       "wait-timeout": { type: "string" },
+      "read-token-env": { type: "string" },
     },
     USAGE,
   );
@@ -51,7 +53,7 @@ export const run: Command = async (ctx) => {
         (result.reuploaded ? `  re-uploaded ${result.reuploaded} object(s) that gc collected while this publish ran\n` : ""),
     );
   }
-  if (values.wait) await waitUntilServed(ctx, url, result.generation, timeout);
+  if (values.wait) await waitUntilServed(ctx, url, result.generation, timeout, {}, readTokenFrom(ctx, values["read-token-env"]));
   else if (!values.json && !result.alreadyCurrent) ctx.stdout(visibilityNote());
   return 0;
 };

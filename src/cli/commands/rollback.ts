@@ -7,9 +7,10 @@ import { PublishError } from "../../core/publish/client.ts";
 import type { HistoryEntry } from "../../core/generation/manifest.ts";
 import { isSha256Hex } from "../../core/skill/hash.ts";
 import { CliError, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
-import { adminCall, adminClient, tokenFrom, visibilityNote, waitTimeout, waitUntilServed, workerUrl } from "../lib/publish.ts";
+import { adminCall, adminClient, readTokenFrom, tokenFrom, visibilityNote, waitTimeout, waitUntilServed, workerUrl } from "../lib/publish.ts";
 
-const USAGE = "skillshelf rollback --url <worker-url> (<generation> | --previous | --seq N) [--token-env NAME] [--wait] [--wait-timeout S]";
+const USAGE =
+  "skillshelf rollback --url <worker-url> (<generation> | --previous | --seq N) [--token-env NAME] [--wait] [--wait-timeout S] [--read-token-env NAME]";
 
 /** A generation id prefix must be this long to name one generation with any confidence. */
 const MIN_PREFIX = 8;
@@ -24,6 +25,7 @@ export const run: Command = async (ctx) => {
       seq: { type: "string" },
       wait: { type: "boolean" },
       "wait-timeout": { type: "string" },
+      "read-token-env": { type: "string" },
     },
     USAGE,
   );
@@ -59,7 +61,7 @@ export const run: Command = async (ctx) => {
     }
   });
   ctx.stdout(`rolled back to ${target} (was ${previous})\n`);
-  if (values.wait) await waitUntilServed(ctx, url, target, timeout);
+  if (values.wait) await waitUntilServed(ctx, url, target, timeout, {}, readTokenFrom(ctx, values["read-token-env"]));
   else ctx.stdout(visibilityNote());
   return 0;
 };

@@ -14,7 +14,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { parse as parseToml } from "smol-toml";
 import { exportPkcs8Pem, generateSigningKey, importPkcs8Pem, type SigningKey, toBase64 } from "../../core/signing/ed25519.ts";
-import { type PublishResult, publishGeneration } from "../../core/publish/client.ts";
+import { AdminClient, type PublishResult, publishGeneration } from "../../core/publish/client.ts";
 import { buildShelf } from "./build.ts";
 import { CliError, UsageError } from "./cli.ts";
 import { buildFolderSource } from "./publish.ts";
@@ -69,17 +69,23 @@ export interface StartOptions {
   env?: string;
   /** How a user reruns this with other options, for advice in errors (default "npm start --"). */
   rerun?: string;
+  /** Publish even when the local shelf serves a generation these local runs did not publish (see {@link startShelf}). */
+  force?: boolean;
 }
 
 /** A running local shelf. */
 export interface RunningShelf {
   url: string;
   port: number;
+  /** The generation it serves: the build's, or the one it kept (see `kept`). */
   generation: string;
   skillCount: number;
   /** The build folder it published (one per port). */
   buildDir: string;
-  publish: PublishResult;
+  /** The publish, or null when it kept a generation published from elsewhere (without `force`). */
+  publish: PublishResult | null;
+  /** Why it did not publish: the generation the shelf kept serving, when and how that became current. */
+  kept?: { generation: string; seq: number; at: string; action: string };
   /** Stops wrangler and everything it started; safe to call twice. */
   stop(): Promise<void>;
   /** The team environment it runs, if any. */
@@ -88,6 +94,8 @@ export interface RunningShelf {
   readToken?: string;
   /** Whether reads need a read token (the Worker answered 401 without one). */
   private: boolean;
+  /** Whether a private shelf answers capability URLs (/c/<read token>/…; SHELF_CAPABILITY_URLS = "on"). */
+  capabilityUrls: boolean;
   /** The throwaway key's public half (standard base64), configured as key {@link LOCAL_SIGNING_KEY_ID}; the origin is `url`. */
   signingPublicKey?: string;
   /** Settles when wrangler exits, with its exit code and the end of its output. */
@@ -250,6 +258,29 @@ async function checkTeam(root: string, team: string, usage: string): Promise<str
   return teams;
 }
 
+/**
+ * The generations local runs published to one local state, kept in that state's folder (beside wrangler's
+ * own), so a restart knows its own publishes from another publisher's.
+ */
+const PUBLISHED_FILE = "skillshelf-dev-published.json";
+/** How many generations it remembers (the pointer's own history is 100 moves). */
+const PUBLISHED_LIMIT = 100;
+
+/** The generations local runs published (oldest first); none when the file is absent or unreadable. */
+async function readPublished(file: string): Promise<string[]> {
+  try {
+    const list = JSON.parse(await readFile(file, "utf8")) as unknown;
+    return Array.isArray(list) ? list.filter((g): g is string => typeof g === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+async function writePublished(file: string, generations: string[]): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, `${JSON.stringify(generations.slice(-PUBLISHED_LIMIT))}\n`);
+}
+
 /** Reads a local token, creating it (mode 0600) on first run or when the file holds something else. */
 async function ensureToken(file: string, prefix: string): Promise<string> {
   let token = "";
@@ -351,6 +382,13 @@ async function refusesAnonymousReads(url: string): Promise<boolean> {
   return res.status === 401;
 }
 
+/** Whether /c/<token>/skills/index.json answers (capability URLs on) rather than 404. */
+async function answersCapabilityUrl(url: string, token: string): Promise<boolean> {
+  const res = await fetch(`${url}/c/${encodeURIComponent(token)}/skills/index.json`, { signal: AbortSignal.timeout(10_000) });
+  await res.body?.cancel();
+  return res.ok;
+}
+
 /**
  * The project's own wrangler (its node_modules), run on this Node (the pinned one under npm), whatever
  * `node` is first on PATH.
@@ -394,6 +432,7 @@ export async function startShelf(options: StartOptions): Promise<RunningShelf> {
     throw new UsageError(`no shelf folder at ${shelfDir}${seed}; --shelf <dir> names another`);
   }
   const wrangler = wranglerBin(root);
+  const persistTo = options.persistTo ?? path.join(root, local.persistTo);
   if (!(await loopbackPortIsFree(port))) throw await busyPortError(port, `port ${port} on 127.0.0.1 is in use`, rerun);
 
   const url = `http://127.0.0.1:${port}`;
@@ -418,18 +457,7 @@ export async function startShelf(options: StartOptions): Promise<RunningShelf> {
   await writeDevVars(devVarsFile, sha256Hex(token), readToken === undefined ? undefined : sha256Hex(readToken));
 
   const nonce = randomBytes(16).toString("hex");
-  const args = [
-    "dev",
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    String(port),
-    "--persist-to",
-    options.persistTo ?? path.join(root, local.persistTo),
-    "--show-interactive-dev-session=false",
-    "--log-level",
-    "warn",
-  ];
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, "--show-interactive-dev-session=false", "--log-level", "warn"];
   if (env !== undefined) args.push("--env", env);
   for (const [name, value] of Object.entries(devVars({ ...signingVars, ...options.vars }, nonce))) args.push("--var", `${name}:${value}`);
   const child = spawn(process.execPath, [wrangler, ...args], {
@@ -472,18 +500,35 @@ export async function startShelf(options: StartOptions): Promise<RunningShelf> {
   try {
     await waitForOurWorker(url, port, nonce, child, () => output, rerun);
     log(`wrangler dev is serving ${url}${env === undefined ? "" : ` as [env.${env}]`}`);
-    const publish = await publishGeneration(await buildFolderSource(buildDir), { url, token, onLog: log });
-    log(
-      publish.alreadyCurrent
-        ? `generation ${publish.generation} is already current; nothing uploaded`
-        : `published ${publish.generation}: uploaded ${publish.uploaded.blob} blob(s), ${publish.uploaded.record} record(s), ${publish.uploaded.shard} shard(s), ${publish.bytesUploaded} bytes`,
-    );
+    // A restart never moves the pointer away from a generation published from elsewhere (skillshelf publish or
+    // rollback against this local shelf) unless told to: it may be newer than this folder.
+    const publishedFile = path.join(persistTo, PUBLISHED_FILE);
+    const ours = await readPublished(publishedFile);
+    const current = await new AdminClient({ url, token }).pointer();
+    let publish: PublishResult | null = null;
+    let kept: RunningShelf["kept"];
+    if (current && current.generation !== built.id && !ours.includes(current.generation) && !options.force) {
+      const move = current.history[0];
+      kept = { generation: current.generation, seq: current.seq, at: current.published_at, action: move?.action ?? "publish" };
+      log(
+        `not publishing: ${url} serves generation ${current.generation.slice(0, 12)}… (seq ${current.seq}, made current ${current.published_at} by a ${kept.action} that did not come from ${rerun.replace(/ --.*$/, "")} of this folder, e.g. skillshelf publish). ` +
+          `This folder's build ${built.id.slice(0, 12)}… would replace it, so the shelf keeps serving ${current.generation.slice(0, 12)}…; rerun with --force to publish this folder over it`,
+      );
+    } else {
+      publish = await publishGeneration(await buildFolderSource(buildDir), { url, token, onLog: log });
+      await writePublished(publishedFile, [...ours.filter((g) => g !== built.id), built.id]);
+      log(
+        publish.alreadyCurrent
+          ? `generation ${publish.generation} is already current; nothing uploaded`
+          : `published ${publish.generation}: uploaded ${publish.uploaded.blob} blob(s), ${publish.uploaded.record} record(s), ${publish.uploaded.shard} shard(s), ${publish.bytesUploaded} bytes`,
+      );
+    }
     // Success is reported only while the Worker this run started still holds the port.
     if ((await probeHealth(url, nonce)) !== "ours") throw new CliError(`the Worker this run started no longer answers at ${url}:\n${output.slice(-2000)}`);
     const shelf: RunningShelf = {
       url,
       port,
-      generation: built.id,
+      generation: kept?.generation ?? built.id,
       skillCount: built.manifest.skill_count,
       buildDir,
       publish,
@@ -491,7 +536,9 @@ export async function startShelf(options: StartOptions): Promise<RunningShelf> {
       exited,
       signingPublicKey: toBase64(signingKey.publicKey),
       private: await refusesAnonymousReads(url),
+      capabilityUrls: readToken !== undefined && (await answersCapabilityUrl(url, readToken)),
     };
+    if (kept !== undefined) shelf.kept = kept;
     if (env !== undefined) shelf.env = env;
     if (readToken !== undefined) shelf.readToken = readToken;
     return shelf;

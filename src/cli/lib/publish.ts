@@ -161,9 +161,19 @@ export function waitTimeout(value: string | undefined, usage: string): number {
   return Number(value);
 }
 
+/** The variable --wait reads a private shelf's read token from, unless --read-token-env names another. */
+export const DEFAULT_READ_TOKEN_ENV = "SKILLSHELF_READ_TOKEN";
+
+/** The read token --wait sends, if its variable is set: the publish token is not a read token (it only reaches /admin). */
+export function readTokenFrom(ctx: CliContext, name: string | undefined): { variable: string; token: string | undefined } {
+  const variable = name ?? DEFAULT_READ_TOKEN_ENV;
+  return { variable, token: ctx.env[variable]?.trim() || undefined };
+}
+
 /**
  * Polls GET /v1/shelf (its Skillshelf-Generation header, else the body's generation) until the
  * Worker serves `generation`, printing progress; a CliError (exit 1) when `timeoutS` passes first.
+ * A private shelf is read with the read token from `read` (its variable named in the advice when missing or refused).
  */
 export async function waitUntilServed(
   ctx: CliContext,
@@ -171,6 +181,7 @@ export async function waitUntilServed(
   generation: string,
   timeoutS: number,
   io: { fetch?: (request: Request) => Promise<Response>; sleep?: (ms: number) => Promise<void>; clock?: () => number } = {},
+  read: { variable: string; token: string | undefined } = readTokenFrom(ctx, undefined),
 ): Promise<void> {
   const get = io.fetch ?? ((request: Request) => fetch(request));
   const sleep = io.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
@@ -180,10 +191,16 @@ export async function waitUntilServed(
   for (;;) {
     const elapsed = Math.round((clock() - started) / 1000);
     try {
-      const response = await get(new Request(`${url}/v1/shelf`, { headers: { Accept: "application/json" } }));
+      const headers: Record<string, string> = { Accept: "application/json" };
+      if (read.token !== undefined) headers.Authorization = `Bearer ${read.token}`;
+      const response = await get(new Request(`${url}/v1/shelf`, { headers }));
       const body = (await response.json().catch(() => ({}))) as { generation?: unknown };
       if (response.status === 401 || response.status === 403)
-        throw new CliError(`cannot watch ${url}/v1/shelf: it answers ${response.status} (a private shelf); the pointer did move`);
+        throw new CliError(
+          read.token === undefined
+            ? `cannot watch ${url}: the shelf is private; set ${read.variable} to a read token (or name another variable with --read-token-env) so --wait can read it. The pointer did move`
+            : `cannot watch ${url}: it refused the read token in ${read.variable} (${response.status}); the pointer did move`,
+        );
       served = response.headers.get("Skillshelf-Generation") ?? (typeof body.generation === "string" ? body.generation : `status ${response.status}`);
     } catch (error) {
       if (error instanceof CliError) throw error;

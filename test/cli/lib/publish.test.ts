@@ -36,16 +36,16 @@ afterAll(async () => {
 
 describe("npm start's publish path and the publish CLI", () => {
   it("published the shelf on first start, and a second start uploads nothing", async () => {
-    expect(shelf!.publish.previous).toBeNull();
-    expect(shelf!.publish.uploaded.generation).toBe(1);
+    expect(shelf!.publish!.previous).toBeNull();
+    expect(shelf!.publish!.uploaded.generation).toBe(1);
     const res = await fetch(`${shelf!.url}/skills/code-review/SKILL.md`);
     expect(res.status).toBe(200);
     expect(await res.text()).toBe(readFileSync(path.join(shelfDir, "skills/code-review/SKILL.md"), "utf8"));
 
     await shelf!.stop();
     shelf = await startShelfOnFreePort({ shelfDir, persistTo: state, buildDir });
-    expect(shelf.publish.alreadyCurrent).toBe(true);
-    expect(shelf.publish.bytesUploaded).toBe(0);
+    expect(shelf.publish!.alreadyCurrent).toBe(true);
+    expect(shelf.publish!.bytesUploaded).toBe(0);
   }, 180_000);
 
   it("publishes an edited shelf, lists history, rolls back, and runs gc as a dry run", async () => {
@@ -100,6 +100,38 @@ describe("npm start's publish path and the publish CLI", () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/nothing was published/);
   }, 60_000);
+
+  it("a restart keeps a generation published from elsewhere, and --force publishes the folder over it", async () => {
+    // A generation no local run published: the shelf with one more file, built and published with the CLI.
+    const otherShelf = path.join(root, "other-shelf");
+    const otherBuild = path.join(root, "other-build");
+    cpSync(shelfDir, otherShelf, { recursive: true });
+    writeFileSync(path.join(otherShelf, "skills/code-review/published-elsewhere.md"), "# Elsewhere\n");
+    expect((await cli(["build", otherShelf, "--out", otherBuild])).code).toBe(0);
+    const published = await cli(["publish", "--url", shelf!.url, "--dir", otherBuild, "--json"]);
+    expect(published.code, published.stderr).toBe(0);
+    const elsewhere = (JSON.parse(published.stdout) as { generation: string }).generation;
+
+    await shelf!.stop();
+    const lines: string[] = [];
+    shelf = await startShelfOnFreePort({ shelfDir, persistTo: state, buildDir, log: (line) => lines.push(line) });
+    expect(shelf.publish).toBeNull();
+    expect(shelf.kept).toMatchObject({ generation: elsewhere, action: "publish" });
+    expect(shelf.generation).toBe(elsewhere);
+    expect(lines.join("\n")).toMatch(
+      new RegExp(
+        `not publishing: .* serves generation ${elsewhere.slice(0, 12)}… \\(seq \\d+, made current .* by a publish that did not come from .*rerun with --force`,
+      ),
+    );
+    expect((await fetch(`${shelf.url}/v1/shelf`)).headers.get("Skillshelf-Generation")).toBe(elsewhere);
+
+    await shelf.stop();
+    shelf = await startShelfOnFreePort({ shelfDir, persistTo: state, buildDir, force: true });
+    expect(shelf.publish?.previous).toBe(elsewhere);
+    expect(shelf.kept).toBeUndefined();
+    expect((await fetch(`${shelf.url}/v1/shelf`)).headers.get("Skillshelf-Generation")).toBe(shelf.generation);
+    expect(shelf.generation).not.toBe(elsewhere);
+  }, 240_000);
 
   it("a pointer move whose previous is stale exits 3 (lost race), as the Worker really answers it", async () => {
     const client = new AdminClient({ url: shelf!.url, token });

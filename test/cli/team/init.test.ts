@@ -31,6 +31,7 @@ describe("skillshelf init", () => {
       "src/worker.ts",
       ".dev.vars.example",
       ".gitignore",
+      ".npmrc",
       "README.md",
       ".github/workflows/shelf.yml",
       "shelf/validations.yaml",
@@ -42,6 +43,8 @@ describe("skillshelf init", () => {
     expect(pkg.dependencies).toEqual({ skillshelf: "skillshelf@^0.1.0" });
     expect(pkg.devDependencies).toEqual({ node: own.devDependencies.node, wrangler: own.devDependencies.wrangler });
     expect(pkg.scripts.dev).toBe("skillshelf dev");
+    // npm keeps to errors on Node 20, where wrangler's packages would each warn EBADENGINE.
+    expect(readFileSync(path.join(dir, ".npmrc"), "utf8")).toMatch(/^loglevel=error$/m);
 
     const toml = parseToml(readFileSync(path.join(dir, "wrangler.toml"), "utf8")) as {
       name: string;

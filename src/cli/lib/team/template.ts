@@ -98,6 +98,13 @@ const DEV_VARS_EXAMPLE = `# Local secrets for \`wrangler dev\` (copy to .dev.var
 ${SECRETS.map((s) => `# ${s.name}: ${s.why}\n${s.name}=`).join("\n")}
 `;
 
+// wrangler, miniflare and workerd declare Node 22; on a machine's Node 20, npm warns once per package (about
+// 145 lines) although npm scripts run on the pinned Node. Errors still print; \`npm install --loglevel=warn\` shows the rest.
+const NPMRC = `# npm prints errors only: the EBADENGINE warnings on Node 20 are expected (npm scripts run on the Node
+# package.json pins). npm install --loglevel=warn shows every warning.
+loglevel=error
+`;
+
 const GITIGNORE = `node_modules/
 .wrangler/
 .skillshelf/
@@ -148,7 +155,8 @@ npm run deploy
 
 Then publish from CI: \`${WORKFLOW_FILE}\` validates, checks the trust records, builds (signed when
 the \`SKILLSHELF_SIGNING_KEY\` secret is set) and publishes on every push to main. Set the repository
-variable \`SHELF_URL\` (the Worker's URL) and the secrets \`SKILLSHELF_PUBLISH_TOKEN\` and, to sign,
+variable \`SHELF_URL\` (the Worker's URL), the secrets \`SKILLSHELF_PUBLISH_TOKEN\` and \`SKILLSHELF_READ_TOKEN\`
+(a read token: \`--wait\` reads the private shelf to see the new generation served) and, to sign,
 \`SKILLSHELF_SIGNING_KEY\` (\`npx skillshelf keygen --out signing.pem --key-id <id>\` prints the
 public half to add to \`SHELF_SIGNING_KEYS\` in wrangler.toml; set \`SKILLSHELF_KEY_ID\` to the id).
 
@@ -164,7 +172,8 @@ npm run deploy
 
 function workflow(input: TeamTemplateInput): string {
   return `# Validate, check trust records, build and publish the shelf (written by skillshelf init ${input.versions.skillshelf}).
-# Needs the repository variable SHELF_URL and the secret SKILLSHELF_PUBLISH_TOKEN; signs when the secret
+# Needs the repository variable SHELF_URL and the secrets SKILLSHELF_PUBLISH_TOKEN and SKILLSHELF_READ_TOKEN (a
+# read token, for --wait on a private shelf); signs when the secret
 # SKILLSHELF_SIGNING_KEY (a PKCS#8 PEM from \`skillshelf keygen\`) and the variable SKILLSHELF_KEY_ID are set.
 name: shelf
 
@@ -212,6 +221,8 @@ jobs:
         if: github.event_name == 'push' && github.ref == 'refs/heads/main'
         env:
           SKILLSHELF_PUBLISH_TOKEN: \${{ secrets.SKILLSHELF_PUBLISH_TOKEN }}
+          # --wait reads the private shelf to see the new generation served.
+          SKILLSHELF_READ_TOKEN: \${{ secrets.SKILLSHELF_READ_TOKEN }}
           SHELF_URL: \${{ vars.SHELF_URL }}
         run: npx skillshelf publish --url "$SHELF_URL" --dir ${TEAM_BUILD_DIR} --wait
 `;
@@ -228,6 +239,7 @@ export function teamFiles(input: TeamTemplateInput): TemplateFile[] {
     { path: WORKER_ENTRY_FILE, text: WORKER_TS },
     { path: ".dev.vars.example", text: DEV_VARS_EXAMPLE },
     { path: ".gitignore", text: GITIGNORE },
+    { path: ".npmrc", text: NPMRC },
     { path: "README.md", text: readme(input) },
     { path: WORKFLOW_FILE, text: workflow(input) },
   ];
