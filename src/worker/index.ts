@@ -6,6 +6,7 @@ import { adminRoutes } from "./admin/index.ts";
 import { handleError } from "./http/error-handler.ts";
 import { notFound, plainErrorResponse } from "./http/errors.ts";
 import { applySecurityHeaders, NO_STORE, withHeaders } from "./http/headers.ts";
+import { oauthRoutes, oauthSignIn } from "./oauth/index.ts";
 import { readRoutes } from "./read/index.ts";
 
 export type AppEnv = { Bindings: CloudflareBindings };
@@ -26,6 +27,10 @@ app.get("/healthz", withHeaders(applySecurityHeaders), (c) => {
   return c.json(run ? { ok: true, run } : { ok: true }, 200, { "Cache-Control": NO_STORE });
 });
 
+// OAuth for a private shelf (src/worker/oauth): its authorization endpoints, metadata and the admin
+// grants index. Only where the config turns it on; elsewhere these paths fall through unchanged.
+app.route("/", oauthRoutes());
+
 // The admin API (publish, history, rollback, gc, advisories), behind the publish token. Every
 // /admin path is answered here (no CORS, unlike the reads): unknown ones with the JSON 404.
 const admin = adminRoutes();
@@ -38,6 +43,7 @@ app.all("/admin/*", () => {
 // /c/<token>/…, and the JSON 404 for everything else. Mounted last: its CORS wraps what it answers.
 // /v1/openapi.json also documents the admin API: its router hands its own document over.
 const adminDocument = () => admin.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "skillshelf admin", version: "1" } });
-app.route("/", readRoutes({ adminDocument }));
+// Read access takes OAuth access tokens after the read token (a no-op where OAuth is off).
+app.route("/", readRoutes({ adminDocument, access: { methods: [oauthSignIn()] } }));
 
 export default app;
