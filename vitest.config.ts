@@ -35,8 +35,7 @@ const TEST_SECRETS = { SHELF_SESSION_KEY: "test-session-key-0123456789abcdef0123
 // with its own keys. wrangler.toml binds neither, so OAuth stays off unless a test turns it on.
 const OAUTH_TEST_KV = ["OAUTH_KV", "OAUTH_KV_OTHER"];
 
-const worker = () =>
-  cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings: TEST_SECRETS, kvNamespaces: OAUTH_TEST_KV } });
+const worker = () => cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings: TEST_SECRETS, kvNamespaces: OAUTH_TEST_KV } });
 
 export default defineConfig({
   test: {

@@ -27,7 +27,7 @@ class FormTooLarge extends Error {}
 async function page(body: Child, status: number, extra?: Headers): Promise<Response> {
   const response = await htmlResponse(body, status);
   await applyPageHeaders(response.headers);
-  extra?.forEach((value, name) => response.headers.append(name, value));
+  for (const [name, value] of extra ?? []) response.headers.append(name, value);
   return response;
 }
 
@@ -55,7 +55,10 @@ async function failure(error: unknown, { AuthorizationError, CimdFetchError }: S
     return page(AuthorizeProblem({ title: "This request cannot go on", message: `${error.description} Start connecting again from the app.` }), 400);
   }
   if (error instanceof CimdFetchError) {
-    return page(AuthorizeProblem({ title: "This app could not be verified", message: "Its client metadata document could not be fetched or is not valid." }), 400);
+    return page(
+      AuthorizeProblem({ title: "This app could not be verified", message: "Its client metadata document could not be fetched or is not valid." }),
+      400,
+    );
   }
   if (error instanceof FormTooLarge) return page(AuthorizeProblem({ title: "Refused", message: "That form is too large." }), 413);
   throw error;

@@ -49,7 +49,13 @@ function secured(response: Response): Response {
  */
 export function oauthRoutes(): Hono<OAuthRouteEnv> {
   const routes = new Hono<OAuthRouteEnv>();
-  const paths = [OAUTH_PATHS.authorize, OAUTH_PATHS.token, OAUTH_PATHS.register, OAUTH_PATHS.authorizationServerMetadata, OAUTH_PATHS.protectedResourceMetadata];
+  const paths = [
+    OAUTH_PATHS.authorize,
+    OAUTH_PATHS.token,
+    OAUTH_PATHS.register,
+    OAUTH_PATHS.authorizationServerMetadata,
+    OAUTH_PATHS.protectedResourceMetadata,
+  ];
   for (const path of paths) routes.use(path, whenOn);
   routes.use("/admin/v1/oauth/*", whenOn);
 
@@ -88,7 +94,8 @@ export function oauthRoutes(): Hono<OAuthRouteEnv> {
   grants.delete("/:grant", async (c) => {
     const { roles, settings } = c.get("oauth");
     const grantId = c.req.param("grant");
-    if (!(await revokeGrant(settings.kv, roles.helpers(c.env), grantId))) throw adminError("not_found", `No grant ${JSON.stringify(grantId)} on this shelf; list them with skillshelf grants list.`);
+    if (!(await revokeGrant(settings.kv, roles.helpers(c.env), grantId)))
+      throw adminError("not_found", `No grant ${JSON.stringify(grantId)} on this shelf; list them with skillshelf grants list.`);
     return c.json({ revoked: grantId });
   });
   routes.route("/admin/v1/oauth/grants", grants);

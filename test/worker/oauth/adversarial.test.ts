@@ -45,7 +45,12 @@ async function register(): Promise<string> {
   const res = await fetchFn(`${ORIGIN}/oauth/register`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ client_name: "Adversary Test", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"] }),
+    body: JSON.stringify({
+      client_name: "Adversary Test",
+      redirect_uris: [CALLBACK],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+    }),
   });
   expect(res.status).toBe(201);
   return ((await res.json()) as { client_id: string }).client_id;
@@ -70,7 +75,14 @@ function exchange(clientId: string, code: string, verifier: string, extra: Recor
   return fetchFn(`${ORIGIN}/oauth/token`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "authorization_code", client_id: clientId, code, code_verifier: verifier, redirect_uri: CALLBACK, ...extra }).toString(),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      client_id: clientId,
+      code,
+      code_verifier: verifier,
+      redirect_uri: CALLBACK,
+      ...extra,
+    }).toString(),
   });
 }
 

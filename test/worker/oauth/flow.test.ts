@@ -32,10 +32,12 @@ class HeadlessProvider implements OAuthClientProvider {
   discovery?: OAuthDiscoveryState;
   callback?: URL;
   authorizationUrl?: URL;
-  constructor(
-    private readonly fetchFn: FetchFn,
-    private readonly scope = "skills:read offline_access",
-  ) {}
+  private readonly fetchFn: FetchFn;
+  private readonly scope: string;
+  constructor(fetchFn: FetchFn, scope = "skills:read offline_access") {
+    this.fetchFn = fetchFn;
+    this.scope = scope;
+  }
   get redirectUrl() {
     return CALLBACK;
   }
@@ -210,7 +212,11 @@ describe("the MCP authorization flow with the official client", () => {
     const refresh = await fetchFn(`${ORIGIN}/oauth/token`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: provider.stored!.refresh_token!, client_id: provider.client!.client_id }).toString(),
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: provider.stored!.refresh_token!,
+        client_id: provider.client!.client_id,
+      }).toString(),
     });
     expect(refresh.status).toBe(400);
     const gone = await fetchFn(`${ORIGIN}/admin/v1/oauth/grants/${grants[0]!.grant_id}`, { method: "DELETE", headers: admin });
@@ -225,7 +231,9 @@ describe("tokens this shelf must refuse", () => {
     const provider = new HeadlessProvider(otherFetch);
     await expect(auth(provider, { serverUrl: `${other}/mcp`, fetchFn: otherFetch })).resolves.toBe("REDIRECT");
     const code = provider.callback!.searchParams;
-    expect(await auth(provider, { serverUrl: `${other}/mcp`, fetchFn: otherFetch, authorizationCode: code.get("code")!, iss: code.get("iss")! })).toBe("AUTHORIZED");
+    expect(await auth(provider, { serverUrl: `${other}/mcp`, fetchFn: otherFetch, authorizationCode: code.get("code")!, iss: code.get("iss")! })).toBe(
+      "AUTHORIZED",
+    );
     const token = provider.stored!.access_token;
     expect((await otherFetch(`${other}/v1/catalog`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
     const here = await fetchFn(`${ORIGIN}/v1/catalog`, { headers: { Authorization: `Bearer ${token}` } });

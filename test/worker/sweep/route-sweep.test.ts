@@ -486,7 +486,10 @@ it("every read and admin route answers the recorded status, headers and body", a
     resetStorageMemory();
     sweep.push(await record(`oauth private no token GET ${path}`, await oauthFetch(new Request(`${BASE}${path}`))));
     sweep.push(
-      await record(`oauth private wrong token GET ${path}`, await oauthFetch(new Request(`${BASE}${path}`, { headers: { Authorization: "Bearer a:b:cccccccccccccccccccc" } }))),
+      await record(
+        `oauth private wrong token GET ${path}`,
+        await oauthFetch(new Request(`${BASE}${path}`, { headers: { Authorization: "Bearer a:b:cccccccccccccccccccc" } })),
+      ),
     );
   }
   for (const [name, init] of mcpCalls("modern").slice(0, 1)) {
@@ -497,7 +500,12 @@ it("every read and admin route answers the recorded status, headers and body", a
     resetStorageMemory();
     sweep.push(await record(`oauth on GET ${path}`, await oauthFetch(new Request(`${BASE}${path}`))));
   }
-  sweep.push(await record("oauth on GET /admin/v1/oauth/grants", await oauthFetch(new Request(`${BASE}/admin/v1/oauth/grants`, { headers: { Authorization: `Bearer ${TOKEN}` } }))));
+  sweep.push(
+    await record(
+      "oauth on GET /admin/v1/oauth/grants",
+      await oauthFetch(new Request(`${BASE}/admin/v1/oauth/grants`, { headers: { Authorization: `Bearer ${TOKEN}` } })),
+    ),
+  );
   sweep.push(await record("oauth on GET /admin/v1/oauth/grants no token", await oauthFetch(new Request(`${BASE}/admin/v1/oauth/grants`))));
 
   await expect(`${JSON.stringify(sweep, null, 1)}\n`).toMatchFileSnapshot("./route-sweep.json");
