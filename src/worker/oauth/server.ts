@@ -52,8 +52,9 @@ async function buildRoles(issuer: string): Promise<ShelfOAuth> {
     scopesSupported: [...SCOPES_SUPPORTED],
     accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
-    // Advertised and used only with the global_fetch_strictly_public compatibility flag (docs/oauth.md).
-    clientIdMetadataDocumentEnabled: true,
+    // Only with the global_fetch_strictly_public compatibility flag (docs/oauth.md): without it the
+    // library would throw on any URL-shaped client_id (a 500), where it should be an unknown client.
+    clientIdMetadataDocumentEnabled: cimdAvailable(),
     onError: ({ status, code, internal }) => console.warn(`oauth: ${status} ${code}${internal ? ` (${JSON.stringify(internal)})` : ""}`),
   });
   const metadata = new OAuthResourceServer<OAuthEnv>({
@@ -69,6 +70,15 @@ async function buildRoles(issuer: string): Promise<ShelfOAuth> {
     helpers: (env) => server.getOAuthApi(env),
     errors: { AuthorizationError: lib.AuthorizationError, CimdFetchError: lib.CimdFetchError },
   };
+}
+
+/**
+ * True when the Worker runs with the `global_fetch_strictly_public` compatibility flag, which client
+ * ID metadata documents need (outbound fetches that cannot reach the Worker's own zone: SSRF).
+ */
+export function cimdAvailable(): boolean {
+  const runtime = (globalThis as { Cloudflare?: { compatibilityFlags?: Record<string, boolean> } }).Cloudflare;
+  return runtime?.compatibilityFlags?.global_fetch_strictly_public === true;
 }
 
 /**
