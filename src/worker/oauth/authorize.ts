@@ -23,12 +23,30 @@ const verifyReadToken = createReadTokenVerifier();
 
 class FormTooLarge extends Error {}
 
-/** An HTML answer with the pages' headers (their CSP, no framing) and any the library asks for (its consent cookie). */
-async function page(body: Child, status: number, extra?: Headers): Promise<Response> {
+/**
+ * An HTML answer with the pages' headers (their CSP, no framing) and any the library asks for (its
+ * consent cookie). A page whose form ends in a redirect to the client (`redirectUri`) lets its form
+ * go there too: browsers apply `form-action` to a form's redirects, so 'self' alone would stop the
+ * browser at the shelf with the code in hand.
+ */
+async function page(body: Child, status: number, extra?: Headers, redirectUri?: string): Promise<Response> {
   const response = await htmlResponse(body, status);
   await applyPageHeaders(response.headers);
+  const target = redirectUri === undefined ? null : formTarget(redirectUri);
+  const csp = response.headers.get("Content-Security-Policy");
+  if (target !== null && csp !== null) response.headers.set("Content-Security-Policy", csp.replace("form-action 'self'", `form-action 'self' ${target}`));
   for (const [name, value] of extra ?? []) response.headers.append(name, value);
   return response;
+}
+
+/** The CSP source of a redirect URI the library accepted (https, or http on loopback), or null. */
+export function formTarget(redirectUri: string): string | null {
+  try {
+    const url = new URL(redirectUri);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.origin : null;
+  } catch {
+    return null;
+  }
 }
 
 function redirect(location: string, extra?: Headers): Response {
@@ -76,7 +94,12 @@ export async function authorizeGet(request: Request, env: OAuthEnv, roles: Shelf
   try {
     const { auth, details } = await describe(helpers, request);
     const consent = await helpers.beginConsent(auth);
-    return page(SignInStep({ details, shelf: settings.issuer, action: request.url, handle: consent.handle, problem: null }), 200, consent.headers);
+    return page(
+      SignInStep({ details, shelf: settings.issuer, action: request.url, handle: consent.handle, problem: null }),
+      200,
+      consent.headers,
+      details.redirectUri,
+    );
   } catch (error) {
     return failure(error, roles.errors);
   }
@@ -105,7 +128,7 @@ export async function authorizePost(request: Request, env: OAuthEnv, roles: Shel
         console.error("oauth: no SHELF_SESSION_KEY secret to carry a sign-in to the consent step (docs/oauth.md)");
         return page(AuthorizeProblem({ title: "Sign-in is not set up", message: "This shelf has no session key; its owner must set SHELF_SESSION_KEY." }), 503);
       }
-      return page(ConsentStep({ ...show, signIn, scope: grantedScopes(auth.scope) }), 200);
+      return page(ConsentStep({ ...show, signIn, scope: grantedScopes(auth.scope) }), 200, undefined, details.redirectUri);
     }
 
     if (form.get("decision") !== "approve") {

@@ -157,6 +157,8 @@ describe("the authorization endpoint", () => {
     const handle = hiddenField(await page.text(), "handle")!;
     const consent = await postForm(fetchFn, url, { handle, step: "sign-in", token: READ_TOKEN }, jar);
     const signIn = hiddenField(await consent.text(), "sign_in")!;
+    // The consent form may end in a redirect to the client's callback, and nowhere else.
+    expect(consent.headers.get("Content-Security-Policy")).toContain("form-action 'self' https://agent.example;");
     const approve = { handle, step: "consent", sign_in: signIn, decision: "approve" };
 
     const crossSite = await postForm(fetchFn, url, approve, jar, { "Sec-Fetch-Site": "cross-site" });
