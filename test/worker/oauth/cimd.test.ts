@@ -79,6 +79,8 @@ describe("client ID metadata documents", () => {
     fetchFn = shelfFetch(await oauthEnv({ issuer: SHELF }));
     const metadata = (await (await fetchFn(`${SHELF}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
     expect(metadata.client_id_metadata_document_supported).toBe(true);
+    // Claude uses CIMD only when public clients ("none") may authenticate at the token endpoint.
+    expect(metadata.token_endpoint_auth_methods_supported).toContain("none");
 
     const { verifier, challenge } = await pkce();
     const visit = await authorizeAsPerson(fetchFn, authorizeUrl(CLIENT_ID, challenge));
