@@ -241,6 +241,20 @@ describe("tokens this shelf must refuse", () => {
     expect(here.headers.get("WWW-Authenticate")).toContain('error="invalid_token"');
   });
 
+  it("refuses a token bound to another origin even where it shares this shelf's KV and read token (the audience)", async () => {
+    const third = "https://third-shelf.test";
+    const thirdFetch = shelfFetch(await oauthEnv({ issuer: third }));
+    const provider = new HeadlessProvider(thirdFetch);
+    expect(await auth(provider, { serverUrl: `${third}/mcp`, fetchFn: thirdFetch })).toBe("REDIRECT");
+    const code = provider.callback!.searchParams;
+    expect(await auth(provider, { serverUrl: `${third}/mcp`, fetchFn: thirdFetch, authorizationCode: code.get("code")!, iss: code.get("iss")! })).toBe(
+      "AUTHORIZED",
+    );
+    const token = provider.stored!.access_token;
+    expect((await thirdFetch(`${third}/v1/catalog`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await fetchFn(`${ORIGIN}/v1/catalog`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(401);
+  });
+
   it("refuses a token without the read scope with 403 insufficient_scope", async () => {
     const provider = new HeadlessProvider(fetchFn, "offline_access");
     expect(await auth(provider, { serverUrl: `${ORIGIN}/mcp`, fetchFn, scope: "offline_access" })).toBe("REDIRECT");
