@@ -31,7 +31,11 @@ const FRESH_ISOLATE_FILES = [
 // A session key as the SHELF_SESSION_KEY secret would provide it (the pages' sign-in needs one).
 const TEST_SECRETS = { SHELF_SESSION_KEY: "test-session-key-0123456789abcdef0123456789abcdef" };
 
-const worker = () => cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings: TEST_SECRETS } });
+// Two KV namespaces for OAuth's tests (test/worker/oauth): a shelf's OAUTH_KV, and a second shelf's
+// with its own keys. wrangler.toml binds neither, so OAuth stays off unless a test turns it on.
+const OAUTH_TEST_KV = ["OAUTH_KV", "OAUTH_KV_OTHER"];
+
+const worker = () => cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings: TEST_SECRETS, kvNamespaces: OAUTH_TEST_KV } });
 
 export default defineConfig({
   test: {

@@ -46,6 +46,12 @@ const COMMANDS: Record<string, CommandEntry> = {
     example: "skillshelf gc --url http://localhost:8787 --keep 5",
     load: () => import("./commands/gc.ts"),
   },
+  grants: {
+    summary:
+      "grants (list | revoke <grant-id>) --url <worker-url> [--token-env NAME] [--json]  the OAuth grants apps hold on a private shelf, and revoking one",
+    example: "skillshelf grants list --url https://skills.acme.example",
+    load: () => import("./commands/grants.ts"),
+  },
   hash: {
     summary: "hash <skill-dir>  print the skill's tree hash",
     example: "skillshelf hash shelf/release-checklist",

@@ -8,6 +8,7 @@ import type { ReadAccessOptions } from "./auth/read-access.ts";
 import { handleError } from "./http/error-handler.ts";
 import { notFound, plainErrorResponse } from "./http/errors.ts";
 import { applySecurityHeaders, NO_STORE, withHeaders } from "./http/headers.ts";
+import { oauthRoutes, oauthSignIn } from "./oauth/index.ts";
 import { readRoutes } from "./read/index.ts";
 
 export type AppEnv = { Bindings: CloudflareBindings };
@@ -39,6 +40,10 @@ export function createShelfApp(options: ShelfAppOptions = {}): Hono<AppEnv> {
     return c.json(run ? { ok: true, run } : { ok: true }, 200, { "Cache-Control": NO_STORE });
   });
 
+  // OAuth for a private shelf (src/worker/oauth): its authorization endpoints, metadata and the admin
+  // grants index. Only where the config turns it on; elsewhere these paths fall through unchanged.
+  app.route("/", oauthRoutes());
+
   // The admin API (publish, history, rollback, gc, advisories), behind the publish token. Every
   // /admin path is answered here (no CORS, unlike the reads): unknown ones with the JSON 404.
   const admin = adminRoutes();
@@ -51,6 +56,9 @@ export function createShelfApp(options: ShelfAppOptions = {}): Hono<AppEnv> {
   // /c/<token>/…, and the JSON 404 for everything else. Mounted last: its CORS wraps what it answers.
   // /v1/openapi.json also documents the admin API: its router hands its own document over.
   const adminDocument = () => admin.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "skillshelf admin", version: "1" } });
-  app.route("/", readRoutes({ adminDocument, ...(options.access ? { access: options.access } : {}) }));
+  // Read access takes OAuth access tokens after the read token (a no-op where OAuth is off), then the
+  // deployment's own sign-in methods.
+  const methods = [oauthSignIn(), ...(options.access?.methods ?? [])];
+  app.route("/", readRoutes({ adminDocument, access: { ...options.access, methods } }));
   return app;
 }

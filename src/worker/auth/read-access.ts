@@ -92,15 +92,15 @@ function capabilityUrlsEnabled(env: ReadAccessEnv): boolean {
   return env.SHELF_CAPABILITY_URLS === "on";
 }
 
-function unauthorized(presented: boolean): never {
-  const challenge = presented ? `Bearer realm="${READ_REALM}", error="invalid_token"` : `Bearer realm="${READ_REALM}"`;
+function unauthorized(presented: boolean, challengeParams: readonly string[] = []): never {
+  const params = [`realm="${READ_REALM}"`, ...(presented ? ['error="invalid_token"'] : []), ...challengeParams];
   throw new ShelfError(
     "unauthorized",
     401,
     presented
       ? "The read token was not accepted (unknown, revoked or expired); ask the shelf's owner for a new one."
       : "This shelf is private: send Authorization: Bearer <read token>.",
-    { headers: { "WWW-Authenticate": challenge } },
+    { headers: { "WWW-Authenticate": `Bearer ${params.join(", ")}` } },
   );
 }
 
@@ -110,14 +110,21 @@ export type SignInVerdict = "granted" | "refused" | undefined;
 /**
  * A way into a private shelf besides read tokens: the hook later sign-in methods (OAuth access
  * tokens first) plug into, so each is reviewed on its own and read access stays one guard.
- * Methods are asked in order, before the read token; each answers only for its own credentials
- * (undefined otherwise, and the next is asked). Capability URLs are not theirs: those stay a 404.
+ * Methods are asked in order, after the read token (a valid read token or pages session is never
+ * shown to a method); each answers only for its own credentials (undefined
+ * otherwise, and the next is asked), and may throw a ShelfError of its own (a 403 for a token
+ * without the scope a read needs). Capability URLs are not theirs: those stay a 404.
  * @example readAccess({ methods: [{ name: "oauth", authenticate: async (request) => undefined }] })
  */
 export interface SignInMethod {
   /** Names the method, e.g. "oauth". */
   readonly name: string;
   authenticate(request: Request, env: ReadAccessEnv): Promise<SignInVerdict>;
+  /**
+   * Parameters the method adds to every 401's `Bearer` challenge (OAuth: `resource_metadata` and
+   * `scope`, so a client can discover how to sign in), or none when it is off for `env`.
+   */
+  challengeParams?(env: ReadAccessEnv): readonly string[];
 }
 
 /** Options for {@link readAccess}. */
@@ -148,20 +155,23 @@ export function readAccess(options: ReadAccessOptions = {}): MiddlewareHandler<{
       return next();
     }
     if (visibility === "private") {
-      for (const method of methods) {
-        const verdict = await method.authenticate(c.req.raw, c.env);
-        if (verdict === "refused") unauthorized(true);
-        if (verdict === "granted") {
-          c.set("shelfAccess", { visibility, urlPrefix: "", pinned });
-          return next();
-        }
-      }
       const header = c.req.header("Authorization");
       // The Authorization header wins; without one, the pages' paths also take the sign-in cookie.
       const cookie = header || !isUiPath(c.req.path) ? undefined : getCookie(c, READ_COOKIE);
-      if (!header && !cookie) unauthorized(false);
-      const token = header ? bearerToken(header) : await sessionToken(cookie!, c.env);
-      if (token === null || !(await verify(token, c.env))) unauthorized(true);
+      const token = header ? bearerToken(header) : cookie ? await sessionToken(cookie, c.env) : null;
+      if (token === null || !(await verify(token, c.env))) {
+        // Not a read token: each sign-in method answers for its own credentials (OAuth access tokens).
+        const challenge = methods.flatMap((method) => method.challengeParams?.(c.env) ?? []);
+        for (const method of methods) {
+          const verdict = await method.authenticate(c.req.raw, c.env);
+          if (verdict === "refused") unauthorized(true, challenge);
+          if (verdict === "granted") {
+            c.set("shelfAccess", { visibility, urlPrefix: "", pinned });
+            return next();
+          }
+        }
+        unauthorized(Boolean(header || cookie), challenge);
+      }
     }
     c.set("shelfAccess", { visibility, urlPrefix: "", pinned });
     return next();

@@ -118,13 +118,16 @@ describe("sign-in methods (the hook later methods such as OAuth plug into)", () 
     return app;
   }
 
-  it("lets a method grant, refuse (401 as a rejected token), or pass to the read token", async () => {
+  it("asks a method after the read token: it grants, refuses (401 as a rejected token), or passes", async () => {
     const app = appWithMethod();
     const e = await privateEnv();
     expect((await app.request("/skills/x/SKILL.md", { headers: { "X-Test-Credential": "ok" } }, e)).status).toBe(200);
-    const refused = await app.request("/skills/x/SKILL.md", { headers: { "X-Test-Credential": "no", Authorization: `Bearer ${TOKEN}` } }, e);
+    const refused = await app.request("/skills/x/SKILL.md", { headers: { "X-Test-Credential": "no", Authorization: "Bearer not-a-read-token-at-all" } }, e);
     expect(refused.status).toBe(401);
     expect(refused.headers.get("WWW-Authenticate")).toContain('error="invalid_token"');
+    // A valid read token is checked first, so a method never sees it (nor can it veto it).
+    const readFirst = await app.request("/skills/x/SKILL.md", { headers: { "X-Test-Credential": "no", Authorization: `Bearer ${TOKEN}` } }, e);
+    expect(readFirst.status).toBe(200);
     expect((await app.request("/skills/x/SKILL.md", { headers: { Authorization: `Bearer ${TOKEN}` } }, e)).status).toBe(200);
     expect((await app.request("/skills/x/SKILL.md", {}, e)).status).toBe(401);
   });

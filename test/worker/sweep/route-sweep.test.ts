@@ -473,5 +473,40 @@ it("every read and admin route answers the recorded status, headers and body", a
     ),
   );
 
+  // OAuth (issue 29). Off (no SHELF_OAUTH_ISSUER): its paths answer as before. On, for a private
+  // shelf: every 401 names the protected resource metadata; the metadata documents, the
+  // authorization endpoint without a request, and the grants index.
+  for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server", "/oauth/authorize", "/oauth/token"]) {
+    resetStorageMemory();
+    sweep.push(await record(`oauth off GET ${path}`, await privateFetch(new Request(`${BASE}${path}`))));
+  }
+  const oauthEnv = { ...privateEnv, SHELF_OAUTH_ISSUER: BASE, OAUTH_KV: (env as typeof env & { OAUTH_KV: KVNamespace }).OAUTH_KV };
+  const oauthFetch = workerFetch(oauthEnv);
+  for (const path of ["/skills/solo/SKILL.md", "/skills/index.json", "/.well-known/agent-skills/index.json", "/v1/shelf", "/v1/catalog"]) {
+    resetStorageMemory();
+    sweep.push(await record(`oauth private no token GET ${path}`, await oauthFetch(new Request(`${BASE}${path}`))));
+    sweep.push(
+      await record(
+        `oauth private wrong token GET ${path}`,
+        await oauthFetch(new Request(`${BASE}${path}`, { headers: { Authorization: "Bearer a:b:cccccccccccccccccccc" } })),
+      ),
+    );
+  }
+  for (const [name, init] of mcpCalls("modern").slice(0, 1)) {
+    resetStorageMemory();
+    sweep.push(await record(`oauth private no token POST /mcp ${name}`, await oauthFetch(new Request(`${BASE}/mcp`, init))));
+  }
+  for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server", "/oauth/authorize"]) {
+    resetStorageMemory();
+    sweep.push(await record(`oauth on GET ${path}`, await oauthFetch(new Request(`${BASE}${path}`))));
+  }
+  sweep.push(
+    await record(
+      "oauth on GET /admin/v1/oauth/grants",
+      await oauthFetch(new Request(`${BASE}/admin/v1/oauth/grants`, { headers: { Authorization: `Bearer ${TOKEN}` } })),
+    ),
+  );
+  sweep.push(await record("oauth on GET /admin/v1/oauth/grants no token", await oauthFetch(new Request(`${BASE}/admin/v1/oauth/grants`))));
+
   await expect(`${JSON.stringify(sweep, null, 1)}\n`).toMatchFileSnapshot("./route-sweep.json");
 });
