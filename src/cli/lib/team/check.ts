@@ -8,7 +8,16 @@ import semver from "semver";
 import { parse as parseToml } from "smol-toml";
 import { CliError } from "../cli.ts";
 import type { OwnPackage } from "../package-root.ts";
-import { BINDINGS, COMPATIBILITY_DATE, COMPATIBILITY_FLAGS, PLACEHOLDER_KV_ID, VARS } from "./requirements.ts";
+import {
+  BINDINGS,
+  COMPATIBILITY_DATE,
+  COMPATIBILITY_FLAGS,
+  OAUTH_COMPATIBILITY_FLAG,
+  OPTIONAL_BINDINGS,
+  OPTIONAL_VARS,
+  PLACEHOLDER_KV_ID,
+  VARS,
+} from "./requirements.ts";
 
 /** One thing --check found. */
 export interface CheckFinding {
@@ -63,7 +72,24 @@ function checkWrangler(config: Table, file: string): CheckFinding[] {
       if (!(need.name in vars))
         edit(label, `var ${need.name} is missing (${need.why}): add ${need.name} = ${JSON.stringify(need.teamDefault)} under ${varsBlock}`);
     }
-    const known = new Set(VARS.map((v) => v.name));
+    const known = new Set([...VARS, ...OPTIONAL_VARS].map((v) => v.name));
+    // OAuth on (its issuer set) needs its own KV namespace and, for client ID metadata documents, a flag.
+    if (typeof vars.SHELF_OAUTH_ISSUER === "string" && vars.SHELF_OAUTH_ISSUER) {
+      const kv = Array.isArray(table.kv_namespaces) ? (table.kv_namespaces as unknown[]) : [];
+      const oauthKv = OPTIONAL_BINDINGS[0]!;
+      if (!kv.some((b) => isTable(b) && b.binding === oauthKv.binding))
+        edit(label, `SHELF_OAUTH_ISSUER turns OAuth on, which needs a KV namespace bound as ${oauthKv.binding} (${oauthKv.why})`);
+      const flags = Array.isArray(table.compatibility_flags)
+        ? table.compatibility_flags
+        : Array.isArray(config.compatibility_flags)
+          ? config.compatibility_flags
+          : [];
+      if (!flags.includes(OAUTH_COMPATIBILITY_FLAG))
+        notice(
+          label,
+          `OAuth is on without the "${OAUTH_COMPATIBILITY_FLAG}" compatibility flag: clients that identify by a client ID metadata document are refused (docs/oauth.md)`,
+        );
+    }
     for (const name of Object.keys(vars)) {
       if (name.startsWith("SHELF_") && !known.has(name))
         notice(label, `var ${name} is not read by this skillshelf version; remove it from ${varsBlock} unless you use it yourself`);

@@ -55,5 +55,22 @@ export const SECRETS: readonly SecretRequirement[] = [
   { name: "SHELF_SESSION_KEY", required: false, why: "random key (32+ bytes, hex) for the pages' sign-in sessions on a private shelf" },
 ];
 
+/**
+ * What a team may turn on and the Worker then reads, none of it required: OAuth sign-in for hosted agents
+ * (docs/oauth.md). `init` writes them commented out; `--check` does not call them unknown.
+ */
+export const OPTIONAL_VARS: readonly VarRequirement[] = [
+  {
+    name: "SHELF_OAUTH_ISSUER",
+    teamDefault: "https://skills.example.com",
+    why: "the shelf's public origin: turns OAuth on for a private shelf (with OAUTH_KV)",
+  },
+];
+export const OPTIONAL_BINDINGS: readonly BindingRequirement[] = [
+  { binding: "OAUTH_KV", kind: "kv_namespaces", why: "OAuth clients, grants and tokens (its own namespace, not SHELF_KV)" },
+];
+/** The flag OAuth's client ID metadata documents need (the library fetches them only from public hosts with it). */
+export const OAUTH_COMPATIBILITY_FLAG = "global_fetch_strictly_public";
+
 /** A storage id that means "not created yet" (what init writes until the team creates its KV namespace). */
 export const PLACEHOLDER_KV_ID = "00000000000000000000000000000000";

@@ -2,7 +2,7 @@
 // (the Worker and the CLI come from node_modules; nothing is forked), wrangler.toml for one shelf,
 // the Worker's two-line entry, local-secret and git-ignore files, a README and a GitHub Actions
 // workflow. Each file is a function of the team's answers and this package's own versions.
-import { BINDINGS, COMPATIBILITY_DATE, PLACEHOLDER_KV_ID, SECRETS, VARS } from "./requirements.ts";
+import { BINDINGS, COMPATIBILITY_DATE, OAUTH_COMPATIBILITY_FLAG, OPTIONAL_BINDINGS, OPTIONAL_VARS, PLACEHOLDER_KV_ID, SECRETS, VARS } from "./requirements.ts";
 
 /** What a team's repository is made from. */
 export interface TeamTemplateInput {
@@ -68,6 +68,9 @@ name = "${input.name}"
 main = "${WORKER_ENTRY_FILE}"
 # The date this skillshelf version is tested against; --check says when an upgrade needs a later one.
 compatibility_date = "${COMPATIBILITY_DATE}"
+# OAuth for hosted agents (Claude, ChatGPT, VS Code, Cursor; docs/oauth.md): uncomment this line, the
+# ${OPTIONAL_BINDINGS[0]!.binding} block and ${OPTIONAL_VARS[0]!.name} below. The flag lets OAuth fetch client ID metadata documents.
+# compatibility_flags = ["${OAUTH_COMPATIBILITY_FLAG}"]
 
 [[r2_buckets]]
 binding = "${bucket.binding}"
@@ -78,8 +81,13 @@ binding = "${kv.binding}"
 # A placeholder: local runs need none. Before deploying: npx wrangler kv namespace create ${input.name}, and paste its id.
 id = "${PLACEHOLDER_KV_ID}"
 
+# [[kv_namespaces]]
+# binding = "${OPTIONAL_BINDINGS[0]!.binding}"       # ${OPTIONAL_BINDINGS[0]!.why}
+# id = "<npx wrangler kv namespace create ${input.name}-oauth>"
+
 [vars]
 ${vars.join("\n")}
+# ${OPTIONAL_VARS[0]!.name} = "${OPTIONAL_VARS[0]!.teamDefault}"   # ${OPTIONAL_VARS[0]!.why}
 
 # Secrets are not written here: \`npx wrangler secret put <NAME>\` (README.md, "Deploy"); locally,
 # \`skillshelf dev\` writes .dev.vars for you. ${SECRETS.map((s) => s.name).join(", ")}.
