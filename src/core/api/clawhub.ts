@@ -4,6 +4,7 @@
 import semver from "semver";
 import { z } from "zod";
 import { sha256Hex } from "../skill/hash.ts";
+import { RAW_RESOURCE_MEDIA_TYPES } from "./skills.ts";
 
 /** Where the ClawHub routes live below a shelf URL (and its /c/<token> and /g/<generation> forms). */
 export const CLAWHUB_API_BASE = "/api/v1";
@@ -169,7 +170,8 @@ export interface ClawhubRoute {
   readonly path: string;
   readonly summary: string;
   readonly query?: z.ZodObject;
-  readonly mediaType: string;
+  /** The success answer's media types (a file's are the static layout's); JSON ones have `schema`. */
+  readonly mediaTypes: readonly string[];
   readonly schema?: z.ZodType;
 }
 
@@ -181,65 +183,65 @@ export const CLAWHUB_ROUTES: readonly ClawhubRoute[] = [
   {
     path: CLAWHUB_DISCOVERY_PATH,
     summary: "ClawHub discovery (`clawhub --site`): the API base, at the host root only",
-    mediaType: "application/json",
+    mediaTypes: ["application/json"],
     schema: ClawhubDiscoverySchema,
   },
   {
     path: `${CLAWHUB_API_BASE}/search`,
     summary: "ClawHub search (`clawhub search`), through the shelf's search index",
     query: z.object({ q: z.string(), limit: z.string().optional(), mode: z.enum(["exact"]).optional() }),
-    mediaType: "application/json",
+    mediaTypes: ["application/json"],
     schema: ClawhubSearchAnswerSchema,
   },
   {
     path: `${CLAWHUB_API_BASE}/skills`,
     summary: "ClawHub skill list (`clawhub explore`, `search --prefix`), by name",
     query: z.object({ prefix: z.string().optional(), limit: z.string().optional(), cursor: z.string().optional() }),
-    mediaType: "application/json",
+    mediaTypes: ["application/json"],
     schema: ClawhubSkillListSchema,
   },
   {
     path: `${CLAWHUB_API_BASE}/skills/{slug}`,
     summary: "ClawHub skill detail (`install`, `update`, `inspect`)",
-    mediaType: "application/json",
+    mediaTypes: ["application/json"],
     schema: ClawhubSkillAnswerSchema,
   },
   {
     path: `${CLAWHUB_API_BASE}/skills/{slug}/versions`,
     summary: "ClawHub versions, newest first, from the version index",
     query: z.object({ limit: z.string().optional(), cursor: z.string().optional() }),
-    mediaType: "application/json",
+    mediaTypes: ["application/json"],
     schema: ClawhubVersionListSchema,
   },
   {
     path: `${CLAWHUB_API_BASE}/skills/{slug}/versions/{version}`,
     summary: "One ClawHub version with its files (path, size, sha256)",
-    mediaType: "application/json",
+    mediaTypes: ["application/json"],
     schema: ClawhubVersionAnswerSchema,
   },
   {
     path: `${CLAWHUB_API_BASE}/skills/{slug}/file`,
     summary: "One file of a version, raw (`inspect --file`)",
     query: z.object({ path: z.string(), version: VersionParam.optional(), tag: z.string().optional() }),
-    mediaType: "application/octet-stream",
+    mediaTypes: RAW_RESOURCE_MEDIA_TYPES,
   },
   {
     path: `${CLAWHUB_API_BASE}/download`,
     summary: "A version as the generation's deterministic zip (files at the root)",
     query: z.object({ slug: SlugParam, version: VersionParam.optional(), tag: z.string().optional(), ownerHandle: z.string().optional() }),
-    mediaType: "application/zip",
+    mediaTypes: ["application/zip"],
   },
   {
     path: `${CLAWHUB_API_BASE}/resolve`,
     summary: "The version whose files have a folder fingerprint (`clawhub update`)",
     query: z.object({ slug: SlugParam, hash: z.string(), ownerHandle: z.string().optional() }),
-    mediaType: "application/json",
+    mediaTypes: ["application/json"],
     schema: ClawhubResolveAnswerSchema,
   },
   {
     path: `${CLAWHUB_API_BASE}/whoami`,
     summary: "The read token's identity (`clawhub login --token`), private shelves only",
-    mediaType: "application/json",
+    mediaTypes: ["application/json"],
     schema: ClawhubWhoamiSchema,
   },
 ];

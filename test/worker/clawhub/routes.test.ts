@@ -2,6 +2,7 @@
 // answers the `clawhub` 0.23.3 CLI validates, versions from the version index (named, listed,
 // opened, downloaded as the generation's zip), resolve by the CLI's fingerprint, the review and
 // blocked mappings, discovery, whoami on public and private shelves, and the 405 for publishing.
+// Every GET answer is checked against the served OpenAPI document.
 import { reset } from "cloudflare:test";
 import { unzipSync } from "fflate";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -13,6 +14,7 @@ import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { adminEnv, adminRequest, buildGeneration, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
+import { expectDocumented } from "../api/openapi-check.ts";
 import { BLOCKING_ADVISORY } from "../fixture-shelf.ts";
 
 const READ_TOKEN = "sk_clawhub_read_token_0123456789abcdef";
@@ -47,7 +49,10 @@ async function read(path: string, init: RequestInit = {}, vars: Record<string, s
   resetStorageMemory();
   resetComputedCache();
   resetBodyCache();
-  return workerFetch({ ...(await adminEnv()), ...vars })(new Request(`${WORKER_URL}${path}`, init));
+  const res = await workerFetch({ ...(await adminEnv()), ...vars })(new Request(`${WORKER_URL}${path}`, init));
+  // Every GET answer of the ClawHub API is what the OpenAPI document says (status, media type, schema).
+  if ((init.method ?? "GET") === "GET" && /^(\/c\/[^/]+)?\/(api\/v1\/|\.well-known\/clawhub\.json)/.test(path)) await expectDocumented("get", path, res);
+  return res;
 }
 
 async function json<T = Record<string, unknown>>(path: string, init: RequestInit = {}, vars: Record<string, string> = {}): Promise<T> {
@@ -217,7 +222,8 @@ describe("discovery, login and publishing", () => {
       expect([method, path, res.status, res.headers.get("allow")]).toEqual([method, path, 405, "GET, HEAD"]);
       expect(await res.text()).toContain("skillshelf publish");
     }
-    const unknown = await read("/api/v1/skills/code-review/install");
+    // A ClawHub route this shelf does not serve (not in the document): a plain 404.
+    const unknown = await workerFetch(await adminEnv())(new Request(`${WORKER_URL}/api/v1/skills/code-review/install`));
     expect(unknown.status).toBe(404);
   });
 
