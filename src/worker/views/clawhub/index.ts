@@ -264,7 +264,8 @@ export function clawhubRoutes(): Hono<ReadEnv> {
 
   routes.all(`${BASE}/*`, (c) => {
     if (c.req.method === "GET" || c.req.method === "HEAD")
-      throw new ShelfError("not_found", 404, `This shelf does not serve ${c.req.path.slice(0, 120)} of the ClawHub API.`);
+      // The path is not echoed: under /c/<token>/ it holds the read token.
+      throw new ShelfError("not_found", 404, "This shelf serves ClawHub's read routes only: search, skills, versions, file, download, resolve and whoami.");
     throw new ShelfError("method_not_allowed", 405, PUBLISH_ELSEWHERE, { headers: { Allow: "GET, HEAD" } });
   });
   return routes;
