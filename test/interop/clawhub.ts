@@ -110,7 +110,8 @@ function expectRun(problems: string[], what: string, run: BoundedRun, expected?:
 /**
  * The curated shelf: `search` finds a skill, `install` of every skill writes byte-identical files
  * (the one that requires review only with --force; without it the CLI refuses), `inspect --files`
- * lists every file's sha256, and `--site` finds the API through /.well-known/clawhub.json.
+ * lists every file's sha256, `explore` and `search --prefix` list skills with their versions, and
+ * `--site` finds the API through /.well-known/clawhub.json.
  */
 export async function clawhubOnCuratedShelf(url: string, shelfDir: string): Promise<ClawhubCheck> {
   const work = await mkdtemp(path.join(tmpdir(), "skillshelf-clawhub-"));
@@ -140,6 +141,12 @@ export async function clawhubOnCuratedShelf(url: string, shelfDir: string): Prom
       if (!inspected.output.split("\n").some((line) => line.startsWith(`${file}  `) && line.includes(sha)))
         problems.push(`inspect --files did not list ${file} with sha256 ${sha}`);
     }
+
+    const explored = await user.run([...registry, "explore", "--limit", "200"]);
+    expectRun(problems, "explore", explored);
+    const listed = names.filter((name) => new RegExp(`^${name}  v\\d`, "m").test(explored.output));
+    if (listed.length !== names.length) problems.push(`explore listed ${listed.length} of the ${names.length} curated skills with a version`);
+    expectRun(problems, "search --prefix", await user.run([...registry, "search", "--prefix", "code"]), /^code-review {2}v\d/m);
 
     const discovered = await site.run(["--site", url, "search", "review", "code", "changes"]);
     expectRun(problems, "--site search", discovered, /code-review/);

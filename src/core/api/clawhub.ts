@@ -10,8 +10,8 @@ import { RAW_RESOURCE_MEDIA_TYPES } from "./skills.ts";
 export const CLAWHUB_API_BASE = "/api/v1";
 /** The discovery document `clawhub --site <url>` fetches, always at the host root. */
 export const CLAWHUB_DISCOVERY_PATH = "/.well-known/clawhub.json";
-/** The CLI asks for 25; a page is never longer than this. */
-export const CLAWHUB_MAX_LIMIT = 100;
+/** The CLI asks for 25 and clamps what a user asks for to 200 (`explore --limit`); a page is never longer. */
+export const CLAWHUB_MAX_LIMIT = 200;
 export const CLAWHUB_DEFAULT_LIMIT = 25;
 /** At most this many versions are fingerprinted for one /resolve (newest first): each costs a record read. */
 export const CLAWHUB_RESOLVE_MAX_VERSIONS = 20;
