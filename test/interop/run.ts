@@ -15,6 +15,9 @@
 //  1d. MCP (/mcp): the official @modelcontextprotocol/client SkillsClient reads every file of the
 //     curated shelf with verification on both eras, and the eight tools answer as
 //     agentskills-mcp-server 0.6.0 did over the golden skills (test/goldens/mcp-tools).
+//  1h. ClawHub (test/interop/clawhub.ts): the real `clawhub` CLI searches, installs (byte-identical),
+//     inspects and discovers (--site) the curated shelf; installs an older version, updates after a
+//     publish and reports "up to date"; logs in to a private shelf with a read token (an outsider gets 401).
 //  2. the `skills` CLI installing the client shelf through the v0.2 index, through the legacy
 //     v0.1 index (SHELF_DISCOVERY=v0.1), and through a private shelf's capability URL (where
 //     `skills find` searches and `skills add --skill` installs through it too).
@@ -24,6 +27,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { runBounded, type BoundedRun } from "./bounded-child.ts";
+import { clawhubOnCuratedShelf, clawhubVersioned, writeVersionedShelf } from "./clawhub.ts";
 import { compareToolGoldens, readEverySkill, writeGoldenShelf } from "./mcp.ts";
 import { LOCAL_SIGNING_KEY_ID } from "../../scripts/start.ts";
 import { startShelf, stopAll, type RunningShelf } from "./shelf-server.ts";
@@ -147,6 +151,12 @@ async function main(): Promise<void> {
       const mcp = await readEverySkill(shelf.url, CURATED_SHELF);
       report(`MCP SkillsClient reads every file of the curated shelf at /mcp, verified (${mcp.summary})`, mcp.problems);
       await signatureChecks(shelf);
+      const clawhub = await clawhubOnCuratedShelf(shelf.url, CURATED_SHELF);
+      report(
+        "clawhub 0.23.3 on the curated shelf: search finds a skill, install writes every skill byte-identical (release-checklist, held for review, only with --force), inspect --files lists the sha256s, --site finds the API",
+        clawhub.problems,
+        clawhub.output,
+      );
     });
 
     // --- MCP tools: the agentskills-mcp-server 0.6.0 goldens over HTTP -----------------------
@@ -203,8 +213,41 @@ async function main(): Promise<void> {
       const found = await findAndInstall(`${shelf.url}/c/${token}`, CLIENT_SHELF, ["preflight", "before", "a", "release"], "run-check");
       report("skills find and skills add --skill through a private shelf's capability URL", found.problems, found.problems.length ? found.output : "");
     });
+
+    // --- the clawhub CLI: versions, update after a publish, a private shelf ------------------
+    await clawhubVersionChecks(work);
   } finally {
     await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** hello-shelf 1.0.0 on a public shelf, then 1.1.0 published over the same state as a private shelf. */
+async function clawhubVersionChecks(work: string): Promise<void> {
+  const folder = path.join(work, "clawhub-shelf");
+  const state = path.join(work, "clawhub-state");
+  const attest = async (dir: string) => {
+    const run = await runBounded(process.execPath, [path.join(ROOT, "src", "cli", "skillshelf.ts"), "attest", dir, "--all", "--by", "interop"], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "" },
+      timeoutMs: PYTEST_TIMEOUT_MS,
+    });
+    if (run.code !== 0) throw new Error(`skillshelf attest exited ${run.code}: ${run.output}`);
+  };
+  const versioned = await clawhubVersioned();
+  try {
+    const v100 = await writeVersionedShelf(folder, "1.0.0", attest);
+    await withShelf(folder, state, {}, (shelf) => versioned.before(shelf.url));
+    const v110 = await writeVersionedShelf(folder, "1.1.0", attest);
+    const token = `sk_clawhub_${randomBytes(16).toString("hex")}`;
+    const vars = { SHELF_VISIBILITY: "private", READ_TOKEN_SHA256: createHash("sha256").update(token).digest("hex") };
+    const result = await withShelf(folder, state, vars, (shelf) => versioned.after(shelf.url, token, v100, v110));
+    report(
+      "clawhub 0.23.3 across a publish: install --version of the older version, update brings the new bytes then says up to date (also by /resolve's fingerprint alone); on a private shelf login --token works and an outsider gets 401",
+      result.problems,
+      result.output,
+    );
+  } finally {
+    await versioned.close();
   }
 }
 

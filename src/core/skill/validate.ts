@@ -328,6 +328,9 @@ const EMPTY_BODY_MESSAGE =
 const METADATA_NOT_A_STRING = (key: string, what: string) =>
   `metadata.${key} is ${what}, but the specification's metadata maps strings to strings: the MCP TypeScript SDK 2.4's skills extension drops the skill from skills/list, and agentskills-core 0.7's snapshot and signing checks (build_skill_manifest) refuse it`;
 
+/** The metadata keys OpenClaw reads its block from (the current name and its legacy ones). */
+const OPENCLAW_KEYS: ReadonlySet<string> = new Set(["openclaw", "clawdbot", "clawdis"]);
+
 type AddProblem = (field: string, message: string, severity?: Severity) => void;
 
 /**
@@ -374,6 +377,14 @@ function checkMetadataValues(mNode: unknown, add: AddProblem): void {
       add(
         `metadata.${name}`,
         `${METADATA_NOT_A_STRING(name, what)}; a string is one requirement to every client that reads it (AbstractSkill, skillshelf): keep one as a string and name the others in the body`,
+        "warning",
+      );
+    } else if (OPENCLAW_KEYS.has(name)) {
+      // OpenClaw reads this block only as an object (a JSON string there is ignored), so no form
+      // is read by OpenClaw and kept by those two clients: the warning names the trade.
+      add(
+        `metadata.${name}`,
+        `${METADATA_NOT_A_STRING(name, what)}; OpenClaw reads metadata.${name} only as an object (JSON5; a string there is ignored), so keep it only if the skill needs OpenClaw's gates and those two clients can do without the skill (docs/clients.md, "metadata.openclaw")`,
         "warning",
       );
     } else {

@@ -1,5 +1,6 @@
 // The shelf's read group, ready to mount at "/": the static layout, well-known discovery, the
-// read API (/v1, src/worker/views/api), /mcp and the pages for browsers ("/" and /ui, src/worker/views/pages),
+// read API (/v1, src/worker/views/api), the ClawHub API (/api/v1, src/worker/views/clawhub), /mcp
+// and the pages for browsers ("/" and /ui, src/worker/views/pages),
 // each at the current generation, pinned at /g/<generation>/…, and under /c/<token>/… for
 // capability URLs (404 unless switched on). The group's header policy is middleware here: CORS
 // around every answer, and one guard per read path (read access, the shelf service, the strict
@@ -7,6 +8,7 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { isSha256Hex } from "../../core/skill/hash.ts";
 import { apiRoutes } from "../views/api/index.ts";
+import { clawhubDiscoveryRoutes, clawhubRoutes } from "../views/clawhub/index.ts";
 import type { AdminOpenApiDocument } from "../views/api/openapi.ts";
 import { readAccess, readUrlParams, shelfVisibility, type ReadAccessOptions } from "../auth/read-access.ts";
 import { notFound } from "../http/errors.ts";
@@ -21,7 +23,16 @@ import { type DiscoveryFamily, discoveryEnabled, wellKnownRoutes } from "../view
 export type { ReadBindings, ReadEnv } from "./context.ts";
 
 /** Every path a read view answers (per prefix); anything else is the group's JSON 404. */
-const READ_PATHS = ["/skills/*", "/.well-known/agent-skills/*", "/.well-known/skills/*", "/.well-known/skillshelf/*", "/v1/*", "/api/search", "/mcp"];
+const READ_PATHS = [
+  "/skills/*",
+  "/.well-known/agent-skills/*",
+  "/.well-known/skills/*",
+  "/.well-known/skillshelf/*",
+  "/v1/*",
+  "/api/search",
+  "/api/v1/*",
+  "/mcp",
+];
 
 /** SHELF_DISCOVERY turns a well-known family off (404), e.g. "v0.1" to serve legacy clients only. */
 const FAMILY_OF: Readonly<Record<string, DiscoveryFamily>> = { "/.well-known/agent-skills/*": "v0.2", "/.well-known/skills/*": "v0.1" };
@@ -112,6 +123,7 @@ function readSurface(policies: ReadPolicies): Hono<ReadEnv> {
   surface.route("/", staticLayoutRoutes());
   surface.route("/", wellKnownRoutes());
   surface.route("/", apiRoutes(policies.adminDocument));
+  surface.route("/", clawhubRoutes());
   surface.route("/", mcpRoutes());
   // The pages bring their own read access (the sign-in cookie on /ui) and their own CSP.
   surface.route("/", pageRoutes(policies.access));
@@ -145,6 +157,8 @@ export function readRoutes(options: ReadRoutesOptions = {}): Hono<ReadEnv> {
     reads.use(pinned, pinnedIdOnly);
     reads.use(`${pinned}/*`, pinnedIdOnly);
   }
+  // ClawHub's discovery document: at the host root only, and without read access (views/clawhub says why).
+  reads.route("/", clawhubDiscoveryRoutes());
   for (const prefix of ["/", "/g/:generation", "/c/:token", "/c/:token/g/:generation"]) reads.route(prefix, surface);
   reads.all("*", () => {
     throw notFound();

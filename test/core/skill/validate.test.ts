@@ -196,6 +196,19 @@ describe("optional fields", () => {
     );
     expect(v.problems[2]!.message).toMatch(/metadata\.flag is a boolean/);
   });
+  it("metadata.openclaw as a map (OpenClaw's block form, or its single-line JSON) stays a warning that names the trade", () => {
+    for (const text of [
+      'name: demo\ndescription: d\nmetadata: {"openclaw": {"emoji": "x", "requires": {"bins": ["git"]}}}',
+      "name: demo\ndescription: d\nmetadata:\n  openclaw:\n    emoji: x\n    requires:\n      bins: [git]",
+    ]) {
+      const v = check(text);
+      expect(v.ok).toBe(true);
+      expect(v.problems.map((p) => `${p.severity}:${p.field}`)).toEqual(["warning:metadata.openclaw"]);
+      expect(v.problems[0]!.message).toMatch(/MCP TypeScript SDK 2\.4.*agentskills-core 0\.7.*OpenClaw reads metadata\.openclaw only as an object/);
+    }
+    // A JSON string is kept by every client (and OpenClaw ignores it): no warning.
+    expect(check(`name: demo\ndescription: d\nmetadata:\n  openclaw: '{"emoji": "x"}'`).problems).toEqual([]);
+  });
   it("requirements: a bare string is one item; a list is read with a warning; malformed values are dropped with a warning", () => {
     const v = check("name: demo\ndescription: d\nmetadata:\n  requires_mcp: github\n  requires_tools: [git, 3, '']");
     expect(v.ok).toBe(true);

@@ -216,6 +216,7 @@ describe("a skill's page", () => {
     expect(html).toContain("https://shelf.test/mcp?include=nested");
     expect(html).toContain(`https://shelf.test/g/${shelf.generation}/.well-known/agent-skills/nested/SKILL.md`);
     expect(html).toContain('data-copy="install-cli"');
+    expect(html).toContain("CLAWHUB_REGISTRY=https://shelf.test clawhub install nested");
   });
 
   it("renders HTML in the body as text and drops javascript: links", async () => {
@@ -374,6 +375,7 @@ describe("a private shelf", () => {
     const skill = await (await get("/ui/skills/nested", { Accept: BROWSER, Cookie: cookie }, bindings)).text();
     expect(skill).not.toContain(TOKEN);
     expect(skill).toContain("&quot;Authorization&quot;: &quot;Bearer &lt;read-token&gt;&quot;");
+    expect(skill).toContain("clawhub login --token &lt;read-token&gt;");
     expect((await get("/ui/files/nested/assets/logo.png", { Cookie: cookie }, bindings)).status).toBe(200);
     for (const path of ["/v1/skills", "/skills/index.json", "/skills/solo/SKILL.md", "/.well-known/agent-skills/index.json", "/v1/shelf"]) {
       expect((await get(path, { Cookie: cookie }, bindings)).status, path).toBe(401);
@@ -401,6 +403,7 @@ describe("a private shelf", () => {
     const html = await res.text();
     expect(html).toContain(`href="/c/${TOKEN}/ui/"`);
     expect(html).toContain("npx skills add https://shelf.test/c/&lt;read-token&gt; --skill solo");
+    expect(html).toContain("CLAWHUB_REGISTRY=https://shelf.test/c/&lt;read-token&gt; clawhub install solo");
     const snippets = html.slice(html.indexOf('id="install"'), html.indexOf('id="instructions"'));
     expect(snippets).not.toContain(TOKEN);
     const home = await get(`/c/${TOKEN}`, { Accept: BROWSER }, bindings);

@@ -195,6 +195,36 @@ function apiRequests(): [string, RequestInit][] {
   out.push(post("/v1/resolve", JSON.stringify({ skills: { nested: "*", solo: "*" } })));
   out.push(post("/v1/resolve #blocked-and-missing", JSON.stringify({ skills: { "bad-skill": "*", missing: "*" } })));
   out.push(post("/v1/resolve #unprocessable", JSON.stringify({ skills: {} })));
+  out.push(...clawhubRequests());
+  return out;
+}
+
+/** The ClawHub v1 read API (/api/v1) and its discovery document, each with an answer and its refusals. */
+function clawhubRequests(): [string, RequestInit][] {
+  const gets = [
+    "/.well-known/clawhub.json",
+    "/api/v1/search?q=nested%20resources&limit=25",
+    "/api/v1/search?q=solo&mode=exact",
+    "/api/v1/search",
+    "/api/v1/skills?limit=2",
+    "/api/v1/skills/nested",
+    "/api/v1/skills/review-me",
+    "/api/v1/skills/bad-skill",
+    "/api/v1/skills/missing",
+    "/api/v1/skills/nested/versions?limit=25",
+    "/api/v1/skills/nested/versions/latest",
+    "/api/v1/skills/nested/versions/9.9.9",
+    "/api/v1/skills/nested/file?path=references/guide.md",
+    "/api/v1/skills/nested/file?path=references/nope.md",
+    "/api/v1/download?slug=nested",
+    "/api/v1/download?slug=bad-skill",
+    `/api/v1/resolve?slug=nested&hash=${"0".repeat(64)}`,
+    "/api/v1/resolve?slug=nested&hash=nope",
+    "/api/v1/whoami",
+    "/api/v1/skills/nested/install",
+  ];
+  const out: [string, RequestInit][] = gets.map((p) => [`GET ${p}`, {}]);
+  out.push(["POST /api/v1/skills", { method: "POST", headers: JSON_BODY, body: "{}" }]);
   return out;
 }
 

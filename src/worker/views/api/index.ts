@@ -3,6 +3,7 @@
 // (src/worker/read), so it has the same read access, CORS, pinned (/g/<generation>/v1/…) and
 // capability (/c/<token>/v1/…) forms as every read route. Every refusal is a problem document.
 import { catalogRoutes } from "./catalog.ts";
+import { describeClawhubRoutes } from "./clawhub-document.ts";
 import { openApiDocumentRoute, type AdminOpenApiDocument } from "./openapi.ts";
 import { handleApiError } from "./problem.ts";
 import { apiApp, type ApiApp } from "./routes.ts";
@@ -23,6 +24,7 @@ export function apiRoutes(adminDocument?: AdminOpenApiDocument): ApiApp {
   const app = apiApp();
   app.onError(handleApiError);
   for (const group of GROUPS) group(app);
+  describeClawhubRoutes(app);
   openApiDocumentRoute(app, adminDocument);
   return app;
 }

@@ -22,7 +22,8 @@ export function openApiDocument(api: ApiApp, adminDocument?: AdminOpenApiDocumen
   const info = {
     title: "skillshelf",
     version: API_VERSION,
-    description: "A shelf of Agent Skills: the read API (/v1, also under /g/{generation} and /c/{token}) and the admin API (/admin/v1, publish token).",
+    description:
+      "A shelf of Agent Skills: the read API (/v1, also under /g/{generation} and /c/{token}), the ClawHub v1 read API (/api/v1, tag clawhub) and the admin API (/admin/v1, publish token).",
   };
   const read = api.getOpenAPI31Document({ openapi: "3.1.0", info });
   const admin = adminDocument?.() ?? { paths: {}, components: {} };

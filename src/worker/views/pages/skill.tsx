@@ -62,6 +62,15 @@ export function installSnippets(name: string, t: InstallTargets): Array<{ id: st
         : `npx skills add ${t.shelfUrl} --skill ${name}`,
     },
     {
+      id: "install-clawhub",
+      title: "clawhub CLI (OpenClaw)",
+      // Always through CLAWHUB_REGISTRY: without it the CLI asks clawhub.ai; and a private shelf's token in
+      // its own config file, since the CLI sends a stored token to whichever registry it talks to (docs/clients.md).
+      text: t.needsToken
+        ? `export CLAWHUB_REGISTRY=${t.shelfUrl} CLAWHUB_CONFIG_PATH=~/.config/clawhub/shelf.json\nclawhub login --token <read-token>\nclawhub install ${name}`
+        : `CLAWHUB_REGISTRY=${t.shelfUrl} clawhub install ${name}`,
+    },
+    {
       id: "install-python",
       title: "Python (agentskills-http)",
       text: [
