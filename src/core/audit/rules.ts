@@ -140,13 +140,7 @@ export const AUDIT_RULES: readonly AuditRule[] = [
     "Installs a package from a URL or another index",
     "Packages installed from a URL, a git remote or an extra index bypass the registry and pinning. Pin a registry package by version and hash.",
   ),
-  rule(
-    "remote.miner",
-    "remote-code",
-    "critical",
-    "Cryptocurrency miner",
-    "A mining pool URL (stratum) or a known miner binary. Delete the skill.",
-  ),
+  rule("remote.miner", "remote-code", "critical", "Cryptocurrency miner", "A mining pool URL (stratum) or a known miner binary. Delete the skill."),
   rule(
     "obfuscation.decode-execute",
     "obfuscation",

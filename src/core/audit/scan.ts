@@ -34,9 +34,7 @@ export interface SkillAudit {
   findings: Finding[];
 }
 
-interface Emit {
-  (rule: string, file: AuditFile, offset: number, length: number, options?: { severity?: Severity; note?: string }): void;
-}
+type Emit = (rule: string, file: AuditFile, offset: number, length: number, options?: { severity?: Severity; note?: string }) => void;
 
 // --- Reading intent in Markdown ------------------------------------------------------------
 
@@ -107,7 +105,7 @@ const cap = (s: Severity, max: Severity): Severity => (severityRank(s) > severit
 
 // --- Patterns ----------------------------------------------------------------------------------
 
-const NET_TOOL = String.raw`(?:curl|wget|fetch|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|http|https|aria2c|lwp-download)`;
+const NET_TOOL = "(?:curl|wget|fetch|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|http|https|aria2c|lwp-download)";
 const SHELL = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:ba|z|k|da|fi|c|tc)?sh|python[0-9.]*|node|perl|ruby|php|bun|deno|iex|Invoke-Expression|source`;
 const PIPE_TO_SHELL: RegExp[] = [
   new RegExp(String.raw`\b${NET_TOOL}\b[^\n|;]*\|\s*(?:${SHELL})\b`, "gi"),
@@ -123,10 +121,13 @@ const FETCH_EXECUTE: RegExp[] = [
   /\bimport\s*\(\s*["'`]https?:\/\//g,
   /\brequire\s*\(\s*["'`]https?:\/\//g,
 ];
-const DOWNLOAD_TO_FILE = /\b(?:curl\b[^\n]*\s-[a-zA-Z]*[oO]\b|wget\b|urlretrieve\s*\(|urllib\.request\.urlretrieve|Invoke-WebRequest\b[^\n]*-OutFile|https?\.get\s*\([^\n]*createWriteStream|download(?:File)?\s*\()/;
-const MAKE_EXECUTABLE = /\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+x|[0-7]?[157][0-7]{2})\b|\bos\.chmod\s*\([^)]*0o?7|\bfs\.chmod(?:Sync)?\s*\([^)]*0o?7|\bst\.S_IEXEC|\bstat\.S_IX/g;
+const DOWNLOAD_TO_FILE =
+  /\b(?:curl\b[^\n]*\s-[a-zA-Z]*[oO]\b|wget\b|urlretrieve\s*\(|urllib\.request\.urlretrieve|Invoke-WebRequest\b[^\n]*-OutFile|https?\.get\s*\([^\n]*createWriteStream|download(?:File)?\s*\()/;
+const MAKE_EXECUTABLE =
+  /\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+x|[0-7]?[157][0-7]{2})\b|\bos\.chmod\s*\([^)]*0o?7|\bfs\.chmod(?:Sync)?\s*\([^)]*0o?7|\bst\.S_IEXEC|\bstat\.S_IX/g;
 const NETWORK_READ = /\b(?:requests\.(?:get|post)|urllib\.request|urlopen|httpx\.|fetch\s*\(|https?\.get\s*\(|axios\.|curl\b|wget\b|Invoke-WebRequest|iwr\b)/;
-const EXEC_SINK_PY_JS = /\b(?:exec|eval)\s*\(\s*([A-Za-z_$][\w$]*)(?:\.(?:text|content|read\(\)|decode\([^)]*\)|toString\(\)))?\s*\)|\bnew\s+Function\s*\(\s*([A-Za-z_$][\w$]*)\s*\)|\bFunction\s*\(\s*([A-Za-z_$][\w$]*)\s*\)\s*\(/g;
+const EXEC_SINK_PY_JS =
+  /\b(?:exec|eval)\s*\(\s*([A-Za-z_$][\w$]*)(?:\.(?:text|content|read\(\)|decode\([^)]*\)|toString\(\)))?\s*\)|\bnew\s+Function\s*\(\s*([A-Za-z_$][\w$]*)\s*\)|\bFunction\s*\(\s*([A-Za-z_$][\w$]*)\s*\)\s*\(/g;
 
 const URL_INSTALL: RegExp[] = [
   /\b(?:pip3?|uv\s+pip|python[0-9.]*\s+-m\s+pip)\s+install\b[^\n]*?(?:\s(?:https?:\/\/|git\+)|--extra-index-url\b|--index-url\s+(?!https:\/\/pypi\.org)|-i\s+https?:\/\/(?!pypi\.org)|--trusted-host\b)/g,
@@ -143,13 +144,19 @@ const MINER: RegExp[] = [
 
 const DECODER = String.raw`(?:base64\.\w*b(?:64|32|16|85)decode|base64\.decode(?:bytes|string)?|codecs\.decode|bytes\.fromhex|bytearray\.fromhex|binascii\.(?:unhexlify|a2b_\w+)|zlib\.decompress|gzip\.decompress|bz2\.decompress|lzma\.decompress|marshal\.loads|pickle\.loads|atob|Buffer\.from|String\.fromCharCode|decodeURIComponent|unescape|["']{2}\.join\s*\(\s*(?:map\s*\(\s*chr|chr\s*\())`;
 const DECODE_EXECUTE: RegExp[] = [
-  new RegExp(String.raw`\b(?:exec|eval|Function|setTimeout|setInterval|os\.system|subprocess\.\w+)\s*\(\s*(?:compile\s*\(\s*)?(?:[\w.]+\s*\(\s*)?${DECODER}\s*\(`, "g"),
+  new RegExp(
+    String.raw`\b(?:exec|eval|Function|setTimeout|setInterval|os\.system|subprocess\.\w+)\s*\(\s*(?:compile\s*\(\s*)?(?:[\w.]+\s*\(\s*)?${DECODER}\s*\(`,
+    "g",
+  ),
   new RegExp(String.raw`\bnew\s+Function\s*\(\s*(?:[\w.]+\s*\(\s*)?${DECODER}\s*\(`, "g"),
   /\b(?:base64\s+(?:-d|--decode|-D)|xxd\s+-r|openssl\s+(?:enc\s+)?(?:-\w+\s+)*-d\b|gunzip|zcat|rev)\b[^\n]*\|\s*(?:sudo\s+)?(?:(?:ba|z|k|da)?sh|python[0-9.]*|perl|node|ruby)\b/g,
   /\b(?:eval|(?:ba|z)?sh\s+-c)\s+["']?\$\(\s*(?:echo|printf)\b[^)\n]*\|\s*(?:base64|xxd|openssl|rev|gunzip)/g,
   /\bprintf\s+["'](?:\\x[0-9a-fA-F]{2}){8,}[^\n]*\|\s*(?:ba|z)?sh\b/g,
 ];
-const DECODED_ASSIGN = new RegExp(String.raw`(?:^|[;\s(])(?:const\s+|let\s+|var\s+)?([A-Za-z_$][\w$]*)\s*=\s*(?:await\s+)?(?:[\w.]+\s*\(\s*)?${DECODER}\s*\(`, "gm");
+const DECODED_ASSIGN = new RegExp(
+  String.raw`(?:^|[;\s(])(?:const\s+|let\s+|var\s+)?([A-Za-z_$][\w$]*)\s*=\s*(?:await\s+)?(?:[\w.]+\s*\(\s*)?${DECODER}\s*\(`,
+  "gm",
+);
 const OPAQUE_BLOB = /["'`]([A-Za-z0-9+/]{240,}={0,2}|(?:[0-9a-fA-F]{2}){120,}|(?:\\x[0-9a-fA-F]{2}){80,})["'`]/g;
 const CHAR_CODES = /\b(?:String\.fromCharCode\s*\(\s*(?:\d+\s*,\s*){15,}|chr\s*\(\s*\d+\s*\)\s*\+\s*(?:chr\s*\(\s*\d+\s*\)\s*\+\s*){10,})/g;
 
@@ -159,7 +166,8 @@ const ENV_DUMP =
   /\bdict\s*\(\s*os\.environ\s*\)|\bos\.environ\.copy\s*\(\)|\bjson\.dumps\s*\(\s*(?:dict\s*\()?\s*os\.environ\b|\bos\.environ\.items\s*\(\)|\bstr\s*\(\s*os\.environ\s*\)|\bJSON\.stringify\s*\(\s*process\.env\b|\bObject\.(?:entries|keys|values)\s*\(\s*process\.env\s*\)|(?:^|[|;&(`]|\$\()\s*(?:env|printenv|export\s+-p)\s*(?=[|>)`]|$)/gm;
 const NET_SEND_CODE =
   /\b(?:requests\.(?:post|put|patch|get)|httpx\.(?:post|put|get)|urllib\.request\.(?:urlopen|Request)|urlopen|http\.client\.HTTPS?Connection|socket\.(?:socket|create_connection)|smtplib|ftplib|paramiko|fetch\s*\(|axios(?:\.\w+)?\s*\(|https?\.request\s*\(|https?\.get\s*\(|net\.(?:connect|createConnection)|new\s+(?:net\.)?Socket|new\s+WebSocket|XMLHttpRequest|sendBeacon|curl|wget|nc|ncat|netcat|socat|scp|rsync|ftp|Invoke-WebRequest|Invoke-RestMethod|dig|nslookup)(?!\w)|\/dev\/(?:tcp|udp)\//;
-const NET_SEND_PROSE = /\b(?:send|upload|post|exfiltrate|transmit|forward|beam|submit|copy|paste|mail|email)\b[^\n]*(?:https?:\/\/|\bto\s+(?:the\s+)?(?:server|endpoint|webhook|url|host)\b)|\b(?:curl|wget|nc)\b[^\n]*https?:\/\//i;
+const NET_SEND_PROSE =
+  /\b(?:send|upload|post|exfiltrate|transmit|forward|beam|submit|copy|paste|mail|email)\b[^\n]*(?:https?:\/\/|\bto\s+(?:the\s+)?(?:server|endpoint|webhook|url|host)\b)|\b(?:curl|wget|nc)\b[^\n]*https?:\/\//i;
 
 const REVERSE_SHELL: RegExp[] = [
   /\/dev\/(?:tcp|udp)\/[\w.$-]+\/\d+/g,
@@ -173,8 +181,10 @@ const REVERSE_SHELL: RegExp[] = [
 const SOCKET_CONNECT = /\b(?:socket\.(?:socket|create_connection)|net\.(?:connect|createConnection)|new\s+(?:net\.)?Socket)\b/;
 const SPAWN_SHELL = /\b(?:spawn|exec|Popen|call|run)\s*\(\s*\[?\s*["'](?:\/bin\/)?(?:ba|z)?sh["']|\.(?:stdout|stdin|stderr)\.pipe\s*\(\s*\w+\s*\)/;
 
-const STARTUP_FILE = /(?:\.bashrc|\.bash_profile|\.bash_login|\.zshrc|\.zshenv|\.zprofile|\.zlogin|(?<![\w-])\.profile|\/etc\/profile|\/etc\/bash\.bashrc|\.config\/fish\/config\.fish|\.cshrc|\.tcshrc|Microsoft\.PowerShell_profile\.ps1)\b/g;
-const WRITE_OP = />>|(?<![<>=-])>(?![>=&])|\btee\b|\bopen\s*\([^)]*["'][aw]\+?b?["']|\bappendFile(?:Sync)?\b|\bwriteFile(?:Sync)?\b|\bwrite_text\b|\.write\s*\(|\bsed\s+-i\b|\bcat\s*<<|\bln\s+-s/;
+const STARTUP_FILE =
+  /(?:\.bashrc|\.bash_profile|\.bash_login|\.zshrc|\.zshenv|\.zprofile|\.zlogin|(?<![\w-])\.profile|\/etc\/profile|\/etc\/bash\.bashrc|\.config\/fish\/config\.fish|\.cshrc|\.tcshrc|Microsoft\.PowerShell_profile\.ps1)\b/g;
+const WRITE_OP =
+  />>|(?<![<>=-])>(?![>=&])|\btee\b|\bopen\s*\([^)]*["'][aw]\+?b?["']|\bappendFile(?:Sync)?\b|\bwriteFile(?:Sync)?\b|\bwrite_text\b|\.write\s*\(|\bsed\s+-i\b|\bcat\s*<<|\bln\s+-s/;
 const SCHEDULER: RegExp[] = [
   /\bcrontab\s+(?:-(?:\s|$)|-[eir]\b|[^\s-][^\n]*)|\|\s*crontab\b|\/etc\/cron(?:tab|\.d|\.(?:hourly|daily|weekly|monthly))|\/var\/spool\/cron|@reboot\b/gm,
   /Library\/Launch(?:Agents|Daemons)|\blaunchctl\s+(?:load|bootstrap|submit|enable)\b/g,
@@ -207,7 +217,8 @@ const URL_DATA_PLACEHOLDER =
   /[?#&].*(?:\{[^}]*\}|\$\{?\w+|%7B|<[^>]+>|\[[A-Z_ ]+\]|\b(?:INSERT|CONVERSATION|HISTORY|SECRET|TOKEN|API_?KEY|PASSWORD|CHAT|SUMMARY|CONTEXT|CREDENTIALS?|PROMPT)\b)/i;
 const RENDER_INSTRUCTION =
   /\b(?:append|add|include|encode|put|embed|insert)\b[^.\n]{0,80}\b(?:conversation|chat\s+history|previous\s+messages|the\s+user'?s\s+(?:messages|data|secrets?|files?)|api\s+keys?|secrets?|tokens?|credentials|passwords?|environment\s+variables)\b[^.\n]{0,80}\b(?:url|query\s+string|image|link|markdown\s+image)\b/gi;
-const HIDDEN_BLOCK = /<(?:div|span|p|section)\b[^>]*(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)[^>]*>([\s\S]{0,2000}?)<\/(?:div|span|p|section)>/gi;
+const HIDDEN_BLOCK =
+  /<(?:div|span|p|section)\b[^>]*(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)[^>]*>([\s\S]{0,2000}?)<\/(?:div|span|p|section)>/gi;
 const AGENT_CUE_STRONG =
   /\b(?:ignore|disregard)\b[^\n]{0,40}\binstructions?\b|\b(?:the\s+)?(?:ai|assistant|agent|model|claude|llm|chatbot)\b[^\n]{0,60}\b(?:must|should|will|shall|needs?\s+to|always|never|run|execute|send|read|upload|call|fetch)\b|\b(?:you|agent|assistant)\s+(?:must|should|shall|will|are\s+to|need\s+to)\b|\b(?:do\s+not|don'?t)\s+(?:tell|mention|reveal|inform)\b|\bsecretly\b|\bsilently\b|\bexfiltrat\w*/i;
 const AGENT_CUE_ACTION =
@@ -262,7 +273,8 @@ function hiddenText(emit: Emit, file: AuditFile): void {
     emit("hidden.unicode-tags", file, m.index, m[0].length, spelled ? { note: `they spell "${spelled.slice(0, 80)}"` } : undefined);
   }
   for (const m of matches(/[\u202a-\u202e\u2066-\u2069]/g, text)) emit("hidden.bidi-control", file, m.index, 1);
-  for (const m of matches(/[A-Za-z][\u200b\u200c\u200d\u2060\ufeff]+(?=[A-Za-z])/g, text)) emit("hidden.zero-width-in-word", file, m.index + 1, m[0].length - 1);
+  for (const m of matches(/[A-Za-z](?:\u200b|\u200c|\u200d|\u2060|\ufeff)+(?=[A-Za-z])/g, text))
+    emit("hidden.zero-width-in-word", file, m.index + 1, m[0].length - 1);
 }
 
 const LATIN = /[A-Za-z]/;
@@ -300,7 +312,8 @@ function renderExfiltration(emit: Emit, file: AuditFile): void {
     const url = m[1] ?? m[2] ?? "";
     if (!URL_DATA_PLACEHOLDER.test(url)) continue;
     const intent = intentAt(file, m.index);
-    if (intent === "example" || intent === "explanation") emit("instruction.render-exfiltration", file, m.index, m[0].length, { severity: "medium", note: "shown as an example or warning; not gating" });
+    if (intent === "example" || intent === "explanation")
+      emit("instruction.render-exfiltration", file, m.index, m[0].length, { severity: "medium", note: "shown as an example or warning; not gating" });
     else emit("instruction.render-exfiltration", file, m.index, m[0].length);
   }
   phraseRule(emit, file, "instruction.render-exfiltration", [RENDER_INSTRUCTION], true);
@@ -349,14 +362,21 @@ function remoteCode(emit: Emit, file: AuditFile): void {
   codeRule(emit, file, "remote.miner", MINER);
   if (file.kind === "script" && DOWNLOAD_TO_FILE.test(file.text)) {
     // Download, make executable, run: the chmod is the step that turns data into code.
-    for (const m of matches(MAKE_EXECUTABLE, file.text)) emit("remote.fetch-execute", file, m.index, m[0].length, { note: "the file downloads something and makes it executable" });
+    for (const m of matches(MAKE_EXECUTABLE, file.text))
+      emit("remote.fetch-execute", file, m.index, m[0].length, { note: "the file downloads something and makes it executable" });
   }
   if (file.kind === "script" && NETWORK_READ.test(file.text)) {
     const responses = new Set<string>();
-    for (const m of matches(/(?:^|[;\s(])(?:const\s+|let\s+|var\s+)?([A-Za-z_$][\w$]*)\s*=\s*(?:await\s+)?(?:\(?\s*await\s+)?(?:requests\.get|urlopen|urllib\.request\.urlopen|httpx\.get|fetch)\s*\(/gm, file.text)) {
+    for (const m of matches(
+      /(?:^|[;\s(])(?:const\s+|let\s+|var\s+)?([A-Za-z_$][\w$]*)\s*=\s*(?:await\s+)?(?:\(?\s*await\s+)?(?:requests\.get|urlopen|urllib\.request\.urlopen|httpx\.get|fetch)\s*\(/gm,
+      file.text,
+    )) {
       responses.add(m[1]!);
     }
-    for (const m of matches(/(?:^|[;\s(])(?:const\s+|let\s+|var\s+)?([A-Za-z_$][\w$]*)\s*=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\.(?:text|content|read|json)\b/gm, file.text)) {
+    for (const m of matches(
+      /(?:^|[;\s(])(?:const\s+|let\s+|var\s+)?([A-Za-z_$][\w$]*)\s*=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\.(?:text|content|read|json)\b/gm,
+      file.text,
+    )) {
       if (responses.has(m[2]!)) responses.add(m[1]!);
     }
     for (const m of matches(EXEC_SINK_PY_JS, file.text)) {
@@ -383,7 +403,8 @@ function obfuscation(emit: Emit, file: AuditFile): void {
   }
   if (file.kind === "script") {
     for (const m of matches(OPAQUE_BLOB, file.text)) emit("obfuscation.opaque-blob", file, m.index, m[0].length);
-    if (/\b(?:eval|exec|Function)\s*\(/.test(file.text)) for (const m of matches(CHAR_CODES, file.text)) emit("obfuscation.decode-execute", file, m.index, m[0].length, { note: "built from character codes" });
+    if (/\b(?:eval|exec|Function)\s*\(/.test(file.text))
+      for (const m of matches(CHAR_CODES, file.text)) emit("obfuscation.decode-execute", file, m.index, m[0].length, { note: "built from character codes" });
   }
 }
 
@@ -413,7 +434,8 @@ function exfiltration(emit: Emit, file: AuditFile): void {
   }
   const sends = NET_SEND_CODE.test(file.text);
   for (const r of reads) {
-    if (sends) emit("exfiltration.credential-send", file, r.index, r.length, { note: r.env ? "the whole environment is read and the file sends data" : undefined });
+    if (sends)
+      emit("exfiltration.credential-send", file, r.index, r.length, { note: r.env ? "the whole environment is read and the file sends data" : undefined });
     else emit(r.env ? "exfiltration.env-dump" : "exfiltration.credential-read", file, r.index, r.length);
   }
 }
@@ -424,7 +446,8 @@ function persistence(emit: Emit, file: AuditFile): void {
   for (const m of matches(STARTUP_FILE, file.text)) {
     const line = lineTextAt(file, m.index);
     if (!WRITE_OP.test(line)) continue;
-    if (file.kind === "markdown" && regionAt(file, m.index).kind !== "comment") emit("persistence.shell-startup", file, m.index, m[0].length, { severity: mdMax, note: "written as a step for a person; not gating" });
+    if (file.kind === "markdown" && regionAt(file, m.index).kind !== "comment")
+      emit("persistence.shell-startup", file, m.index, m[0].length, { severity: mdMax, note: "written as a step for a person; not gating" });
     else emit("persistence.shell-startup", file, m.index, m[0].length);
   }
   for (const [id, res] of [
@@ -433,14 +456,16 @@ function persistence(emit: Emit, file: AuditFile): void {
   ] as const) {
     for (const re of res) {
       for (const m of matches(re, file.text)) {
-        if (file.kind === "markdown" && regionAt(file, m.index).kind !== "comment") emit(id, file, m.index, m[0].length, { severity: mdMax, note: "written as a step for a person; not gating" });
+        if (file.kind === "markdown" && regionAt(file, m.index).kind !== "comment")
+          emit(id, file, m.index, m[0].length, { severity: mdMax, note: "written as a step for a person; not gating" });
         else emit(id, file, m.index, m[0].length);
       }
     }
   }
 }
 
-const SIDE_EFFECTS = /\b(?:subprocess|os\.system|os\.popen|os\.exec\w*|exec\s*\(|eval\s*\(|__import__|urllib|requests\.|socket\.|http\.client|shutil\.rmtree|webbrowser)/;
+const SIDE_EFFECTS =
+  /\b(?:subprocess|os\.system|os\.popen|os\.exec\w*|exec\s*\(|eval\s*\(|__import__|urllib|requests\.|socket\.|http\.client|shutil\.rmtree|webbrowser)/;
 const PYTHON_AUTORUN = /(?:^|\/)(?:conftest\.py|setup\.py|sitecustomize\.py|usercustomize\.py|__main__\.py)$/;
 
 function autorun(emit: Emit, file: AuditFile): void {
@@ -468,7 +493,8 @@ function autorun(emit: Emit, file: AuditFile): void {
   binaryKinds(emit, file, base);
 }
 
-const CODE_ENTRY = /(?:\.(?:sh|bash|py|pyc|js|mjs|cjs|ps1|bat|cmd|exe|dll|so|dylib|bin|elf|jar|class|pth|vbs|scr|app)|(?:^|\/)(?:conftest\.py|setup\.py|package\.json|\.envrc|vbaProject\.bin))$/i;
+const CODE_ENTRY =
+  /(?:\.(?:sh|bash|py|pyc|js|mjs|cjs|ps1|bat|cmd|exe|dll|so|dylib|bin|elf|jar|class|pth|vbs|scr|app)|(?:^|\/)(?:conftest\.py|setup\.py|package\.json|\.envrc|vbaProject\.bin))$/i;
 const OFFICE = /\.(?:docx|xlsx|pptx|odt|ods|odp|dotx|xltx|potx)$/i;
 
 /** The names in a zip's central directory (no decompression). */
@@ -505,7 +531,14 @@ function tarEntryNames(bytes: Uint8Array): string[] {
     const name = dec.decode(bytes.subarray(p, p + 100)).replace(/\0.*$/s, "");
     if (!name) break;
     names.push(name);
-    const size = Number.parseInt(dec.decode(bytes.subarray(p + 124, p + 136)).replace(/\0.*$/s, "").trim() || "0", 8) || 0;
+    const size =
+      Number.parseInt(
+        dec
+          .decode(bytes.subarray(p + 124, p + 136))
+          .replace(/\0.*$/s, "")
+          .trim() || "0",
+        8,
+      ) || 0;
     p += 512 + Math.ceil(size / 512) * 512;
   }
   return names;
@@ -519,22 +552,21 @@ function startsWith(bytes: Uint8Array, magic: readonly number[], at = 0): boolea
 
 function binaryKinds(emit: Emit, file: AuditFile, base: string): void {
   const b = file.bytes;
-  const exe =
-    startsWith(b, [0x7f, 0x45, 0x4c, 0x46])
-      ? "an ELF executable"
-      : [
-            [0xfe, 0xed, 0xfa, 0xce],
-            [0xfe, 0xed, 0xfa, 0xcf],
-            [0xce, 0xfa, 0xed, 0xfe],
-            [0xcf, 0xfa, 0xed, 0xfe],
-            [0xca, 0xfe, 0xba, 0xbe],
-          ].some((m) => startsWith(b, m))
-        ? "a Mach-O executable"
-        : startsWith(b, [0x4d, 0x5a]) && b.length > 64
-          ? "a PE (Windows) executable"
-          : /\.(?:exe|dll|so|dylib|scr)$/i.test(base)
-            ? "an executable by its name"
-            : null;
+  const exe = startsWith(b, [0x7f, 0x45, 0x4c, 0x46])
+    ? "an ELF executable"
+    : [
+          [0xfe, 0xed, 0xfa, 0xce],
+          [0xfe, 0xed, 0xfa, 0xcf],
+          [0xce, 0xfa, 0xed, 0xfe],
+          [0xcf, 0xfa, 0xed, 0xfe],
+          [0xca, 0xfe, 0xba, 0xbe],
+        ].some((m) => startsWith(b, m))
+      ? "a Mach-O executable"
+      : startsWith(b, [0x4d, 0x5a]) && b.length > 64
+        ? "a PE (Windows) executable"
+        : /\.(?:exe|dll|so|dylib|scr)$/i.test(base)
+          ? "an executable by its name"
+          : null;
   if (exe) {
     emit("autorun.executable-binary", file, 0, 0, { note: `the file is ${exe}` });
     return;
@@ -545,7 +577,8 @@ function binaryKinds(emit: Emit, file: AuditFile, base: string): void {
     names = zipEntryNames(b);
     kind = "zip";
     if (OFFICE.test(base)) {
-      if (names.some((n) => /vbaProject\.bin$/i.test(n))) emit("autorun.archive-with-code", file, 0, 0, { note: "the document carries macros (vbaProject.bin)" });
+      if (names.some((n) => /vbaProject\.bin$/i.test(n)))
+        emit("autorun.archive-with-code", file, 0, 0, { note: "the document carries macros (vbaProject.bin)" });
       return;
     }
   } else if (startsWith(b, [0x75, 0x73, 0x74, 0x61, 0x72], 257)) {
@@ -558,7 +591,8 @@ function binaryKinds(emit: Emit, file: AuditFile, base: string): void {
   else if (startsWith(b, [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00])) kind = "xz";
   if (!kind) return;
   const code = names?.filter((n) => CODE_ENTRY.test(n)) ?? [];
-  if (code.length > 0) emit("autorun.archive-with-code", file, 0, 0, { note: `a ${kind} archive holding ${code.slice(0, 3).join(", ")}${code.length > 3 ? ", …" : ""}` });
+  if (code.length > 0)
+    emit("autorun.archive-with-code", file, 0, 0, { note: `a ${kind} archive holding ${code.slice(0, 3).join(", ")}${code.length > 3 ? ", …" : ""}` });
   else emit("autorun.nested-archive", file, 0, 0, { note: `a ${kind} archive` });
 }
 

@@ -28,9 +28,50 @@ export interface AuditFile {
   regions: Region[];
 }
 
-const SCRIPT_EXTENSIONS = new Set(["py", "sh", "bash", "zsh", "ksh", "fish", "js", "mjs", "cjs", "ts", "mts", "cts", "rb", "pl", "ps1", "psm1", "bat", "cmd", "php", "lua"]);
+const SCRIPT_EXTENSIONS = new Set([
+  "py",
+  "sh",
+  "bash",
+  "zsh",
+  "ksh",
+  "fish",
+  "js",
+  "mjs",
+  "cjs",
+  "ts",
+  "mts",
+  "cts",
+  "rb",
+  "pl",
+  "ps1",
+  "psm1",
+  "bat",
+  "cmd",
+  "php",
+  "lua",
+]);
 const MARKDOWN_EXTENSIONS = new Set(["md", "markdown", "mdx", "txt", "rst", "text"]);
-const DATA_EXTENSIONS = new Set(["json", "jsonl", "yaml", "yml", "toml", "ini", "cfg", "conf", "xml", "html", "htm", "csv", "tsv", "svg", "css", "sql", "pth", "envrc", "env"]);
+const DATA_EXTENSIONS = new Set([
+  "json",
+  "jsonl",
+  "yaml",
+  "yml",
+  "toml",
+  "ini",
+  "cfg",
+  "conf",
+  "xml",
+  "html",
+  "htm",
+  "csv",
+  "tsv",
+  "svg",
+  "css",
+  "sql",
+  "pth",
+  "envrc",
+  "env",
+]);
 
 function extensionOf(path: string): string {
   const base = path.slice(path.lastIndexOf("/") + 1);

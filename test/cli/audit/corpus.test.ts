@@ -57,7 +57,10 @@ describe("the benign set", () => {
   it("holds at least 20 skills, the public ones with their licence", () => {
     expect(benign.length).toBeGreaterThanOrEqual(20);
     for (const dir of dirs(path.join(FIXTURES, "benign"))) {
-      expect(readdirSync(dir).some((f) => /^LICEN[SC]E/.test(f)), dir).toBe(true);
+      expect(
+        readdirSync(dir).some((f) => /^LICEN[SC]E/.test(f)),
+        dir,
+      ).toBe(true);
     }
   });
 
