@@ -186,7 +186,7 @@ const STARTUP_FILE =
 const WRITE_OP =
   />>|(?<![<>=-])>(?![>=&])|\btee\b|\bopen\s*\([^)]*["'][aw]\+?b?["']|\bappendFile(?:Sync)?\b|\bwriteFile(?:Sync)?\b|\bwrite_text\b|\.write\s*\(|\bsed\s+-i\b|\bcat\s*<<|\bln\s+-s/;
 const SCHEDULER: RegExp[] = [
-  /\bcrontab\s+(?:-(?:\s|$)|-[eir]\b|[^\s-][^\n]*)|\|\s*crontab\b|\/etc\/cron(?:tab|\.d|\.(?:hourly|daily|weekly|monthly))|\/var\/spool\/cron|@reboot\b/gm,
+  /(?<![\w-])crontab[ \t]+(?:-(?:[ \t]|$)|-[eir]\b|[~./$]\S*)|\|[ \t]*crontab\b|\/etc\/cron(?:tab|\.d|\.(?:hourly|daily|weekly|monthly))|\/var\/spool\/cron|@reboot\b/gm,
   /Library\/Launch(?:Agents|Daemons)|\blaunchctl\s+(?:load|bootstrap|submit|enable)\b/g,
   /\bsystemctl\s+(?:--user\s+)?enable\b|\/etc\/systemd\/system\/|\.config\/systemd\/user\/|\.config\/autostart\b/g,
   /CurrentVersion\\+Run(?:Once)?\b|\bschtasks(?:\.exe)?\s+\/create\b|\bRegister-ScheduledTask\b/gi,

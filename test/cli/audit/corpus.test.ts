@@ -53,6 +53,13 @@ describe("the hostile corpus", () => {
   });
 });
 
+describe("docs/trust.md", () => {
+  it("lists every rule with its severity", () => {
+    const doc = readFileSync("docs/trust.md", "utf8");
+    for (const r of AUDIT_RULES) expect(doc, r.id).toContain(`| \`${r.id}\` | ${r.family} | ${r.severity} |`);
+  });
+});
+
 describe("the benign set", () => {
   it("holds at least 20 skills, the public ones with their licence", () => {
     expect(benign.length).toBeGreaterThanOrEqual(20);

@@ -103,6 +103,15 @@ describe("instruction or explanation", () => {
     expect(scan({ "SKILL.md": skillMd("x\n", "allowed-tools: Read Bash(git status:*)\n") })).toEqual([]);
   });
 
+  it("medium rules: an opaque blob, an environment dump alone, a conftest.py without side effects", () => {
+    expect(pick(scan({ "scripts/a.py": `DATA = "${"QUJD".repeat(70)}"\n` }), "obfuscation.opaque-blob")[0]!.severity).toBe("medium");
+    expect(pick(scan({ "scripts/a.py": "import json, os\nprint(json.dumps(dict(os.environ)))\n" }), "exfiltration.env-dump")[0]!.severity).toBe("medium");
+    expect(scan({ "tests/conftest.py": "import pytest\n\n@pytest.fixture\ndef x():\n    return 1\n" })[0]).toMatchObject({
+      rule: "autorun.file",
+      severity: "medium",
+    });
+  });
+
   it("an office document is not an archive unless it carries macros; a gzip is medium", () => {
     expect(scan({ "assets/a.tgz": new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0]) })[0]).toMatchObject({ rule: "autorun.nested-archive", severity: "medium" });
     expect(scan({ "assets/x.bin": new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]) })[0]).toMatchObject({
