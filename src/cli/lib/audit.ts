@@ -20,6 +20,8 @@ export interface AuditedSkill {
   acknowledged: Set<string>;
   /** The record those came from, or null. */
   record: ValidationRecord | null;
+  /** The files with their digests and bytes (for `--since`). */
+  files: { path: string; sha256: string; bytes: Uint8Array }[];
 }
 
 async function exists(p: string): Promise<boolean> {
@@ -58,6 +60,7 @@ export async function auditTarget(target: string, warn: (message: string) => voi
       findings: auditSkill(loaded.files).findings,
       acknowledged: acknowledgedIds(record?.evidence),
       record,
+      files: loaded.files.map((f) => ({ path: f.path, sha256: loaded.inventory?.files.find((i) => i.path === f.path)?.sha256 ?? "", bytes: f.bytes })),
     });
   }
   return { shelf, skills };
