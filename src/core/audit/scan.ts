@@ -42,11 +42,17 @@ const WARNING_CUE =
   /\b(?:never|don'?t|do\s+not|must\s+not|should\s+not|shouldn'?t|avoid|refuse|reject|forbid(?:den)?|disallow|dangerous|danger|unsafe|insecure|malicious|attack(?:er|s)?|exploit\w*|vulnerab\w*|suspicious|red[ -]flags?|flag(?:s|ged)?|warn(?:ing|s)?|bad|anti-?patterns?|hostile|threats?|injection|detect(?:s|ed|ion)?|look\s+for|watch\s+for|beware|instead\s+of|not\s+allowed|examples?\s+of|risky|risks?|compromise\w*)\b|❌|⚠/i;
 const NEGATION = /\b(?:never|don'?t|do\s+not|must\s+not|should\s+not|shouldn'?t|cannot|can'?t|won'?t|no\s+skill|refuse|avoid|without\s+ever)\b/i;
 
+/** How far back on a line intent is read: every per-match look stays bounded on a hostile long line. */
+const LOOKBACK = 400;
+
 /** The nearest Markdown heading above an offset. */
 function headingBefore(file: AuditFile, offset: number): string {
   const { line } = positionOf(file, offset);
   for (let l = line - 1; l >= 1 && l >= line - 80; l--) {
-    const t = lineTextAt(file, file.lineStarts[l - 1]!);
+    const t = file.text.slice(
+      file.lineStarts[l - 1]!,
+      Math.min(file.lineStarts[l - 1]! + 200, l < file.lineStarts.length ? file.lineStarts[l]! : file.text.length),
+    );
     if (/^#{1,6}\s/.test(t)) return t;
   }
   return "";
@@ -55,7 +61,7 @@ function headingBefore(file: AuditFile, offset: number): string {
 /** The sentence on the match's line before the match. */
 function sentencePrefix(file: AuditFile, offset: number): string {
   const { line } = positionOf(file, offset);
-  const prefix = file.text.slice(file.lineStarts[line - 1]!, offset);
+  const prefix = file.text.slice(Math.max(file.lineStarts[line - 1]!, offset - LOOKBACK), offset);
   const cut = Math.max(prefix.lastIndexOf(". "), prefix.lastIndexOf("! "), prefix.lastIndexOf("? "), prefix.lastIndexOf(": "));
   return cut === -1 ? prefix : prefix.slice(cut + 2);
 }
@@ -67,7 +73,10 @@ function sentencePrefix(file: AuditFile, offset: number): string {
  */
 function isQuoted(file: AuditFile, offset: number, inlineCode: boolean): boolean {
   const { line } = positionOf(file, offset);
-  const prefix = file.text.slice(file.lineStarts[line - 1]!, offset);
+  const start = file.lineStarts[line - 1]!;
+  // Past the look-back the quotes cannot be counted: read it as unquoted, the strict side.
+  if (offset - start > 4 * LOOKBACK) return false;
+  const prefix = file.text.slice(start, offset);
   if (/^\s*>/.test(prefix)) return true;
   const count = (s: string, c: string) => s.split(c).length - 1;
   if (inlineCode && count(prefix, "`") % 2 === 1) return true;
@@ -75,18 +84,35 @@ function isQuoted(file: AuditFile, offset: number, inlineCode: boolean): boolean
   return count(prefix, "“") > count(prefix, "”");
 }
 
+/** Whether the paragraph or heading above an anchor warns, per file and anchor (many matches share one). */
+const warnedAbove = new WeakMap<AuditFile, Map<number, boolean>>();
+
 /** True when the text around a Markdown match warns about what it shows. */
 function isWarned(file: AuditFile, offset: number, region: Region): boolean {
   if (WARNING_CUE.test(sentencePrefix(file, offset))) return true;
   const anchor = region.kind === "fence" ? region.start : file.lineStarts[positionOf(file, offset).line - 1]!;
-  if (WARNING_CUE.test(textBefore(file, anchor, 4))) return true;
-  if (WARNING_CUE.test(headingBefore(file, anchor))) return true;
+  let memo = warnedAbove.get(file);
+  if (!memo) warnedAbove.set(file, (memo = new Map()));
+  let above = memo.get(anchor);
+  if (above === undefined) {
+    above = WARNING_CUE.test(textBefore(file, anchor, 4)) || WARNING_CUE.test(headingBefore(file, anchor));
+    memo.set(anchor, above);
+  }
+  if (above) return true;
   if (region.kind === "fence") {
     // Comment lines inside the fence above the match ("# BAD: never do this").
-    const inside = file.text.slice(region.start, offset);
+    const inside = file.text.slice(Math.max(region.start, offset - 20 * LOOKBACK), offset);
     for (const l of inside.split("\n")) if (/^\s*(?:#|\/\/)/.test(l) && WARNING_CUE.test(l)) return true;
   }
   return false;
+}
+
+/** The text around an offset on its line, at most LOOKBACK either side. */
+function around(file: AuditFile, offset: number): string {
+  const { line } = positionOf(file, offset);
+  const start = file.lineStarts[line - 1]!;
+  const end = line < file.lineStarts.length ? file.lineStarts[line]! : file.text.length;
+  return file.text.slice(Math.max(start, offset - LOOKBACK), Math.min(end, offset + LOOKBACK));
 }
 
 /** What a match in Markdown is: an instruction (full severity), hidden text, or an explanation. */
@@ -108,7 +134,7 @@ const cap = (s: Severity, max: Severity): Severity => (severityRank(s) > severit
 const NET_TOOL = "(?:curl|wget|fetch|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|http|https|aria2c|lwp-download)";
 const SHELL = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:ba|z|k|da|fi|c|tc)?sh|python[0-9.]*|node|perl|ruby|php|bun|deno|iex|Invoke-Expression|source`;
 const PIPE_TO_SHELL: RegExp[] = [
-  new RegExp(String.raw`\b${NET_TOOL}\b[^\n|;]*\|\s*(?:${SHELL})\b`, "gi"),
+  new RegExp(String.raw`\b${NET_TOOL}\b[^\n|;]{0,300}\|\s*(?:${SHELL})\b`, "gi"),
   new RegExp(String.raw`(?:\b(?:ba|z|k)?sh|\bsource|(?:^|\s)\.)\s+<\(\s*${NET_TOOL}\b`, "gim"),
   new RegExp(String.raw`\b(?:(?:ba|z|k)?sh\s+-c|eval|python[0-9.]*\s+-c|exec)\s+["']?\$\(\s*${NET_TOOL}\b`, "gi"),
   /\b(?:iex|Invoke-Expression)\s*\(?\s*(?:\(\s*)?(?:New-Object\s+(?:System\.)?Net\.WebClient\)?\.DownloadString|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)/gi,
@@ -122,18 +148,18 @@ const FETCH_EXECUTE: RegExp[] = [
   /\brequire\s*\(\s*["'`]https?:\/\//g,
 ];
 const DOWNLOAD_TO_FILE =
-  /\b(?:curl\b[^\n]*\s-[a-zA-Z]*[oO]\b|wget\b|urlretrieve\s*\(|urllib\.request\.urlretrieve|Invoke-WebRequest\b[^\n]*-OutFile|https?\.get\s*\([^\n]*createWriteStream|download(?:File)?\s*\()/;
+  /\b(?:curl\b[^\n]{0,300}\s-[a-zA-Z]*[oO]\b|wget\b|urlretrieve\s*\(|urllib\.request\.urlretrieve|Invoke-WebRequest\b[^\n]{0,300}-OutFile|https?\.get\s*\([^\n]{0,300}createWriteStream|download(?:File)?\s*\()/;
 const MAKE_EXECUTABLE =
-  /\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+x|[0-7]?[157][0-7]{2})\b|\bos\.chmod\s*\([^)]*0o?7|\bfs\.chmod(?:Sync)?\s*\([^)]*0o?7|\bst\.S_IEXEC|\bstat\.S_IX/g;
+  /\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+x|[0-7]?[157][0-7]{2})\b|\bos\.chmod\s*\([^)]{0,300}0o?7|\bfs\.chmod(?:Sync)?\s*\([^)]{0,300}0o?7|\bst\.S_IEXEC|\bstat\.S_IX/g;
 const NETWORK_READ = /\b(?:requests\.(?:get|post)|urllib\.request|urlopen|httpx\.|fetch\s*\(|https?\.get\s*\(|axios\.|curl\b|wget\b|Invoke-WebRequest|iwr\b)/;
 const EXEC_SINK_PY_JS =
-  /\b(?:exec|eval)\s*\(\s*([A-Za-z_$][\w$]*)(?:\.(?:text|content|read\(\)|decode\([^)]*\)|toString\(\)))?\s*\)|\bnew\s+Function\s*\(\s*([A-Za-z_$][\w$]*)\s*\)|\bFunction\s*\(\s*([A-Za-z_$][\w$]*)\s*\)\s*\(/g;
+  /\b(?:exec|eval)\s*\(\s*([A-Za-z_$][\w$]*)(?:\.(?:text|content|read\(\)|decode\([^)]{0,300}\)|toString\(\)))?\s*\)|\bnew\s+Function\s*\(\s*([A-Za-z_$][\w$]*)\s*\)|\bFunction\s*\(\s*([A-Za-z_$][\w$]*)\s*\)\s*\(/g;
 
 const URL_INSTALL: RegExp[] = [
-  /\b(?:pip3?|uv\s+pip|python[0-9.]*\s+-m\s+pip)\s+install\b[^\n]*?(?:\s(?:https?:\/\/|git\+)|--extra-index-url\b|--index-url\s+(?!https:\/\/pypi\.org)|-i\s+https?:\/\/(?!pypi\.org)|--trusted-host\b)/g,
-  /\b(?:npm|pnpm|yarn|bun)\s+(?:i|install|add)\b[^\n]*?\s(?:https?:\/\/|git\+|github:|git:\/\/)/g,
+  /\b(?:pip3?|uv\s+pip|python[0-9.]*\s+-m\s+pip)\s+install\b[^\n]{0,300}?(?:\s(?:https?:\/\/|git\+)|--extra-index-url\b|--index-url\s+(?!https:\/\/pypi\.org)|-i\s+https?:\/\/(?!pypi\.org)|--trusted-host\b)/g,
+  /\b(?:npm|pnpm|yarn|bun)\s+(?:i|install|add)\b[^\n]{0,300}?\s(?:https?:\/\/|git\+|github:|git:\/\/)/g,
   /\bnpx\s+(?:-y\s+|--yes\s+)?(?:https?:\/\/|github:|git\+)/g,
-  /\bgem\s+install\b[^\n]*--source\s+https?:\/\//g,
+  /\bgem\s+install\b[^\n]{0,300}--source\s+https?:\/\//g,
 ];
 
 const MINER: RegExp[] = [
@@ -149,9 +175,9 @@ const DECODE_EXECUTE: RegExp[] = [
     "g",
   ),
   new RegExp(String.raw`\bnew\s+Function\s*\(\s*(?:[\w.]+\s*\(\s*)?${DECODER}\s*\(`, "g"),
-  /\b(?:base64\s+(?:-d|--decode|-D)|xxd\s+-r|openssl\s+(?:enc\s+)?(?:-\w+\s+)*-d\b|gunzip|zcat|rev)\b[^\n]*\|\s*(?:sudo\s+)?(?:(?:ba|z|k|da)?sh|python[0-9.]*|perl|node|ruby)\b/g,
-  /\b(?:eval|(?:ba|z)?sh\s+-c)\s+["']?\$\(\s*(?:echo|printf)\b[^)\n]*\|\s*(?:base64|xxd|openssl|rev|gunzip)/g,
-  /\bprintf\s+["'](?:\\x[0-9a-fA-F]{2}){8,}[^\n]*\|\s*(?:ba|z)?sh\b/g,
+  /\b(?:base64\s+(?:-d|--decode|-D)|xxd\s+-r|openssl\s+(?:enc\s+)?(?:-\w+\s+)*-d\b|gunzip|zcat|rev)\b[^\n]{0,300}\|\s*(?:sudo\s+)?(?:(?:ba|z|k|da)?sh|python[0-9.]*|perl|node|ruby)\b/g,
+  /\b(?:eval|(?:ba|z)?sh\s+-c)\s+["']?\$\(\s*(?:echo|printf)\b[^)\n]{0,300}\|\s*(?:base64|xxd|openssl|rev|gunzip)/g,
+  /\bprintf\s+["'](?:\\x[0-9a-fA-F]{2}){8,}[^\n]{0,300}\|\s*(?:ba|z)?sh\b/g,
 ];
 const DECODED_ASSIGN = new RegExp(
   String.raw`(?:^|[;\s(])(?:const\s+|let\s+|var\s+)?([A-Za-z_$][\w$]*)\s*=\s*(?:await\s+)?(?:[\w.]+\s*\(\s*)?${DECODER}\s*\(`,
@@ -167,14 +193,14 @@ const ENV_DUMP =
 const NET_SEND_CODE =
   /\b(?:requests\.(?:post|put|patch|get)|httpx\.(?:post|put|get)|urllib\.request\.(?:urlopen|Request)|urlopen|http\.client\.HTTPS?Connection|socket\.(?:socket|create_connection)|smtplib|ftplib|paramiko|fetch\s*\(|axios(?:\.\w+)?\s*\(|https?\.request\s*\(|https?\.get\s*\(|net\.(?:connect|createConnection)|new\s+(?:net\.)?Socket|new\s+WebSocket|XMLHttpRequest|sendBeacon|curl|wget|nc|ncat|netcat|socat|scp|rsync|ftp|Invoke-WebRequest|Invoke-RestMethod|dig|nslookup)(?!\w)|\/dev\/(?:tcp|udp)\//;
 const NET_SEND_PROSE =
-  /\b(?:send|upload|post|exfiltrate|transmit|forward|beam|submit|copy|paste|mail|email)\b[^\n]*(?:https?:\/\/|\bto\s+(?:the\s+)?(?:server|endpoint|webhook|url|host)\b)|\b(?:curl|wget|nc)\b[^\n]*https?:\/\//i;
+  /\b(?:send|upload|post|exfiltrate|transmit|forward|beam|submit|copy|paste|mail|email)\b[^\n]{0,300}(?:https?:\/\/|\bto\s+(?:the\s+)?(?:server|endpoint|webhook|url|host)\b)|\b(?:curl|wget|nc)\b[^\n]{0,300}https?:\/\//i;
 
 const REVERSE_SHELL: RegExp[] = [
   /\/dev\/(?:tcp|udp)\/[\w.$-]+\/\d+/g,
-  /\b(?:nc|ncat|netcat)\b[^\n]*\s-(?:e|c)\s+\S*(?:sh|cmd)/g,
-  /\bncat\b[^\n]*--(?:exec|sh-exec)\b/g,
-  /\bsocat\b[^\n]*\bexec:/gi,
-  /\bmkfifo\b[^\n]*\b(?:nc|ncat|netcat)\b/g,
+  /\b(?:nc|ncat|netcat)\b[^\n]{0,300}\s-(?:e|c)\s+\S*(?:sh|cmd)/g,
+  /\bncat\b[^\n]{0,300}--(?:exec|sh-exec)\b/g,
+  /\bsocat\b[^\n]{0,300}\bexec:/gi,
+  /\bmkfifo\b[^\n]{0,300}\b(?:nc|ncat|netcat)\b/g,
   /\bpty\.spawn\s*\(\s*["'](?:\/bin\/)?(?:ba)?sh["']/g,
   /\bos\.dup2\s*\(\s*\w+\.fileno\s*\(\s*\)\s*,\s*[012]\s*\)/g,
 ];
@@ -184,7 +210,7 @@ const SPAWN_SHELL = /\b(?:spawn|exec|Popen|call|run)\s*\(\s*\[?\s*["'](?:\/bin\/
 const STARTUP_FILE =
   /(?:\.bashrc|\.bash_profile|\.bash_login|\.zshrc|\.zshenv|\.zprofile|\.zlogin|(?<![\w-])\.profile|\/etc\/profile|\/etc\/bash\.bashrc|\.config\/fish\/config\.fish|\.cshrc|\.tcshrc|Microsoft\.PowerShell_profile\.ps1)\b/g;
 const WRITE_OP =
-  />>|(?<![<>=-])>(?![>=&])|\btee\b|\bopen\s*\([^)]*["'][aw]\+?b?["']|\bappendFile(?:Sync)?\b|\bwriteFile(?:Sync)?\b|\bwrite_text\b|\.write\s*\(|\bsed\s+-i\b|\bcat\s*<<|\bln\s+-s/;
+  />>|(?<![<>=-])>(?![>=&])|\btee\b|\bopen\s*\([^)]{0,300}["'][aw]\+?b?["']|\bappendFile(?:Sync)?\b|\bwriteFile(?:Sync)?\b|\bwrite_text\b|\.write\s*\(|\bsed\s+-i\b|\bcat\s*<<|\bln\s+-s/;
 const SCHEDULER: RegExp[] = [
   /(?<![\w-])crontab[ \t]+(?:-(?:[ \t]|$)|-[eir]\b|[~./$]\S*)|\|[ \t]*crontab\b|\/etc\/cron(?:tab|\.d|\.(?:hourly|daily|weekly|monthly))|\/var\/spool\/cron|@reboot\b/gm,
   /Library\/Launch(?:Agents|Daemons)|\blaunchctl\s+(?:load|bootstrap|submit|enable)\b/g,
@@ -212,13 +238,13 @@ const APPROVAL_BYPASS: RegExp[] = [
   /--dangerously-skip-permissions\b|\bbypassPermissions\b/g,
   /\b(?:auto-?approve|bypass\s+(?:the\s+|all\s+)?(?:permission|approval|confirmation)s?|skip\s+(?:all\s+|the\s+)?(?:permission|approval|confirmation)\s*(?:checks?|prompts?|steps?|dialogs?)?)\b/gi,
 ];
-const RENDER_URL = /!?\[[^\]\n]*\]\(\s*<?(https?:\/\/[^)\s>]+)|<img\b[^>]*\bsrc\s*=\s*["'](https?:\/\/[^"']+)/gi;
+const RENDER_URL = /!?\[[^\]\n]{0,300}\]\(\s*<?(https?:\/\/[^)\s>]{1,2000})|<img\b[^>]{0,300}\bsrc\s*=\s*["'](https?:\/\/[^"']{1,2000})/gi;
 const URL_DATA_PLACEHOLDER =
-  /[?#&].*(?:\{[^}]*\}|\$\{?\w+|%7B|<[^>]+>|\[[A-Z_ ]+\]|\b(?:INSERT|CONVERSATION|HISTORY|SECRET|TOKEN|API_?KEY|PASSWORD|CHAT|SUMMARY|CONTEXT|CREDENTIALS?|PROMPT)\b)/i;
+  /[?#&].{0,300}(?:\{[^}]{0,100}\}|\$\{?\w+|%7B|<[^>]{1,100}>|\[[A-Z_ ]{1,100}\]|\b(?:INSERT|CONVERSATION|HISTORY|SECRET|TOKEN|API_?KEY|PASSWORD|CHAT|SUMMARY|CONTEXT|CREDENTIALS?|PROMPT)\b)/i;
 const RENDER_INSTRUCTION =
   /\b(?:append|add|include|encode|put|embed|insert)\b[^.\n]{0,80}\b(?:conversation|chat\s+history|previous\s+messages|the\s+user'?s\s+(?:messages|data|secrets?|files?)|api\s+keys?|secrets?|tokens?|credentials|passwords?|environment\s+variables)\b[^.\n]{0,80}\b(?:url|query\s+string|image|link|markdown\s+image)\b/gi;
 const HIDDEN_BLOCK =
-  /<(?:div|span|p|section)\b[^>]*(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)[^>]*>([\s\S]{0,2000}?)<\/(?:div|span|p|section)>/gi;
+  /<(?:div|span|p|section)\b[^>]{0,300}(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)[^>]{0,300}>([\s\S]{0,2000}?)<\/(?:div|span|p|section)>/gi;
 const AGENT_CUE_STRONG =
   /\b(?:ignore|disregard)\b[^\n]{0,40}\binstructions?\b|\b(?:the\s+)?(?:ai|assistant|agent|model|claude|llm|chatbot)\b[^\n]{0,60}\b(?:must|should|will|shall|needs?\s+to|always|never|run|execute|send|read|upload|call|fetch)\b|\b(?:you|agent|assistant)\s+(?:must|should|shall|will|are\s+to|need\s+to)\b|\b(?:do\s+not|don'?t)\s+(?:tell|mention|reveal|inform)\b|\bsecretly\b|\bsilently\b|\bexfiltrat\w*/i;
 const AGENT_CUE_ACTION =
@@ -323,7 +349,7 @@ const RISKY_COMMAND = new RegExp(`${NETWORK_READ.source}|\\|\\s*(?:ba|z)?sh\\b|$
 
 function dynamicContext(emit: Emit, file: AuditFile): void {
   if (file.kind !== "markdown") return;
-  for (const m of matches(/(?:^|[\s(])!`([^`\n]+)`/gm, file.text)) {
+  for (const m of matches(/(?:^|[\s(])!`([^`\n]{1,300})`/gm, file.text)) {
     const at = m.index + m[0].indexOf("!`");
     const kind = regionAt(file, at).kind;
     if (kind === "frontmatter") continue;
@@ -423,7 +449,10 @@ function exfiltration(emit: Emit, file: AuditFile): void {
     // Prose composes per line, a fence or a comment as a whole.
     for (const r of reads) {
       const region = regionAt(file, r.index);
-      const unit = region.kind === "prose" ? lineTextAt(file, r.index) : file.text.slice(region.start, region.end);
+      const unit =
+        region.kind === "prose"
+          ? around(file, r.index)
+          : file.text.slice(Math.max(region.start, r.index - 20 * LOOKBACK), Math.min(region.end, r.index + 20 * LOOKBACK));
       const sends = region.kind === "prose" || region.kind === "comment" ? NET_SEND_PROSE.test(unit) || NET_SEND_CODE.test(unit) : NET_SEND_CODE.test(unit);
       if (!sends) continue;
       const intent = intentAt(file, r.index, false);
@@ -444,8 +473,7 @@ function persistence(emit: Emit, file: AuditFile): void {
   if (file.kind === "binary") return;
   const mdMax: Severity = "medium";
   for (const m of matches(STARTUP_FILE, file.text)) {
-    const line = lineTextAt(file, m.index);
-    if (!WRITE_OP.test(line)) continue;
+    if (!WRITE_OP.test(around(file, m.index))) continue;
     if (file.kind === "markdown" && regionAt(file, m.index).kind !== "comment")
       emit("persistence.shell-startup", file, m.index, m[0].length, { severity: mdMax, note: "written as a step for a person; not gating" });
     else emit("persistence.shell-startup", file, m.index, m[0].length);

@@ -248,7 +248,10 @@ export function textBefore(file: AuditFile, offset: number, lines: number): stri
   const { line } = positionOf(file, offset);
   const parts: string[] = [];
   for (let l = line - 1; l >= 1 && parts.length < lines; l--) {
-    const t = lineTextAt(file, file.lineStarts[l - 1]!).trim();
+    // The first 400 characters of a line are enough to read intent, and keep the look bounded.
+    const t = lineTextAt(file, file.lineStarts[l - 1]!)
+      .slice(0, 400)
+      .trim();
     if (t === "") {
       if (parts.length > 0) break;
       continue;

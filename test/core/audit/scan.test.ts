@@ -120,3 +120,22 @@ describe("instruction or explanation", () => {
     });
   });
 });
+
+describe("hostile input", () => {
+  // Each pattern is repeated on one long line, where an unbounded `[^\n]*` after a common word
+  // made the scan quadratic (200 KB of "curl " took 30 s before the bounds).
+  it("long lines of near-matches scan in bounded time, and random bytes never throw", () => {
+    const started = Date.now();
+    for (const unit of ["curl ", "nc x ", "pip install ", "![a](https://x.example/?", "!`a ", ".ssh ", "[", "<div hidden>", "exec(", "a = atob("]) {
+      for (const path of ["scripts/x.sh", "SKILL.md"]) scan({ [path]: unit.repeat(Math.ceil(100_000 / unit.length)) });
+    }
+    expect(Date.now() - started).toBeLessThan(20_000);
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) & 0xff;
+    for (let i = 0; i < 20; i++) {
+      // No NUL byte, so every file is read as text and every rule runs.
+      const bytes = Uint8Array.from({ length: 4096 }, () => (random() % 255) + 1);
+      expect(() => auditSkill([{ path: `f${i}.md`, bytes }])).not.toThrow();
+    }
+  });
+});
