@@ -11,7 +11,7 @@
 // Remote installs written in Markdown cap at high (a person runs them, after review), never
 // critical, since documentation routinely shows installer one-liners.
 import { AUDIT_RULE_SET, ruleById, SEVERITIES, severityRank, type Severity } from "./rules.ts";
-import { excerptAt, lineTextAt, positionOf, readAuditFile, regionAt, textBefore, type AuditFile, type Region } from "./text.ts";
+import { excerptAt, positionOf, readAuditFile, regionAt, textBefore, type AuditFile, type Region } from "./text.ts";
 
 /** One file of the skill, as bytes (a SkillFile). */
 export interface AuditInputFile {
@@ -92,7 +92,10 @@ function isWarned(file: AuditFile, offset: number, region: Region): boolean {
   if (WARNING_CUE.test(sentencePrefix(file, offset))) return true;
   const anchor = region.kind === "fence" ? region.start : file.lineStarts[positionOf(file, offset).line - 1]!;
   let memo = warnedAbove.get(file);
-  if (!memo) warnedAbove.set(file, (memo = new Map()));
+  if (!memo) {
+    memo = new Map();
+    warnedAbove.set(file, memo);
+  }
   let above = memo.get(anchor);
   if (above === undefined) {
     above = WARNING_CUE.test(textBefore(file, anchor, 4)) || WARNING_CUE.test(headingBefore(file, anchor));
