@@ -23,6 +23,12 @@ const COMMANDS: Record<string, CommandEntry> = {
     example: "skillshelf attest shelf my-skill --by alice",
     load: () => import("./commands/attest.ts"),
   },
+  audit: {
+    summary:
+      "audit <skill-or-shelf-dir> [--json | --sarif] [--since <build-dir>] [--min-severity critical|high|medium|low|info]  scan skills for hostile content (exit 1 when an unacknowledged finding is at or above --min-severity, default high)",
+    example: "skillshelf audit shelf --sarif > audit.sarif",
+    load: () => import("./commands/audit.ts"),
+  },
   build: {
     summary:
       "build <shelf-dir> [--out <dir>] [--sign-key <file> --origin <url> --key-id <id>] [--verify] [--jobs <n>] [--json]  build the shelf into a content-addressed generation (incremental; --verify rereads everything)",
