@@ -15,6 +15,7 @@ import {
   type DocumentOf,
   type SkillRecordInput,
 } from "../../core/generation/assemble.ts";
+import { LIFECYCLE_FILE, parseLifecycle, type Lifecycle } from "../../core/changes/lifecycle.ts";
 import { canonicalDocument } from "../../core/generation/canonical-json.ts";
 import { SKILL_RECORD_SCHEMA, type GenerationManifest, type SkillRecord } from "../../core/generation/manifest.ts";
 import { sha256Hex } from "../../core/skill/hash.ts";
@@ -31,7 +32,7 @@ import { advisoryToDict, validationToDict } from "../../core/trust/serialize.ts"
 import { BuildCache, type SkillScan } from "./build-cache.ts";
 import { BuildStaging, checkBuildTarget, heldObjects, withBuildLock, type HeldObjects } from "./build-folder.ts";
 import { CliError } from "./cli.ts";
-import { readShelfRecordFiles } from "./shelf-records.ts";
+import { readLifecycleText, readShelfRecordFiles } from "./shelf-records.ts";
 import { listShelfSkillDirs, loadSkill, readSkillFiles, requireDir, walkSkillDir, type SkillDirEntry } from "./skill-dir.ts";
 import { StagingError, type StageResult } from "./skill-objects.ts";
 import { defaultJobs, SkillObjectsPool, WorkerFailedError } from "./skill-objects-pool.ts";
@@ -81,6 +82,8 @@ export interface CheckedShelf {
   /** An absent record file, an unknown key: never refuses a build. */
   recordWarnings: string[];
   skills: CheckedSkill[];
+  /** The shelf's lifecycle.yaml (deprecations, renames), null when it has none or it is malformed (then a record problem). */
+  lifecycle: Lifecycle | null;
 }
 
 /** Options for {@link checkShelf}. */
@@ -216,7 +219,18 @@ export async function checkShelf(shelfDir: string, options: CheckShelfOptions = 
     }
     await options.onSkill?.(checked);
   }
-  return { recordBytes, records, recordProblems, recordWarnings: loaded.warnings, skills };
+  // lifecycle.yaml names skills, so it is checked against the folders just read.
+  const lifecycleText = await readLifecycleText(shelfDir);
+  let lifecycle: Lifecycle | null = null;
+  if (lifecycleText !== null) {
+    const parsed = parseLifecycle(
+      lifecycleText,
+      skills.map((s) => s.record?.name ?? s.folder),
+    );
+    lifecycle = parsed.lifecycle;
+    for (const p of parsed.problems) recordProblems.push({ skill: null, field: LIFECYCLE_FILE, message: p.message });
+  }
+  return { recordBytes, records, recordProblems, recordWarnings: loaded.warnings, skills, lifecycle };
 }
 
 /** Every reason a checked shelf cannot be built: its records' problems, then each skill's errors. */
@@ -440,6 +454,7 @@ async function buildInto(
         catalog: await digest("catalog"),
       },
       advisories: recordBytes.advisories ? records.advisories.map(advisoryToDict) : null,
+      lifecycle: checked.lifecycle,
     },
     documentOf,
   );

@@ -24,6 +24,17 @@ export async function readShelfRecordFiles(shelfDir: string): Promise<ShelfRecor
   return files;
 }
 
+/** The text of a shelf's lifecycle.yaml (deprecations, renames), null when it has none. */
+export async function readLifecycleText(shelfDir: string): Promise<string | null> {
+  const bytes = await readOptional(path.join(shelfDir, "lifecycle.yaml"));
+  if (bytes === undefined) return null;
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new CliError(`${path.join(shelfDir, "lifecycle.yaml")} is not UTF-8 text; save it as UTF-8`);
+  }
+}
+
 /**
  * Loads a shelf's records, or throws a CliError listing every malformed entry (file:line:col)
  * so the operator can fix them all in one pass. Warnings (absent files) go to `warn`.

@@ -4,6 +4,7 @@
 import { tarGzArchive, zipArchive } from "./archive.ts";
 import { canonicalDocument } from "./canonical-json.ts";
 import { recordBlobs } from "./graph.ts";
+import type { Lifecycle } from "../changes/lifecycle.ts";
 import { sha256Hex } from "../skill/hash.ts";
 import {
   ADVISORIES_SCHEMA,
@@ -95,6 +96,8 @@ export interface ShelfBuildInput {
   recordDigests: GenerationManifest["shelf"]["records"];
   /** The build's advisories in their stored (to_dict) form, or null when the shelf has none. */
   advisories: Record<string, unknown>[] | null;
+  /** The shelf's lifecycle.yaml as parsed (src/core/changes/lifecycle.ts); null or absent when it has none. */
+  lifecycle?: Lifecycle | null;
 }
 
 function ref(doc: { sha256: string; size: number }): BlobRef {
@@ -273,6 +276,13 @@ export async function assembleDocuments(
     advisoriesRef = ref(doc);
   }
 
+  let lifecycleRef: BlobRef | null = null;
+  if (shelf.lifecycle) {
+    const doc = await canonicalDocument(shelf.lifecycle);
+    addDoc("blob", doc);
+    lifecycleRef = ref(doc);
+  }
+
   // The search index, built once here so no request builds it (src/core/search).
   const searchable = [...records.values()].map(searchableRecord);
   const searchDoc = await documentOf("search", () => buildSearchIndex(searchable), { index: SEARCH_INDEX_SCHEMA, searchable });
@@ -280,7 +290,12 @@ export async function assembleDocuments(
 
   const manifest: GenerationManifest = GenerationManifestSchema.parse({
     schema: GENERATION_SCHEMA,
-    shelf: { catalog_version: shelf.catalogVersion, records: shelf.recordDigests, advisories: advisoriesRef },
+    shelf: {
+      catalog_version: shelf.catalogVersion,
+      records: shelf.recordDigests,
+      advisories: advisoriesRef,
+      ...(lifecycleRef ? { lifecycle: lifecycleRef } : {}),
+    },
     skill_count: entries.length,
     file_count: fileCount,
     total_bytes: totalBytes,

@@ -38,11 +38,13 @@ export function recordBlobs(record: Pick<SkillRecord, "files" | "archives">): { 
   ];
 }
 
-/** What a manifest references: its shards, then the build's advisories blob and the search index blob when it has them. */
+/** What a manifest references: its shards, then the build's advisories and lifecycle blobs and the search index blob when it has them. */
 export function generationReferences(manifest: Pick<GenerationManifest, "shards" | "shelf" | "search">): ObjectRef[] {
   const refs: ObjectRef[] = manifest.shards.map((s) => ({ kind: "shard", sha256: s.sha256, size: s.size }));
   const advisories = manifest.shelf.advisories;
   if (advisories) refs.push({ kind: "blob", sha256: advisories.sha256, size: advisories.size });
+  const lifecycle = manifest.shelf.lifecycle;
+  if (lifecycle) refs.push({ kind: "blob", sha256: lifecycle.sha256, size: lifecycle.size });
   if (manifest.search) refs.push({ kind: "blob", sha256: manifest.search.sha256, size: manifest.search.size });
   return refs;
 }

@@ -217,6 +217,11 @@ export const GenerationManifestSchema = z.strictObject({
     }),
     /** The build's advisories as an AdvisoryList blob; publishing merges them into the ones in force. */
     advisories: BlobRefSchema.nullable(),
+    /**
+     * The shelf's lifecycle.yaml (deprecations, renames) as a `skillshelf.lifecycle/1` blob
+     * (src/core/changes/lifecycle.ts); absent when the shelf has none, so older manifests read.
+     */
+    lifecycle: BlobRefSchema.optional(),
   }),
   skill_count: z.number().int().nonnegative(),
   file_count: z.number().int().nonnegative(),
@@ -254,12 +259,17 @@ export const AdvisoriesRecordSchema = AdvisoryListSchema.extend({
 });
 export type AdvisoriesRecord = z.infer<typeof AdvisoriesRecordSchema>;
 
-/** One move of the pointer: a publish or a rollback. */
+/**
+ * One entry of the pointer's history: a move (publish, rollback), or a change of the advisories in
+ * force (the generation stays; what is blocked changes).
+ */
 export const HistoryEntrySchema = z.strictObject({
   seq: z.number().int().positive(),
   generation: sha256Hex,
-  action: z.enum(["publish", "rollback"]),
+  action: z.enum(["publish", "rollback", "advisory"]),
   at: z.string(),
+  /** The entry's change document (src/core/changes/document.ts) under `changes/<sha256>`; absent on entries written before it. */
+  changes: sha256Hex.optional(),
 });
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
 

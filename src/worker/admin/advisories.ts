@@ -35,7 +35,13 @@ export async function readAdvisories(storage: AdminStorage): Promise<{ record: A
  * Merges validated advisories into the ones in force and stores the result with a conditional
  * write, retrying twice when another writer got there first.
  */
-export async function mergeAdvisories(storage: AdminStorage, clock: Clock, incoming: readonly AdvisoryEntry[]): Promise<AdvisoriesMerged> {
+export async function mergeAdvisories(
+  storage: AdminStorage,
+  clock: Clock,
+  incoming: readonly AdvisoryEntry[],
+  /** Called once the change is stored, with the advisories before and after (the history's advisory entry). */
+  onChange: (before: AdvisoriesRecord, after: AdvisoriesRecord) => Promise<void> = async () => {},
+): Promise<AdvisoriesMerged> {
   const entries = incoming.map(advisoryToDict);
   for (let attempt = 0; attempt < 3; attempt++) {
     const { record, etag } = await readAdvisories(storage);
@@ -56,6 +62,7 @@ export async function mergeAdvisories(storage: AdminStorage, clock: Clock, incom
     );
     if (written) {
       await storage.kvPut(KV_ADVISORIES_KEY, JSON.stringify(next));
+      await onChange(record, next);
       return { record: next, changed: true };
     }
   }

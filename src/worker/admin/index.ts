@@ -14,7 +14,7 @@ import { publishAuth, type PublishAuthBindings } from "./auth.ts";
 import { cappedBody, jsonObjectBody } from "./body.ts";
 import { adminError } from "./errors.ts";
 import { GarbageCollector } from "./gc.ts";
-import { historyOf, movePointer, readPointer, rollback } from "./pointer.ts";
+import { historyOf, movePointer, readPointer, recordAdvisoryChange, rollback } from "./pointer.ts";
 import { AdminStorage } from "./storage.ts";
 import { enforceSignaturePolicy, putSignatures, storedSignaturesSha } from "./signatures.ts";
 import { presence, putBlob, putDocument } from "./uploads.ts";
@@ -158,7 +158,11 @@ export function adminRoutes(options: AdminRoutesOptions = {}): OpenAPIHono<Admin
 
   admin.openapi(readRoute(ADMIN_API.advisories), async (c) => c.json((await readAdvisories(storage(c))).record, 200));
 
-  admin.openapi(jsonRoute(ADMIN_API.mergeAdvisories), async (c) => c.json(await mergeAdvisories(storage(c), clock, c.req.valid("json").advisories), 200));
+  admin.openapi(jsonRoute(ADMIN_API.mergeAdvisories), async (c) => {
+    const store = storage(c);
+    const merged = await mergeAdvisories(store, clock, c.req.valid("json").advisories, (before, after) => recordAdvisoryChange(store, clock, before, after));
+    return c.json(merged, 200);
+  });
 
   admin.openapi(jsonRoute(VERSIONS_ADMIN_API.reindex), async (c) =>
     c.json(await rebuildVersionIndex(storage(c), clock, c.req.valid("json").fresh === true), 200),

@@ -2,11 +2,22 @@
 // etag (publish), moved back to a generation its history remembers (rollback), and its history.
 // Two publishers cannot both win; the loser changes nothing.
 import { generationReferences } from "../../core/generation/graph.ts";
-import { GenerationManifestSchema, HISTORY_LIMIT, POINTER_SCHEMA, PointerSchema, type Pointer } from "../../core/generation/manifest.ts";
+import { isEmptyChange, type ChangeDocument } from "../../core/changes/document.ts";
+import {
+  GenerationManifestSchema,
+  HISTORY_LIMIT,
+  POINTER_SCHEMA,
+  PointerSchema,
+  type AdvisoriesRecord,
+  type GenerationManifest,
+  type Pointer,
+} from "../../core/generation/manifest.ts";
 import { POINTER_MOVED, type History } from "../../core/publish/contract.ts";
 import { isSha256Hex } from "../../core/skill/hash.ts";
 import type { Clock } from "../storage/index.ts";
 import { KV_POINTER_KEY, r2Key, R2_POINTER_KEY } from "../storage/keys.ts";
+import { readAdvisories } from "./advisories.ts";
+import { advisoryChanges, advisoryEntries, moveChanges, storeChanges } from "./changes.ts";
 import { adminError } from "./errors.ts";
 import type { ShelfError } from "../errors.ts";
 import { assertNoGcRunning } from "./gc-lease.ts";
@@ -50,16 +61,21 @@ export async function movePointer(
     );
   }
   await assertNoGcRunning(storage, clock);
-  await verifyGenerationComplete(storage, generation, current?.pointer ?? null);
+  const sides = await verifyGenerationComplete(storage, generation, current?.pointer ?? null);
   await policy(generation);
   const now = new Date(clock()).toISOString();
   const seq = (current?.pointer.seq ?? 0) + 1;
+  const changes = await recordChanges(storage, async () => {
+    const advisories = advisoryEntries((await readAdvisories(storage)).record);
+    const before = currentId && sides.current ? { id: currentId, manifest: sides.current } : null;
+    return moveChanges(storage, { seq, action, at: now }, before, { id: generation, manifest: sides.target }, advisories);
+  });
   const pointer: Pointer = {
     schema: POINTER_SCHEMA,
     generation,
     seq,
     published_at: now,
-    history: [{ seq, generation, action, at: now }, ...(current?.pointer.history ?? [])].slice(0, HISTORY_LIMIT),
+    history: [{ seq, generation, action, at: now, ...(changes ? { changes } : {}) }, ...(current?.pointer.history ?? [])].slice(0, HISTORY_LIMIT),
   };
   const written = await storage.put(
     R2_POINTER_KEY,
@@ -109,7 +125,11 @@ function collected(generation: string): ShelfError {
  * gc (which deletes only under its lease, never during a move) may have removed old objects a
  * publish reused. Reads two manifests and heads the changed shards: proportional to the change.
  */
-async function verifyGenerationComplete(storage: AdminStorage, generation: string, pointer: Pointer | null): Promise<void> {
+async function verifyGenerationComplete(
+  storage: AdminStorage,
+  generation: string,
+  pointer: Pointer | null,
+): Promise<{ target: GenerationManifest; current: GenerationManifest | null }> {
   const currentId = pointer?.generation ?? null;
   const read = async (id: string) => {
     const stored = await storage.getJson(r2Key("generation", id), { failure: NOTHING_CHANGED });
@@ -134,5 +154,70 @@ async function verifyGenerationComplete(storage: AdminStorage, generation: strin
       `generation ${generation} references ${missing.length} object(s) that are no longer stored (collected by gc); rerun publish to upload them again`,
       { missing: missing.slice(0, 50) },
     );
+  }
+  return { target, current };
+}
+
+/**
+ * Builds and stores an entry's change document, giving its digest. A failure to build one is
+ * logged and the entry is written without it (readers show it as unknown): the document
+ * describes the move and must never be the reason a publish, rollback or advisory fails.
+ */
+async function recordChanges(storage: AdminStorage, build: () => Promise<ChangeDocument>): Promise<string | null> {
+  try {
+    return await storeChanges(storage, await build());
+  } catch (error) {
+    console.error("change document not written", error);
+    return null;
+  }
+}
+
+/**
+ * Adds an `advisory` entry to the history when the advisories in force changed what is blocked
+ * on the current generation (nothing published: nothing to record). The generation, its publish
+ * time and what readers serve stay as they are; the seq moves, so readers revalidate. Retried
+ * when a publish moves the pointer at the same moment; never fails the advisory change itself.
+ */
+export async function recordAdvisoryChange(storage: AdminStorage, clock: Clock, before: AdvisoriesRecord, after: AdvisoriesRecord): Promise<void> {
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const current = await readPointer(storage);
+      if (!current) return;
+      const stored = await storage.getJson(r2Key("generation", current.pointer.generation));
+      if (!stored) return;
+      const manifest = GenerationManifestSchema.parse(stored.json);
+      const now = new Date(clock()).toISOString();
+      const seq = current.pointer.seq + 1;
+      const doc = await advisoryChanges(
+        storage,
+        { seq, action: "advisory", at: now },
+        { id: current.pointer.generation, manifest },
+        advisoryEntries(before),
+        advisoryEntries(after),
+      );
+      if (isEmptyChange(doc)) return;
+      const changes = await storeChanges(storage, doc);
+      const pointer: Pointer = {
+        ...current.pointer,
+        seq,
+        history: [{ seq, generation: current.pointer.generation, action: "advisory" as const, at: now, changes }, ...current.pointer.history].slice(
+          0,
+          HISTORY_LIMIT,
+        ),
+      };
+      const written = await storage.put(
+        R2_POINTER_KEY,
+        JSON.stringify(pointer),
+        { onlyIf: { etagMatches: current.etag }, httpMetadata: { contentType: "application/json" } },
+        "R2 did not store the pointer",
+      );
+      if (written) {
+        await storage.kvPut(KV_POINTER_KEY, JSON.stringify({ generation: pointer.generation, seq, published_at: pointer.published_at }));
+        return;
+      }
+    }
+    console.error("advisory history entry not written: the pointer moved three times in a row");
+  } catch (error) {
+    console.error("advisory history entry not written", error);
   }
 }

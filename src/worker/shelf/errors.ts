@@ -38,6 +38,11 @@ export class NotOnShelfError extends ShelfError {
     return new NotOnShelfError("generation", `Generation ${id}`);
   }
 
+  /** A generation the history does not remember (in /v1/changes?since=). */
+  static historyGeneration(id: string): NotOnShelfError {
+    return new NotOnShelfError("generation", `Generation ${id.slice(0, 64)} (in the history)`);
+  }
+
   /** Nothing has been published yet, so there is no current generation. */
   static nothingPublished(): NotOnShelfError {
     return new NotOnShelfError("generation", "This shelf has nothing published yet, so this path");

@@ -1,6 +1,7 @@
 // One published generation per request: opened from the live pointer (or by id for a pinned
 // URL) with the advisories in force, then every lookup (shard, record, blob) goes through the
 // cache tiers in documents.ts against that one manifest.
+import { resetChangeDocuments } from "./changes.ts";
 import {
   GenerationManifestSchema,
   shardOf,
@@ -44,6 +45,7 @@ export function resetStorageMemory(): void {
   resetDocuments();
   resetLive();
   resetSignaturesCache();
+  resetChangeDocuments();
   pinnedSeenAt.clear();
 }
 

@@ -7,3 +7,4 @@ export type { Clock, StorageBindings } from "./bindings.ts";
 export type { AdvisoriesInForce } from "./live.ts";
 export type { BlobHead } from "./documents.ts";
 export { MissingObjectError, StorageUnavailableError } from "./errors.ts";
+export { readChangeDocument, readPointerHistory } from "./changes.ts";

@@ -17,6 +17,11 @@ const R2_GENERATION_PREFIX = "generations/";
  * deleted by gc with the generation.
  */
 export const R2_SIGNATURES_PREFIX = "signatures/";
+/**
+ * R2: change documents (canonical JSON, src/core/changes/document.ts), by SHA-256 of the bytes:
+ * written just before the history entry that names them, kept by gc while the history does.
+ */
+export const R2_CHANGES_PREFIX = "changes/";
 /** R2: the one mutable pointer to the current generation (moved by compare-and-swap). */
 export const R2_POINTER_KEY = "pointer.json";
 /** R2: the advisories in force (replaced by compare-and-swap). */
@@ -67,6 +72,11 @@ export function kvKey(kind: Exclude<ObjectKind, "blob">, sha256: string): string
 /** The R2 key of a generation's signatures. Throws on anything but 64 lowercase hex. */
 export function signaturesKey(generation: string): string {
   return R2_SIGNATURES_PREFIX + checkedHex(generation);
+}
+
+/** The R2 key of a change document. Throws on anything but 64 lowercase hex. */
+export function changesKey(sha256: string): string {
+  return R2_CHANGES_PREFIX + checkedHex(sha256);
 }
 
 /** The R2 prefix of a kind, for listing (gc). */

@@ -3,6 +3,7 @@
 // (src/worker/read), so it has the same read access, CORS, pinned (/g/<generation>/v1/…) and
 // capability (/c/<token>/v1/…) forms as every read route. Every refusal is a problem document.
 import { catalogRoutes } from "./catalog.ts";
+import { changeRoutes } from "./changes.ts";
 import { describeClawhubRoutes } from "./clawhub-document.ts";
 import { openApiDocumentRoute, type AdminOpenApiDocument } from "./openapi.ts";
 import { handleApiError } from "./problem.ts";
@@ -14,7 +15,7 @@ import { trustRoutes } from "./trust.ts";
 import { versionRoutes } from "./versions.ts";
 
 /** Every route group of the read API, in the order the OpenAPI document lists them. */
-const GROUPS: ReadonlyArray<(app: ApiApp) => void> = [shelfRoutes, skillRoutes, versionRoutes, catalogRoutes, trustRoutes, searchRoutes];
+const GROUPS: ReadonlyArray<(app: ApiApp) => void> = [shelfRoutes, skillRoutes, versionRoutes, catalogRoutes, trustRoutes, searchRoutes, changeRoutes];
 
 /**
  * The read API's routes (paths include /v1), with the contract's routes bound and validated.

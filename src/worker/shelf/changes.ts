@@ -1,0 +1,73 @@
+// What changed on the shelf, for /v1/changes and the feeds: the pointer's history entries after a
+// generation, a seq or a time, oldest first, a page at a time, each with its change document.
+// Reads the pointer from R2 (the KV copy has no history) and one document per entry on the page.
+import type { ChangesPage } from "../../core/api/changes.ts";
+import type { HistoryEntry, Pointer } from "../../core/generation/manifest.ts";
+import { readChangeDocument, readPointerHistory, type StorageBindings } from "../storage/index.ts";
+import { NotOnShelfError } from "./errors.ts";
+
+/**
+ * The entries of `pointer`'s history after `since`, oldest first, at most `limit`, and where the
+ * next page starts. A generation id starts after its newest entry; one the history does not
+ * remember is a 404 (the client should start over from a seq or a time).
+ * @example pageOf(pointer, "12", 20).entries[0].seq // 13
+ */
+export function pageOf(
+  pointer: Pointer | null,
+  since: string | undefined,
+  limit: number,
+): { entries: HistoryEntry[]; complete: boolean; next_since: number | null } {
+  const ascending = [...(pointer?.history ?? [])].sort((a, b) => a.seq - b.seq);
+  const oldest = ascending[0]?.seq ?? null;
+  let after: (h: HistoryEntry) => boolean;
+  let complete = true;
+  if (since === undefined) {
+    after = () => true;
+    complete = oldest === null || oldest === 1;
+  } else if (/^[0-9a-f]{64}$/.test(since)) {
+    const newest = ascending.filter((h) => h.generation === since).at(-1);
+    if (!newest) throw NotOnShelfError.historyGeneration(since);
+    after = (h) => h.seq > newest.seq;
+  } else if (/^\d+$/.test(since)) {
+    const seq = Number(since);
+    after = (h) => h.seq > seq;
+    complete = oldest === null || oldest <= seq + 1;
+  } else {
+    const time = Date.parse(since);
+    after = (h) => Date.parse(h.at) > time;
+    complete = oldest === null || oldest === 1 || Date.parse(ascending[0]!.at) <= time;
+  }
+  const matching = ascending.filter(after);
+  const entries = matching.slice(0, limit);
+  return { entries, complete, next_since: matching.length > limit ? entries.at(-1)!.seq : null };
+}
+
+/** The pointer with its whole history (one R2 read); null when nothing has been published. */
+export function shelfHistory(env: StorageBindings): Promise<Pointer | null> {
+  return readPointerHistory(env);
+}
+
+/**
+ * A page of /v1/changes: the history after `since`, with each entry's change document.
+ * @example await changesPage(env, await shelfHistory(env), "2026-12-01T00:00:00Z", 20)
+ */
+export async function changesPage(env: StorageBindings, pointer: Pointer | null, since: string | undefined, limit: number): Promise<ChangesPage> {
+  const page = pageOf(pointer, since, limit);
+  const entries = await Promise.all(
+    page.entries.map(async (h) => ({
+      seq: h.seq,
+      action: h.action,
+      at: h.at,
+      generation: h.generation,
+      changes: h.changes ? await readChangeDocument(env, h.changes) : null,
+    })),
+  );
+  const oldest = pointer?.history.at(-1)?.seq ?? null;
+  return {
+    current: pointer ? { generation: pointer.generation, seq: pointer.seq } : null,
+    oldest_seq: oldest,
+    complete: page.complete,
+    entries,
+    next_since: page.next_since,
+  };
+}

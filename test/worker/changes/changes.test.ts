@@ -1,0 +1,174 @@
+// Change documents and /v1/changes over a publish sequence inside workerd: add, change, rename
+// with replaced_by, deprecate, an advisory that blocks, a rollback. Each history entry names its
+// document, the documents say exactly what changed, and /v1/changes pages through them.
+import { reset } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { ChangesPage } from "../../../src/core/api/changes.ts";
+import { LIFECYCLE_SCHEMA, type Lifecycle } from "../../../src/core/changes/lifecycle.ts";
+import { assembleGeneration, type BuiltGeneration, type SkillBuildInput } from "../../../src/core/generation/assemble.ts";
+import { PointerSchema } from "../../../src/core/generation/manifest.ts";
+import { publishGeneration } from "../../../src/core/publish/client.ts";
+import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
+import { changesKey, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
+import { adminEnv, adminRequest, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
+
+const noSleep = async () => {};
+
+function build(skills: readonly SkillBuildInput[], lifecycle: Lifecycle["skills"] | null = null): Promise<BuiltGeneration> {
+  return assembleGeneration(skills, {
+    catalogVersion: null,
+    recordDigests: { validations: null, advisories: null, guidance: null, catalog: null },
+    advisories: null,
+    lifecycle: lifecycle ? { schema: LIFECYCLE_SCHEMA, skills: lifecycle } : null,
+  });
+}
+
+/** Every change document field empty, so each expectation names only what changed. */
+const NOTHING = { added: [], removed: [], changed: [], renamed: [], deprecated: [], undeprecated: [], blocked: [], unblocked: [] };
+
+beforeEach(async () => {
+  await reset();
+  resetStorageMemory();
+});
+
+describe("change documents over a publish sequence", () => {
+  it("record add, change, rename, deprecate, advisory block and rollback, and /v1/changes pages through them", async () => {
+    const call = workerFetch(await adminEnv());
+    const publish = (g: BuiltGeneration) => publishGeneration(memorySource(g), { url: WORKER_URL, token: TOKEN, fetch: call, sleep: noSleep });
+    const get = async (path: string) => {
+      resetStorageMemory();
+      return call(new Request(`${WORKER_URL}${path}`));
+    };
+
+    const alpha1 = await skillInput("alpha", { "references/guide.md": "# Guide\n" });
+    const alpha2 = await skillInput("alpha", { "references/guide.md": "# Guide, rewritten\n", "scripts/run.sh": "echo hi\n" });
+    const beta = await skillInput("beta");
+    const betaTwo = await skillInput("beta-two");
+    const gamma = await skillInput("gamma");
+    const v1 = await build([alpha1, beta]);
+    const v2 = await build([alpha2, beta, gamma]);
+    const v3 = await build([alpha2, betaTwo, gamma], { beta: { deprecated: null, replaced_by: "beta-two" } });
+    const v4 = await build([alpha2, betaTwo, gamma], {
+      beta: { deprecated: null, replaced_by: "beta-two" },
+      gamma: { deprecated: "use alpha instead", replaced_by: null },
+    });
+    for (const g of [v1, v2, v3, v4]) await publish(g);
+
+    const advisory = {
+      name: "alpha",
+      source: "elsewhere",
+      official_intent: "Guides.",
+      hidden_issue: "The script exfiltrates environment variables.",
+      severity: "critical",
+      reference: "https://example.com/ASA-CHG-1",
+      tree_hash: alpha2.record.tree_hash,
+      advisory_id: "ASA-CHG-1",
+    };
+    expect((await call(adminRequest("POST", "/advisories", { advisories: [advisory] }))).status).toBe(200);
+    // The same advisories again change nothing, so they add no entry.
+    expect((await call(adminRequest("POST", "/advisories", { advisories: [advisory] }))).status).toBe(200);
+    expect((await call(adminRequest("POST", "/rollback", { generation: v2.id, previous: v4.id }))).status).toBe(200);
+
+    // Each history entry names a stored document.
+    const pointer = PointerSchema.parse(await (await env.SHELF_BUCKET.get(R2_POINTER_KEY))!.json());
+    expect(pointer.history.map((h) => [h.seq, h.action])).toEqual([
+      [6, "rollback"],
+      [5, "advisory"],
+      [4, "publish"],
+      [3, "publish"],
+      [2, "publish"],
+      [1, "publish"],
+    ]);
+    expect(pointer.generation).toBe(v2.id);
+    for (const h of pointer.history) expect(await env.SHELF_BUCKET.head(changesKey(h.changes!))).not.toBeNull();
+
+    const res = await get("/v1/changes");
+    expect(res.status).toBe(200);
+    const page = (await res.json()) as ChangesPage;
+    expect(page.current).toEqual({ generation: v2.id, seq: 6 });
+    expect(page.complete).toBe(true);
+    expect(page.next_since).toBeNull();
+    const docs = page.entries.map((e) => e.changes!);
+    const tree = (s: SkillBuildInput) => s.record.tree_hash;
+    const head = (seq: number, action: string, generation: string, previous: string | null) => ({ seq, action, generation, previous });
+
+    expect(docs[0]).toMatchObject({
+      ...head(1, "publish", v1.id, null),
+      ...NOTHING,
+      added: [
+        { name: "alpha", version: null, tree_hash: tree(alpha1) },
+        { name: "beta", version: null, tree_hash: tree(beta) },
+      ],
+    });
+    expect(docs[1]).toMatchObject({
+      ...head(2, "publish", v2.id, v1.id),
+      ...NOTHING,
+      added: [{ name: "gamma", version: null, tree_hash: tree(gamma) }],
+      changed: [
+        {
+          name: "alpha",
+          from_version: null,
+          to_version: null,
+          from_tree: tree(alpha1),
+          to_tree: tree(alpha2),
+          files: { added: ["scripts/run.sh"], removed: [], changed: ["references/guide.md"] },
+        },
+      ],
+    });
+    expect(docs[2]).toMatchObject({ ...head(3, "publish", v3.id, v2.id), ...NOTHING, renamed: [{ from: "beta", to: "beta-two", tree_hash: tree(betaTwo) }] });
+    expect(docs[3]).toMatchObject({
+      ...head(4, "publish", v4.id, v3.id),
+      ...NOTHING,
+      deprecated: [{ name: "gamma", reason: "use alpha instead", replaced_by: null }],
+    });
+    expect(docs[4]).toMatchObject({
+      ...head(5, "advisory", v4.id, v4.id),
+      ...NOTHING,
+      blocked: [{ name: "alpha", advisory_id: "ASA-CHG-1", severity: "critical" }],
+    });
+    // Back to v2: beta returns, beta-two goes, gamma is no longer deprecated; alpha stays blocked (same tree).
+    expect(docs[5]).toMatchObject({
+      ...head(6, "rollback", v2.id, v4.id),
+      ...NOTHING,
+      added: [{ name: "beta", version: null, tree_hash: tree(beta) }],
+      removed: [{ name: "beta-two", version: null, tree_hash: tree(betaTwo) }],
+      undeprecated: [{ name: "gamma" }],
+    });
+    for (const [i, e] of page.entries.entries())
+      expect(e).toMatchObject({ seq: i + 1, action: docs[i]!.action, generation: docs[i]!.generation, at: docs[i]!.at });
+
+    // Pages: by seq, by generation (after its newest entry), by time.
+    const bySeq = (await (await get("/v1/changes?since=2&limit=2")).json()) as ChangesPage;
+    expect(bySeq.entries.map((e) => e.seq)).toEqual([3, 4]);
+    expect(bySeq.next_since).toBe(4);
+    const rest = (await (await get(`/v1/changes?since=${bySeq.next_since}&limit=2`)).json()) as ChangesPage;
+    expect(rest.entries.map((e) => e.seq)).toEqual([5, 6]);
+    expect(rest.next_since).toBeNull();
+    const byGeneration = (await (await get(`/v1/changes?since=${v2.id}`)).json()) as ChangesPage;
+    expect(byGeneration.entries).toEqual([]);
+    const byV3 = (await (await get(`/v1/changes?since=${v3.id}`)).json()) as ChangesPage;
+    expect(byV3.entries.map((e) => e.seq)).toEqual([4, 5, 6]);
+    const byTime = (await (await get(`/v1/changes?since=${encodeURIComponent(docs[3]!.at)}`)).json()) as ChangesPage;
+    expect(byTime.entries.every((e) => Date.parse(e.at) > Date.parse(docs[3]!.at))).toBe(true);
+
+    // The ETag names the history's seq: a poller that has seen it gets a 304.
+    const first = await get("/v1/changes?since=6");
+    const etag = first.headers.get("ETag")!;
+    expect((await call(new Request(`${WORKER_URL}/v1/changes?since=6`, { headers: { "If-None-Match": etag } }))).status).toBe(304);
+
+    // Bad input is a clear problem.
+    const unknown = await get(`/v1/changes?since=${"0".repeat(64)}`);
+    expect(unknown.status).toBe(404);
+    const bad = await get("/v1/changes?since=yesterday");
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { param: string }).param).toBe("since");
+    expect((await get("/v1/changes?limit=0")).status).toBe(400);
+  });
+
+  it("an unpublished shelf has no changes", async () => {
+    const call = workerFetch(await adminEnv());
+    const empty = (await (await call(new Request(`${WORKER_URL}/v1/changes`))).json()) as ChangesPage;
+    expect(empty).toEqual({ current: null, oldest_seq: null, complete: true, entries: [], next_since: null });
+  });
+});
