@@ -137,6 +137,8 @@ export const SkillSummarySchema = z
     total_bytes: z.number().int().min(0),
     has_scripts: z.boolean(),
     tree_hash: Sha256Schema,
+    deprecated: z.string().nullable().describe("Why the shelf deprecated this skill (lifecycle.yaml); null when it is not deprecated"),
+    replaced_by: z.string().nullable().describe("The skill that replaces this one (lifecycle.yaml); null when none"),
     trust: z.object({
       level: z.enum(TRUST_LEVELS).describe("The build's level"),
       requires_review: z.boolean().describe("The build's flag, or an advisory in force now that matches without blocking"),
@@ -179,6 +181,8 @@ export const SkillDetailSchema = z
     has_scripts: z.boolean(),
     files: z.array(SkillFileSchema),
     requires: z.object({ requires_tools: z.array(z.string()), requires_mcp: z.array(z.string()) }),
+    deprecated: z.string().nullable().describe("Why the shelf deprecated this skill (lifecycle.yaml); null when it is not deprecated"),
+    replaced_by: z.string().nullable().describe("The skill that replaces this one (lifecycle.yaml); null when none"),
     trust: SkillTrustNowSchema,
     signature: SkillSignatureSchema.nullable().describe(
       "The publisher's detached Ed25519 signature over the agentskills-snapshot-v1 payload (docs/signing.md); null when the generation is unsigned",

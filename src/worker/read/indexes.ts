@@ -3,6 +3,7 @@
 // bytes, so an index's ETag can be derived from what it was built from.
 import { discoveryType, type SkillEntry, type SkillRecord } from "../../core/generation/manifest.ts";
 import type { SkillSignature } from "../../core/signing/signatures.ts";
+import { lifecycleOf, type Lifecycle } from "../../core/changes/lifecycle.ts";
 import { DISCOVERY_SCHEMA_V2, immutableArchiveUrl, immutableSkillMdUrl } from "./urls.ts";
 
 /** The resource kinds agentskills-http can reach (RESOURCE_KINDS in agentskills-core). */
@@ -64,7 +65,8 @@ export interface DiscoveryEntryV2 {
 /**
  * The well-known v0.2.0 index. Each `url` is immutable (pinned to `generation`) and `digest` is
  * the SHA-256 of exactly the bytes served there: SKILL.md for a lone SKILL.md, the .tar.gz
- * archive otherwise. Extra fields (`version` when the skill declares one, `requires_review`, and `signature` on a signed shelf) ride along;
+ * archive otherwise. Extra fields (`version` when the skill declares one, `requires_review`, `signature` on a signed shelf, and
+ * `deprecated`/`replaced_by` from lifecycle.yaml) ride along;
  * clients ignore unknown fields, as the RFC requires them to.
  */
 export function discoveryIndexV2(
@@ -72,7 +74,11 @@ export function discoveryIndexV2(
   generation: string,
   accessPrefix: string,
   signatureOf: (name: string) => SkillSignature | null = () => null,
-): { $schema: string; skills: Array<DiscoveryEntryV2 & { version?: string; requires_review?: true; signature?: SkillSignature }> } {
+  lifecycle: Lifecycle | null = null,
+): {
+  $schema: string;
+  skills: Array<DiscoveryEntryV2 & { version?: string; requires_review?: true; signature?: SkillSignature; deprecated?: string; replaced_by?: string }>;
+} {
   const skills = [...entries]
     .sort((a, b) => byCodePoint(a.name, b.name))
     .map((entry) => {
@@ -81,6 +87,7 @@ export function discoveryIndexV2(
       const url =
         type === "skill-md" ? immutableSkillMdUrl(accessPrefix, generation, entry.name) : immutableArchiveUrl(accessPrefix, generation, entry.name, "tar.gz");
       const signature = signatureOf(entry.name);
+      const { deprecated, replaced_by: replacedBy } = lifecycleOf(lifecycle, entry.name);
       return {
         name: entry.name,
         type,
@@ -90,6 +97,8 @@ export function discoveryIndexV2(
         ...(entry.version !== null ? { version: entry.version } : {}),
         ...(entry.trust.requires_review ? { requires_review: true as const } : {}),
         ...(signature ? { signature } : {}),
+        ...(deprecated !== null ? { deprecated } : {}),
+        ...(replacedBy !== null ? { replaced_by: replacedBy } : {}),
       };
     });
   return { $schema: DISCOVERY_SCHEMA_V2, skills };

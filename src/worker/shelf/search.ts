@@ -2,6 +2,7 @@
 // isolate and kept decoded in memory, ranked for a query, with the skills an advisory in force
 // blocks left out. A generation published before the index existed is indexed from its shard
 // entries (no section titles) once per isolate instead.
+import { lifecycleOf } from "../../core/changes/lifecycle.ts";
 import {
   buildSearchIndex,
   prepareSearchIndex,
@@ -73,17 +74,28 @@ export interface RankedSkill {
 }
 
 /**
- * The servable skills best matching a query, best first (ties by name), at most `limit`.
+ * The servable skills best matching a query, best first (ties by name), deprecated ones after
+ * all others (or omitted), at most `limit`.
  * A query with no terms (only common words) matches nothing and reads nothing.
  * @example const ranked = await searchShelf(c.get("shelf"), parseQuery("flaky test in CI"), 10)
  */
-export async function searchShelf(shelf: ShelfService, query: SearchQuery, limit: number): Promise<RankedSkill[]> {
+export async function searchShelf(
+  shelf: ShelfService,
+  query: SearchQuery,
+  limit: number,
+  /** Skills lifecycle.yaml deprecates: ranked after every other match ("last"), or left out ("omit", as `skills find` wants). */
+  deprecated: "last" | "omit" = "last",
+): Promise<RankedSkill[]> {
   if (query.terms.length === 0) return [];
-  const [index, skills] = await Promise.all([searchIndexOf(shelf), shelf.skills()]);
+  const [index, skills, lifecycle] = await Promise.all([searchIndexOf(shelf), shelf.skills(), shelf.lifecycle()]);
   const servable = new Map(skills.map((s) => [s.name, s]));
+  const isDeprecated = (name: string) => lifecycleOf(lifecycle, name).deprecated !== null;
   let hits: SearchHit[];
   try {
-    hits = searchIndex(index, query.terms, { limit, accept: (name) => servable.has(name) });
+    hits = searchIndex(index, query.terms, { limit, accept: (name) => servable.has(name) && !isDeprecated(name) });
+    if (deprecated === "last" && lifecycle && hits.length < limit) {
+      hits.push(...searchIndex(index, query.terms, { limit: limit - hits.length, accept: (name) => servable.has(name) && isDeprecated(name) }));
+    }
   } catch (err) {
     // A term's postings are checked when first used: a malformed stored index is a storage inconsistency.
     if (err instanceof SearchIndexError) throw new StorageUnavailableError(`the search index of ${(await shelf.generation()).id} is malformed`, { cause: err });

@@ -9,7 +9,8 @@ import type { SkillEntry, SkillRecord } from "../../core/generation/manifest.ts"
 import { isSha256Hex, sha256Hex } from "../../core/skill/hash.ts";
 import { decodeSkillMd, parseSkillMd } from "../../core/skill/skill-md.ts";
 import type { AdvisoryEntry } from "../../core/trust/records.ts";
-import { MissingObjectError } from "../storage/errors.ts";
+import { LifecycleSchema, type Lifecycle } from "../../core/changes/lifecycle.ts";
+import { MissingObjectError, StorageUnavailableError } from "../storage/errors.ts";
 import { openGeneration, openGenerationById, type BlobHead, type Clock, type Generation, type StorageBindings } from "../storage/index.ts";
 import { r2Key } from "../storage/keys.ts";
 import { MemoryCache } from "../memory-cache.ts";
@@ -111,6 +112,7 @@ export class ShelfService {
   #generation: Promise<Generation> | undefined;
   #servedFrom: string | undefined;
   readonly #skills = new Map<string, Promise<ServedSkill>>();
+  #lifecycle: Promise<Lifecycle | null> | undefined;
 
   constructor(env: StorageBindings & SigningBindings, options: ShelfServiceOptions = {}) {
     this.#env = env;
@@ -188,6 +190,15 @@ export class ShelfService {
     const byId = await openGenerationById(this.#env, pinned, options);
     if (!byId) throw NotOnShelfError.generation(pinned);
     return byId;
+  }
+
+  /**
+   * The generation's lifecycle (lifecycle.yaml: deprecations, renames), null when it has none.
+   * One blob read per isolate for a shelf that has one, none for a shelf that does not.
+   */
+  lifecycle(): Promise<Lifecycle | null> {
+    this.#lifecycle ??= this.generation().then((generation) => generationLifecycle(generation));
+    return this.#lifecycle;
   }
 
   /** Every servable skill, sorted by name: blocked ones absent, `requires_review` the edge verdict. */
@@ -326,6 +337,21 @@ export async function readVerified(file: ShelfFile): Promise<Uint8Array> {
   const bytes = await file.read();
   if (bytes === null || bytes.byteLength !== file.size || (await sha256Hex(bytes)) !== file.sha256) throw new MissingObjectError(r2Key("blob", file.sha256));
   return bytes;
+}
+
+/** Lifecycles by blob digest: content-addressed, so valid across generations; small. */
+const lifecycles = new MemoryCache<Lifecycle>(1024 * 1024);
+
+async function generationLifecycle(generation: Generation): Promise<Lifecycle | null> {
+  const ref = generation.manifest.shelf.lifecycle;
+  if (!ref) return null;
+  const known = lifecycles.get(ref.sha256);
+  if (known) return known;
+  const text = await generation.readJsonBlob(ref);
+  const parsed = LifecycleSchema.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new StorageUnavailableError(`the lifecycle blob ${ref.sha256} does not match its schema`);
+  lifecycles.set(ref.sha256, parsed.data, text.length * 2);
+  return parsed.data;
 }
 
 function served(entry: SkillEntry, requiresReview: boolean): ServedSkill {

@@ -45,7 +45,8 @@ export function wellKnownRoutes(): Hono<ReadEnv> {
     return generated(
       c,
       etag,
-      async () => discoveryIndexV2(await c.get("shelf").skills(), generation.id, prefix, (name) => skillSignatureOf(signed, name)),
+      async () =>
+        discoveryIndexV2(await c.get("shelf").skills(), generation.id, prefix, (name) => skillSignatureOf(signed, name), await c.get("shelf").lifecycle()),
       prefix,
     );
   });

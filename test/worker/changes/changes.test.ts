@@ -172,3 +172,51 @@ describe("change documents over a publish sequence", () => {
     expect(empty).toEqual({ current: null, oldest_seq: null, complete: true, entries: [], next_since: null });
   });
 });
+
+describe("lifecycle.yaml served", () => {
+  it("marks deprecated skills in /v1, the v0.2 index, search and the pages, and points a renamed skill's /v1 URL at its replacement", async () => {
+    const call = workerFetch(await adminEnv());
+    const get = (path: string) => call(new Request(`${WORKER_URL}${path}`));
+    const shelf = await build(
+      [
+        await skillInput("lint-rules", { "references/rules.md": "# Rules\nLint rules for code review.\n" }),
+        await skillInput("review-kit", { "references/kit.md": "# Kit\nLint rules for code review, newer.\n" }),
+      ],
+      {
+        "lint-rules": { deprecated: "superseded by review-kit", replaced_by: "review-kit" },
+        "old-review": { deprecated: null, replaced_by: "review-kit" },
+      },
+    );
+    await publishGeneration(memorySource(shelf), { url: WORKER_URL, token: TOKEN, fetch: call, sleep: noSleep });
+
+    const list = (await (await get("/v1/skills")).json()) as { skills: { name: string; deprecated: string | null; replaced_by: string | null }[] };
+    expect(list.skills.map((s) => [s.name, s.deprecated, s.replaced_by])).toEqual([
+      ["lint-rules", "superseded by review-kit", "review-kit"],
+      ["review-kit", null, null],
+    ]);
+    const detail = (await (await get("/v1/skills/lint-rules")).json()) as { deprecated: string; replaced_by: string };
+    expect([detail.deprecated, detail.replaced_by]).toEqual(["superseded by review-kit", "review-kit"]);
+
+    const renamed = await call(new Request(`${WORKER_URL}/v1/skills/old-review`, { redirect: "manual" }));
+    expect(renamed.status).toBe(301);
+    expect(renamed.headers.get("Location")).toBe("/v1/skills/review-kit");
+    expect(await renamed.json()).toEqual({ name: "old-review", replaced_by: "review-kit", location: "/v1/skills/review-kit" });
+    // A name with no tombstone stays a plain 404.
+    expect((await get("/v1/skills/never-was")).status).toBe(404);
+
+    const index = (await (await get("/.well-known/agent-skills/index.json")).json()) as { skills: Record<string, unknown>[] };
+    expect(index.skills.find((s) => s.name === "lint-rules")).toMatchObject({ deprecated: "superseded by review-kit", replaced_by: "review-kit" });
+    expect(index.skills.find((s) => s.name === "review-kit")).not.toHaveProperty("deprecated");
+
+    // Both match "lint rules code review"; the deprecated one ranks last, and `skills find` omits it.
+    const search = (await (await get("/v1/search?q=lint%20rules%20code%20review")).json()) as { results: { name: string }[] };
+    expect(search.results.map((r) => r.name)).toEqual(["review-kit", "lint-rules"]);
+    const find = (await (await get("/api/search?q=lint%20rules%20code%20review")).json()) as { skills: { name: string }[] };
+    expect(find.skills.map((r) => r.name)).toEqual(["review-kit"]);
+
+    const page = await (await get("/ui/skills/lint-rules")).text();
+    expect(page).toContain("<strong>Deprecated:</strong> superseded by review-kit");
+    expect(page).toContain('href="/ui/skills/review-kit"');
+    expect(await (await get("/ui/skills/review-kit")).text()).not.toContain("Deprecated:");
+  });
+});

@@ -70,7 +70,7 @@ async function find(c: ApiContext): Promise<Response> {
   const generation = await shelf.generation();
   const source = `${new URL(c.req.url).origin}${c.get("shelfAccess").urlPrefix}${shelf.pinned ? `/g/${generation.id}` : ""}`;
   return computedJson(c, "find", { q: query.text, limit, source }, async () => {
-    const ranked = await searchShelf(shelf, query, limit);
+    const ranked = await searchShelf(shelf, query, limit, "omit");
     return { skills: ranked.map(({ skill }) => ({ id: skill.name, name: skill.name, source })) };
   });
 }

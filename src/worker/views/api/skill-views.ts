@@ -3,6 +3,7 @@
 // resources. Every URL is path-absolute behind the caller's access prefix ("" or /c/<token>),
 // with a pinned twin under /g/<generation> that never changes.
 import type { SkillSignature } from "../../../core/signing/signatures.ts";
+import { lifecycleOf, type Lifecycle, type LifecycleStatus } from "../../../core/changes/lifecycle.ts";
 import { API_BASE, splitList } from "../../../core/api/contract.ts";
 import { RESOURCE_KINDS, type ResourceKind } from "../../../core/api/skills.ts";
 import { catalogSelection, type CatalogSkill } from "../../../core/disclosure/catalog.ts";
@@ -15,6 +16,8 @@ import type { SkillTrustView } from "../../../core/api/trust.ts";
 import { resourceOf } from "../../shelf/disclosure.ts";
 import type { ServedSkill } from "../../shelf/service.ts";
 import { invalidParameter, refuseUnknownIncludes } from "./problem.ts";
+
+const NO_LIFECYCLE: LifecycleStatus = { deprecated: null, replaced_by: null };
 
 /** A list request with defaults applied and lists sorted and deduplicated, so equal requests share one cache key. */
 export interface SkillListArgs {
@@ -103,8 +106,8 @@ export function skillLinks(base: LinkBase, skill: Pick<ServedSkill, "name" | "sk
   };
 }
 
-/** One served skill as the list shows it. */
-export function skillSummary(base: LinkBase, skill: ServedSkill) {
+/** One served skill as the list shows it; `lifecycle` is the shelf's word on its name. */
+export function skillSummary(base: LinkBase, skill: ServedSkill, lifecycle: LifecycleStatus = NO_LIFECYCLE) {
   return {
     name: skill.name,
     description: skill.description,
@@ -116,6 +119,8 @@ export function skillSummary(base: LinkBase, skill: ServedSkill) {
     total_bytes: skill.total_bytes,
     has_scripts: skill.has_scripts,
     tree_hash: skill.tree_hash,
+    deprecated: lifecycle.deprecated,
+    replaced_by: lifecycle.replaced_by,
     trust: { level: skill.trust.level, requires_review: skill.trust.requires_review },
     links: skillLinks(base, skill),
   };
@@ -127,7 +132,7 @@ export function skillSummary(base: LinkBase, skill: ServedSkill) {
  * naming a skill not served is a not_found problem listing those names, as on /v1/catalog.
  * @example skillPage(await shelf.skills(), args, { prefix: "", generation }).next_cursor
  */
-export function skillPage(served: readonly ServedSkill[], args: SkillListArgs, base: LinkBase) {
+export function skillPage(served: readonly ServedSkill[], args: SkillListArgs, base: LinkBase, lifecycle: Lifecycle | null = null) {
   refuseUnknownIncludes(served, args.include);
   const candidates: Array<CatalogSkill & { served: ServedSkill }> = served.map((s) => ({ name: s.name, tags: s.tags, served: s }));
   const { skills: selected } = catalogSelection(candidates, {
@@ -140,13 +145,20 @@ export function skillPage(served: readonly ServedSkill[], args: SkillListArgs, b
   const page = rest.slice(0, args.limit);
   return {
     generation: base.generation,
-    skills: page.map((s) => skillSummary(base, s.served)),
+    skills: page.map((s) => skillSummary(base, s.served, lifecycleOf(lifecycle, s.name))),
     next_cursor: rest.length > page.length ? encodeCursor(page.at(-1)!.name) : null,
   };
 }
 
 /** One skill in full: its record, its verdict under the advisories in force now (shelf/trust.ts, as /v1/trust/{name}), its requirements and URLs. */
-export function skillDetail(base: LinkBase, skill: ServedSkill, record: SkillRecord, trust: SkillTrustView, signature: SkillSignature | null = null) {
+export function skillDetail(
+  base: LinkBase,
+  skill: ServedSkill,
+  record: SkillRecord,
+  trust: SkillTrustView,
+  signature: SkillSignature | null = null,
+  lifecycle: LifecycleStatus = NO_LIFECYCLE,
+) {
   const self = `${base.prefix}${API_BASE}/skills/${skill.name}`;
   return {
     generation: base.generation,
@@ -167,6 +179,8 @@ export function skillDetail(base: LinkBase, skill: ServedSkill, record: SkillRec
     has_scripts: record.has_scripts,
     files: record.files.map((f) => ({ path: f.path, size: f.size, sha256: f.sha256, media_type: f.media_type })),
     requires: { requires_tools: record.requires.tools, requires_mcp: record.requires.mcp },
+    deprecated: lifecycle.deprecated,
+    replaced_by: lifecycle.replaced_by,
     trust: { ...trust.verdict, source: trust.source, build: record.trust.verdict },
     signature,
     links: { ...skillLinks(base, skill), body: `${self}/body`, outline: `${self}/outline`, resources: `${self}/resources` },

@@ -5,6 +5,7 @@
 // problems and blocked ones 410, before any ETag is compared.
 import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
+import { lifecycleOf } from "../../../core/changes/lifecycle.ts";
 import { API_BASE, API_LIMITS } from "../../../core/api/contract.ts";
 import { RESOURCE_TEXT_MAX_BYTES, SKILL_TEXT_MEDIA_TYPES, SKILLS_API } from "../../../core/api/skills.ts";
 import { renderOutline, SectionNotFoundError } from "../../../core/disclosure/outline.ts";
@@ -12,6 +13,7 @@ import { storedFile } from "../../read/context.ts";
 import { cachePolicy } from "../../read/policy.ts";
 import { missingSectionKeys, renderableOutline, resourceOf, resourceText, sectionText } from "../../shelf/disclosure.ts";
 import { skillSignatureOf } from "../../shelf/signing.ts";
+import { NotOnShelfError } from "../../shelf/errors.ts";
 import { skillTrust } from "../../shelf/trust.ts";
 import { problem } from "./problem.ts";
 import { computed, computedJson } from "../../read/respond.ts";
@@ -38,18 +40,45 @@ const rawResourceCachePolicy: MiddlewareHandler = async (c, next) => {
   return (cachePolicy("stored") as MiddlewareHandler)(c, next);
 };
 
+/**
+ * The skill, or, when the shelf renamed it (a lifecycle.yaml tombstone naming its replacement), a
+ * 301 to the replacement's /v1 URL: a client holding the old name follows it to the new one.
+ */
+async function renamedOrSkill(c: ApiContext, name: string): Promise<Response | null> {
+  try {
+    await c.get("shelf").skill(name);
+    return null;
+  } catch (error) {
+    if (!(error instanceof NotOnShelfError) || error.kind !== "skill") throw error;
+    const to = lifecycleOf(await c.get("shelf").lifecycle(), name).replaced_by;
+    if (to === null) throw error;
+    const location = `${c.get("shelfAccess").urlPrefix}${API_BASE}/skills/${to}`;
+    return new Response(JSON.stringify({ name, replaced_by: to, location }), {
+      status: 301,
+      headers: { Location: location, "Content-Type": "application/json", "Cache-Control": "no-cache" },
+    });
+  }
+}
+
 /** Binds the skills group: list, detail, body, outline, section, resources, one resource. */
 export function skillRoutes(app: ApiApp): void {
   bindRoute(app, SKILLS_API.list, async (c) => {
     const args = skillListArgs(queryOf(c, SKILLS_API.list), API_LIMITS.defaultPageSize);
-    return computedJson(c, "skills", { ...args }, async () => skillPage(await c.get("shelf").skills(), args, await linkBase(c)), true);
+    return computedJson(
+      c,
+      "skills",
+      { ...args },
+      async () => skillPage(await c.get("shelf").skills(), args, await linkBase(c), await c.get("shelf").lifecycle()),
+      true,
+    );
   });
 
   bindRoute(app, SKILLS_API.skill, async (c) => {
     const { name } = paramsOf(c, SKILLS_API.skill);
     const { version } = queryOf(c, SKILLS_API.skill);
     if (version !== undefined) return resolvedSkillAnswer(c, name, version, "version");
-    await c.get("shelf").skill(name);
+    const renamed = await renamedOrSkill(c, name);
+    if (renamed) return renamed;
     // The signatures' own digest is in the key: a re-signing of the same generation changes the answer.
     const signed = await c.get("shelf").signatures();
     return computedJson(
@@ -59,7 +88,8 @@ export function skillRoutes(app: ApiApp): void {
       async () => {
         const { skill, record } = await c.get("shelf").record(name);
         const trust = skillTrust((await c.get("shelf").generation()).advisories, skill, record);
-        return skillDetail(await linkBase(c), skill, record, trust, skillSignatureOf(signed, name));
+        const lifecycle = lifecycleOf(await c.get("shelf").lifecycle(), name);
+        return skillDetail(await linkBase(c), skill, record, trust, skillSignatureOf(signed, name), lifecycle);
       },
       true,
     );

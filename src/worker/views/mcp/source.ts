@@ -2,6 +2,7 @@
 // resources/read and resources/directory/read answered from the build's records (digests and
 // sizes recorded at build time, never re-hashed per request) and the stored bytes. Not the SDK's
 // folder loader, which walks and hashes every file when it starts.
+import { lifecycleOf } from "../../../core/changes/lifecycle.ts";
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "@modelcontextprotocol/server";
 import { DIRECTORY_MIME_TYPE, type Skill, type SkillReadResult, type SkillSource } from "@modelcontextprotocol/server/ext/skills";
 import type { SkillRecord } from "../../../core/generation/manifest.ts";
@@ -18,6 +19,9 @@ export const MCP_PAGE_SIZE = 100;
 
 /** Our `_meta` key on each entry: the edge's trust verdict (the io.modelcontextprotocol prefixes are reserved). */
 export const TRUST_META_KEY = "dev.skillshelf/trust";
+
+/** Our `_meta` key for what the shelf says of a skill's name (lifecycle.yaml): present only when deprecated. */
+export const LIFECYCLE_META_KEY = "dev.skillshelf/lifecycle";
 
 /** One directory child, as resources/directory/read lists it. */
 interface DirectoryChild {
@@ -65,16 +69,21 @@ async function servedSkill(shelf: ShelfService, scope: McpScope, name: string, u
 
 /**
  * The SEP-2640 entry of a served skill: every file with the digest and size the build recorded,
- * the frontmatter as the SDK reads SKILL.md, and our trust verdict under TRUST_META_KEY.
+ * the frontmatter as the SDK reads SKILL.md, our trust verdict under TRUST_META_KEY, and a
+ * deprecation (with its replacement) under LIFECYCLE_META_KEY.
  */
 export async function skillEntryOf(shelf: ShelfService, skill: ServedSkill): Promise<Skill> {
-  const [{ record }, facts] = await Promise.all([shelf.record(skill.name), skillMdFacts(shelf, skill)]);
+  const [{ record }, facts, lifecycle] = await Promise.all([shelf.record(skill.name), skillMdFacts(shelf, skill), shelf.lifecycle()]);
+  const { deprecated, replaced_by: replacedBy } = lifecycleOf(lifecycle, skill.name);
   const resources = record.files.map((f) => ({ uri: skillUri(skill.name, f.path), digest: `sha256:${f.sha256}`, size: f.size })).sort(byUri);
   return {
     uri: skillUri(skill.name, "SKILL.md"),
     frontmatter: entryFrontmatter(facts, record) as Skill["frontmatter"],
     resources,
-    _meta: { [TRUST_META_KEY]: { level: skill.trust.level, requires_review: skill.trust.requires_review } },
+    _meta: {
+      [TRUST_META_KEY]: { level: skill.trust.level, requires_review: skill.trust.requires_review },
+      ...(deprecated !== null ? { [LIFECYCLE_META_KEY]: { deprecated, replaced_by: replacedBy } } : {}),
+    },
   };
 }
 

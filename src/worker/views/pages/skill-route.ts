@@ -1,6 +1,7 @@
 // The skill page and the file view over the request's shelf: the record, the body (rendered once
 // per isolate, as part of the cached page), the verdict as /v1/trust/{name} gives it, and the
 // files as the static layout serves them, typed for viewing in a browser.
+import { lifecycleOf } from "../../../core/changes/lifecycle.ts";
 import type { SkillRecord } from "../../../core/generation/manifest.ts";
 import { servedTypeFor } from "../../http/content-type.ts";
 import { storedFile, type ReadContext } from "../../read/context.ts";
@@ -70,7 +71,7 @@ export async function skillPage(c: ReadContext, name: string): Promise<Response>
     links: true,
     contentType: HTML_TYPE,
     build: async () => {
-      const [{ skill, record }, body, generation] = await Promise.all([shelf.record(name), shelf.body(name), shelf.generation()]);
+      const [{ skill, record }, body, generation, lifecycle] = await Promise.all([shelf.record(name), shelf.body(name), shelf.generation(), shelf.lifecycle()]);
       const fileUrl = (path: string) => `${links.ui}/files/${name}/${encodedPath(path)}`;
       const rendered = renderSkillBody(body, { sections: sectionsOf(record), files: new Set(record.files.map((f) => f.path)), fileUrl });
       const view = {
@@ -83,6 +84,7 @@ export async function skillPage(c: ReadContext, name: string): Promise<Response>
         bodyTruncated: rendered.truncated,
         install: installTargets(c, name, generation.id),
         fileUrl,
+        lifecycle: lifecycleOf(lifecycle, name),
       };
       const page = encoder.encode(await htmlDocument(SkillPage(view)));
       if (page.byteLength <= PAGE_MAX_BYTES) return page;

@@ -3,6 +3,7 @@
 // section), when to use it and when not, its files (sizes, media types, digests; view, download,
 // images shown), the trust verdict with its reasons, any advisory, and install snippets for each
 // client. A blocked skill's page says why and offers nothing to install.
+import type { LifecycleStatus } from "../../../core/changes/lifecycle.ts";
 import type { SkillTrustView } from "../../../core/api/trust.ts";
 import type { SkillRecord } from "../../../core/generation/manifest.ts";
 import type { ServedSkill } from "../../shelf/service.ts";
@@ -36,6 +37,8 @@ export interface SkillView {
   bodyTruncated: boolean;
   install: InstallTargets;
   fileUrl(path: string): string;
+  /** What lifecycle.yaml says of the skill: a deprecation banner when `deprecated` is set. */
+  lifecycle?: LifecycleStatus;
 }
 
 // The images the file view serves as images (SVG is active content: served as text, so never inlined).
@@ -264,6 +267,17 @@ export function SkillPage(view: SkillView) {
             <li>{t}</li>
           ))}
         </ul>
+      )}
+      {view.lifecycle?.deprecated != null && (
+        <div class="notice" role="note">
+          <strong>Deprecated:</strong> {view.lifecycle.deprecated}
+          {view.lifecycle.replaced_by !== null && (
+            <>
+              {" "}
+              Use <a href={`${view.links.ui}/skills/${view.lifecycle.replaced_by}`}>{view.lifecycle.replaced_by}</a> instead.
+            </>
+          )}
+        </div>
       )}
       {trust.verdict.advisories.length > 0 && (
         <div class="notice" role="note">
