@@ -11,6 +11,9 @@ import { PointerSchema } from "../../../src/core/generation/manifest.ts";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { changesKey, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
+import { LIFECYCLE_META_KEY } from "../../../src/worker/views/mcp/source.ts";
+import { skillUri } from "../../../src/worker/views/mcp/uris.ts";
+import { connectMcp } from "../mcp/helpers.ts";
 import { adminEnv, adminRequest, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
 
 const noSleep = async () => {};
@@ -175,7 +178,8 @@ describe("change documents over a publish sequence", () => {
 
 describe("lifecycle.yaml served", () => {
   it("marks deprecated skills in /v1, the v0.2 index, search and the pages, and points a renamed skill's /v1 URL at its replacement", async () => {
-    const call = workerFetch(await adminEnv());
+    const workerEnv = await adminEnv();
+    const call = workerFetch(workerEnv);
     const get = (path: string) => call(new Request(`${WORKER_URL}${path}`));
     const shelf = await build(
       [
@@ -218,5 +222,12 @@ describe("lifecycle.yaml served", () => {
     expect(page).toContain("<strong>Deprecated:</strong> superseded by review-kit");
     expect(page).toContain('href="/ui/skills/review-kit"');
     expect(await (await get("/ui/skills/review-kit")).text()).not.toContain("Deprecated:");
+
+    // MCP: the entry carries the deprecation under our _meta key; others do not.
+    const { skills } = await connectMcp({ bindings: workerEnv });
+    const { skill } = await skills.get(skillUri("lint-rules", "SKILL.md"));
+    expect(skill._meta?.[LIFECYCLE_META_KEY]).toEqual({ deprecated: "superseded by review-kit", replaced_by: "review-kit" });
+    const { skill: current } = await skills.get(skillUri("review-kit", "SKILL.md"));
+    expect(current._meta).not.toHaveProperty(LIFECYCLE_META_KEY);
   });
 });
