@@ -2,12 +2,12 @@
 // (the current generation, the most recent ones in the history, and everything younger than the
 // grace period, never under MIN_GC_GRACE_SECONDS so a publish in flight keeps what it uploaded)
 // to its live set, and delete the rest, parents first, under gc's lease and within
-// one invocation's operations.
+// one invocation's operations; change documents go once no history entry names them.
 import { OBJECT_KINDS_TOP_DOWN, walkGeneration, type DocumentKind, type ObjectKind } from "../../core/generation/graph.ts";
 import type { Pointer } from "../../core/generation/manifest.ts";
 import { DEFAULT_GC_GRACE_SECONDS, DEFAULT_GC_KEEP, MIN_GC_GRACE_SECONDS, type GcReport } from "../../core/publish/contract.ts";
 import type { Clock } from "../storage/index.ts";
-import { kvKey, r2Key, r2Prefix, R2_SIGNATURES_PREFIX, signaturesKey } from "../storage/keys.ts";
+import { changesKey, kvKey, r2Key, r2Prefix, R2_CHANGES_PREFIX, R2_SIGNATURES_PREFIX, signaturesKey } from "../storage/keys.ts";
 import { adminError } from "./errors.ts";
 import type { ShelfError } from "../errors.ts";
 import { GC_LEASE_MIN_LEFT_MS, GC_SETTLE_MS, releaseGcLease, takeGcLease } from "./gc-lease.ts";
@@ -80,6 +80,16 @@ export function liveRoots(listed: Record<ObjectKind, Listing>, keptIds: readonly
 /** The stored signatures documents gc deletes: a generation's go with it (and any whose generation is gone already). */
 export function doomedSignatures(signed: Iterable<string>, liveGenerations: ReadonlyMap<string, unknown>): string[] {
   return [...signed].filter((id) => !liveGenerations.has(id));
+}
+
+/**
+ * The change documents gc deletes: those no entry of the pointer's history names any more (the
+ * history dropped the entry), unless younger than the grace period (a move in flight writes its
+ * document just before the pointer that names it). Kept exactly as long as the history is.
+ */
+export function doomedChanges(stored: Listing, pointer: Pointer | null, youngAfter: number): string[] {
+  const named = new Set((pointer?.history ?? []).flatMap((h) => (h.changes ? [h.changes] : [])));
+  return [...stored].filter(([sha, meta]) => !named.has(sha) && meta.uploaded <= youngAfter).map(([sha]) => sha);
 }
 
 /**
@@ -195,6 +205,7 @@ export class GarbageCollector {
 
     const { doomed, report } = planDeletions(listed, walk.reached, { applied: apply, keep, grace_seconds: graceSeconds, kept_generations: keptIds });
     const signatures = doomedSignatures((await this.#listKeys(R2_SIGNATURES_PREFIX, budget)).keys(), walk.reached.generation);
+    const changes = doomedChanges(await this.#listKeys(R2_CHANGES_PREFIX, budget), pointer?.pointer ?? null, youngAfter);
     if (apply) {
       // The version index first, so it never names a generation that is gone (a read, a write, its KV announcement).
       budget.ops += 3;
@@ -205,6 +216,13 @@ export class GarbageCollector {
         await this.#storage.delete(
           signatures.slice(i, i + 1000).map((id) => signaturesKey(id)),
           "R2 failed while gc was deleting the signatures of collected generations; storage is consistent. Rerun gc --apply to continue",
+        );
+      }
+      for (let i = 0; i < changes.length; i += 1000) {
+        budget.ops++;
+        await this.#storage.delete(
+          changes.slice(i, i + 1000).map((sha) => changesKey(sha)),
+          "R2 failed while gc was deleting change documents the history no longer names; storage is consistent. Rerun gc --apply to continue",
         );
       }
     }

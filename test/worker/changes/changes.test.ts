@@ -14,7 +14,7 @@ import { changesKey, R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts"
 import { LIFECYCLE_META_KEY } from "../../../src/worker/views/mcp/source.ts";
 import { skillUri } from "../../../src/worker/views/mcp/uris.ts";
 import { connectMcp } from "../mcp/helpers.ts";
-import { adminEnv, adminRequest, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
+import { adminEnv, adminRequest, memorySource, pastMinGrace, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
 
 const noSleep = async () => {};
 
@@ -229,5 +229,26 @@ describe("lifecycle.yaml served", () => {
     expect(skill._meta?.[LIFECYCLE_META_KEY]).toEqual({ deprecated: "superseded by review-kit", replaced_by: "review-kit" });
     const { skill: current } = await skills.get(skillUri("review-kit", "SKILL.md"));
     expect(current._meta).not.toHaveProperty(LIFECYCLE_META_KEY);
+  });
+});
+
+describe("gc and change documents", () => {
+  it("keeps every document the history names and deletes one it no longer names", async () => {
+    const call = workerFetch(await adminEnv());
+    const v1 = await build([await skillInput("alpha")]);
+    const v2 = await build([await skillInput("alpha"), await skillInput("beta")]);
+    for (const g of [v1, v2]) await publishGeneration(memorySource(g), { url: WORKER_URL, token: TOKEN, fetch: call, sleep: noSleep });
+    // A document whose entry the history has dropped (the history keeps HISTORY_LIMIT entries).
+    const orphan = changesKey("f".repeat(64));
+    await env.SHELF_BUCKET.put(orphan, "{}");
+    const res = await pastMinGrace(() => call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true })));
+    expect(res.status).toBe(200);
+    expect(await env.SHELF_BUCKET.head(orphan)).toBeNull();
+    const pointer = PointerSchema.parse(await (await env.SHELF_BUCKET.get(R2_POINTER_KEY))!.json());
+    expect(pointer.history).toHaveLength(2);
+    for (const h of pointer.history) expect(await env.SHELF_BUCKET.head(changesKey(h.changes!))).not.toBeNull();
+    // v1 itself was collected (keep 0), but its entry's document still reads.
+    const page = (await (await call(new Request(`${WORKER_URL}/v1/changes`))).json()) as ChangesPage;
+    expect(page.entries.map((e) => e.changes?.added.map((a) => a.name))).toEqual([["alpha"], ["beta"]]);
   });
 });
