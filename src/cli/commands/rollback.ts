@@ -98,7 +98,7 @@ function byId(history: History, id: string): string {
 function describe(history: History, generation: string): string {
   const entry: HistoryEntry | undefined = history.history.find((h) => h.generation === generation);
   return entry
-    ? `${generation} (seq ${entry.seq}, ${entry.action === "publish" ? "published" : "rolled back to"} ${entry.at})`
+    ? `${generation} (seq ${entry.seq}, ${{ publish: "published", rollback: "rolled back to", advisory: "advisories changed" }[entry.action]} ${entry.at})`
     : `${generation} (not in the history)`;
 }
 
