@@ -97,6 +97,12 @@ const COMMANDS: Record<string, CommandEntry> = {
     example: "skillshelf lock --url http://localhost:8787 code-review@^1.2",
     load: () => import("./commands/lock.ts"),
   },
+  outdated: {
+    summary:
+      "outdated --url <shelf-url> [--lock skillshelf-lock.json | --dir <skills-folder>] [--json] [--token-env NAME]  per installed skill: current, newer, deprecated, blocked or gone (exit 1 when blocked or gone)",
+    example: "skillshelf outdated --url https://skills.example.com --dir .claude/skills",
+    load: () => import("./commands/outdated.ts"),
+  },
   outline: {
     summary: "outline <skill-dir> [--json]  a skill's sections, keys and token estimates",
     example: "skillshelf outline shelf/release-checklist",
