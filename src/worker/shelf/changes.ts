@@ -2,6 +2,7 @@
 // generation, a seq or a time, oldest first, a page at a time, each with its change document.
 // Reads the pointer from R2 (the KV copy has no history) and one document per entry on the page.
 import type { ChangesPage } from "../../core/api/changes.ts";
+import type { FeedEntry } from "../../core/changes/atom.ts";
 import type { HistoryEntry, Pointer } from "../../core/generation/manifest.ts";
 import { readChangeDocument, readPointerHistory, type StorageBindings } from "../storage/index.ts";
 import { NotOnShelfError } from "./errors.ts";
@@ -70,4 +71,25 @@ export async function changesPage(env: StorageBindings, pointer: Pointer | null,
     entries,
     next_since: page.next_since,
   };
+}
+
+/** History entries a feed reads at most: each may cost one change-document read when cold. */
+export const FEED_ENTRIES = 50;
+
+/**
+ * The newest `limit` history entries with their change documents, newest first (the feeds, and
+ * the home page's "what's new").
+ * @example await recentChanges(env, await shelfHistory(env), 5)
+ */
+export async function recentChanges(env: StorageBindings, pointer: Pointer | null, limit: number = FEED_ENTRIES): Promise<FeedEntry[]> {
+  const newest = [...(pointer?.history ?? [])].sort((a, b) => b.seq - a.seq).slice(0, limit);
+  return Promise.all(
+    newest.map(async (h) => ({
+      seq: h.seq,
+      action: h.action,
+      at: h.at,
+      generation: h.generation,
+      changes: h.changes ? await readChangeDocument(env, h.changes) : null,
+    })),
+  );
 }

@@ -5,6 +5,7 @@ import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ChangesPage } from "../../../src/core/api/changes.ts";
+import { renderAtomFeed } from "../../../src/core/changes/atom.ts";
 import { LIFECYCLE_SCHEMA, type Lifecycle } from "../../../src/core/changes/lifecycle.ts";
 import { assembleGeneration, type BuiltGeneration, type SkillBuildInput } from "../../../src/core/generation/assemble.ts";
 import { PointerSchema } from "../../../src/core/generation/manifest.ts";
@@ -159,6 +160,34 @@ describe("change documents over a publish sequence", () => {
     const first = await get("/v1/changes?since=6");
     const etag = first.headers.get("ETag")!;
     expect((await call(new Request(`${WORKER_URL}/v1/changes?since=6`, { headers: { "If-None-Match": etag } }))).status).toBe(304);
+
+    // The Atom feeds: the shelf's (and /feed.xml sends readers there), a skill's, linked from the pages.
+    const root = await call(new Request(`${WORKER_URL}/feed.xml`, { redirect: "manual" }));
+    expect([root.status, root.headers.get("Location")]).toEqual([301, "/ui/feed.xml"]);
+    const feedRes = await get("/ui/feed.xml");
+    expect(feedRes.headers.get("Content-Type")).toBe("application/atom+xml; charset=utf-8");
+    const feed = await feedRes.text();
+    expect(feed).toBe(
+      renderAtomFeed(
+        { self: `${WORKER_URL}/ui/feed.xml`, alternate: `${WORKER_URL}/ui/`, title: "What changed on this shelf", skill: null },
+        page.entries,
+        "unused",
+      ),
+    );
+    expect([...feed.matchAll(/<id>[^<]*#seq-(\d+)<\/id>/g)].map((m) => Number(m[1]))).toEqual([6, 5, 4, 3, 2, 1]);
+    const gammaFeed = await (await get("/ui/skills/gamma/feed.xml")).text();
+    expect([...gammaFeed.matchAll(/<title>([^<]*)<\/title>/g)].map((m) => m[1])).toEqual([
+      "What changed in gamma",
+      "Rollback 6: no longer deprecated: gamma",
+      "Publish 4: deprecated gamma: use alpha instead",
+      "Publish 2: added gamma " + tree(gamma).slice(0, 12),
+    ]);
+    const feedEtag = feedRes.headers.get("ETag")!;
+    expect((await call(new Request(`${WORKER_URL}/ui/feed.xml`, { headers: { "If-None-Match": feedEtag } }))).status).toBe(304);
+    const home = await (await get("/ui/")).text();
+    expect(home).toContain('<link rel="alternate" type="application/atom+xml" title="What changed on this shelf" href="/ui/feed.xml"/>');
+    const gammaPage = await (await get("/ui/skills/gamma")).text();
+    expect(gammaPage).toContain('href="/ui/skills/gamma/feed.xml"');
 
     // Bad input is a clear problem.
     const unknown = await get(`/v1/changes?since=${"0".repeat(64)}`);

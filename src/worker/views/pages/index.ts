@@ -14,6 +14,7 @@ import { applySecurityHeaders, NO_STORE } from "../../http/headers.ts";
 import { openShelf, withShelf, type ReadContext, type ReadEnv } from "../../read/context.ts";
 import { cachePolicy } from "../../read/policy.ts";
 import { SkillBlockedError } from "../../shelf/errors.ts";
+import { feedResponse } from "./feeds.ts";
 import { fileView, skillPage } from "./skill-route.ts";
 import { homeArgs, homeView } from "./home-data.ts";
 import { HomePage } from "./home.tsx";
@@ -161,9 +162,13 @@ export function pageRoutes(access: MiddlewareHandler<ReadEnv> = readAccess() as 
     (c) => home(c, new URL(c.req.url).pathname),
   );
 
+  // Feed readers ask the site's root; the feed lives with the pages (their read access).
+  pages.get("/feed.xml", (c) => c.redirect(`${uiBase(c)}/feed.xml`, 301));
   pages.use(`${UI_PREFIX}/*`, pageHeaders, pageAccess(access));
   pages.get(UI_PREFIX, (c) => c.redirect(`${uiBase(c)}/`, 301));
   pages.get(`${UI_PREFIX}/`, cachePolicy("generated"), (c) => home(c, `${uiBase(c)}/`));
+  pages.get(`${UI_PREFIX}/feed.xml`, (c) => feedResponse(c, null));
+  pages.get(`${UI_PREFIX}/skills/:name/feed.xml`, (c) => feedResponse(c, c.req.param("name")));
   pages.get(`${UI_PREFIX}/skills/:name`, cachePolicy("generated"), (c) => asPage(c, () => skillPage(c, c.req.param("name"))));
   pages.get(`${UI_PREFIX}/files/:name/:path{.+}`, cachePolicy("stored"), async (c) => {
     const file = await asPage(c, () => c.get("shelf").file(c.req.param("name"), c.req.param("path")));

@@ -13,7 +13,7 @@ export interface PageLinks {
 }
 
 /** The frame of every page. */
-export function Layout(props: { title: string; links: PageLinks; children: Child }) {
+export function Layout(props: { title: string; links: PageLinks; children: Child; feed?: { href: string; title: string } }) {
   return (
     <html lang="en">
       <head>
@@ -22,6 +22,8 @@ export function Layout(props: { title: string; links: PageLinks; children: Child
         <meta name="color-scheme" content="light dark" />
         <meta name="referrer" content="no-referrer" />
         <title>{props.title}</title>
+        <link rel="alternate" type="application/atom+xml" title="What changed on this shelf" href={`${props.links.ui}/feed.xml`} />
+        {props.feed && <link rel="alternate" type="application/atom+xml" title={props.feed.title} href={props.feed.href} />}
         <style dangerouslySetInnerHTML={{ __html: PAGE_CSS }} />
       </head>
       <body>

@@ -246,7 +246,11 @@ function UseList(props: { id: string; title: string; items: readonly string[] })
 export function SkillPage(view: SkillView) {
   const { skill, record, trust } = view;
   return (
-    <Layout title={`${skill.name}: skillshelf`} links={view.links}>
+    <Layout
+      title={`${skill.name}: skillshelf`}
+      links={view.links}
+      feed={{ href: `${view.links.ui}/skills/${skill.name}/feed.xml`, title: `What changed in ${skill.name}` }}
+    >
       <p>
         <a href={`${view.links.ui}/`}>All skills</a>
       </p>
