@@ -180,7 +180,7 @@ describe("change documents over a publish sequence", () => {
       "What changed in gamma",
       "Rollback 6: no longer deprecated: gamma",
       "Publish 4: deprecated gamma: use alpha instead",
-      "Publish 2: added gamma " + tree(gamma).slice(0, 12),
+      `Publish 2: added gamma ${tree(gamma).slice(0, 12)}`,
     ]);
     const feedEtag = feedRes.headers.get("ETag")!;
     expect((await call(new Request(`${WORKER_URL}/ui/feed.xml`, { headers: { "If-None-Match": feedEtag } }))).status).toBe(304);
