@@ -9,7 +9,9 @@ import type { SkillEntry, SkillRecord } from "../../core/generation/manifest.ts"
 import { isSha256Hex, sha256Hex } from "../../core/skill/hash.ts";
 import { decodeSkillMd, parseSkillMd } from "../../core/skill/skill-md.ts";
 import type { AdvisoryEntry } from "../../core/trust/records.ts";
+import type { FeedEntry } from "../../core/changes/atom.ts";
 import { LifecycleSchema, type Lifecycle } from "../../core/changes/lifecycle.ts";
+import { recentChanges, shelfHistory } from "./changes.ts";
 import { MissingObjectError, StorageUnavailableError } from "../storage/errors.ts";
 import { openGeneration, openGenerationById, type BlobHead, type Clock, type Generation, type StorageBindings } from "../storage/index.ts";
 import { r2Key } from "../storage/keys.ts";
@@ -199,6 +201,11 @@ export class ShelfService {
   lifecycle(): Promise<Lifecycle | null> {
     this.#lifecycle ??= this.generation().then((generation) => generationLifecycle(generation));
     return this.#lifecycle;
+  }
+
+  /** The newest `limit` history entries with their change documents, newest first (the home page's "what's new"). */
+  async recentChanges(limit: number): Promise<FeedEntry[]> {
+    return recentChanges(this.#env, await shelfHistory(this.#env), limit);
   }
 
   /** Every servable skill, sorted by name: blocked ones absent, `requires_review` the edge verdict. */

@@ -186,6 +186,10 @@ describe("change documents over a publish sequence", () => {
     expect((await call(new Request(`${WORKER_URL}/ui/feed.xml`, { headers: { "If-None-Match": feedEtag } }))).status).toBe(304);
     const home = await (await get("/ui/")).text();
     expect(home).toContain('<link rel="alternate" type="application/atom+xml" title="What changed on this shelf" href="/ui/feed.xml"/>');
+    // "What's new" on the home page: the newest entries first.
+    expect(home).toContain("What&#39;s new</h2>");
+    expect(home.indexOf("Rollback 6: added beta")).toBeGreaterThan(-1);
+    expect(home.indexOf("Rollback 6: added beta")).toBeLessThan(home.indexOf("Advisory change 5: BLOCKED alpha"));
     const gammaPage = await (await get("/ui/skills/gamma")).text();
     expect(gammaPage).toContain('href="/ui/skills/gamma/feed.xml"');
 

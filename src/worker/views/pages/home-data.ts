@@ -54,12 +54,15 @@ async function searched(shelf: ShelfService, q: string, all: readonly ServedSkil
   return { skills: ranked.map((r) => r.skill), problem: null };
 }
 
+/** History entries the home page's "what's new" shows. */
+export const WHATS_NEW_ENTRIES = 5;
+
 /**
  * The shelf page's view for one request.
  * @example HomePage(await homeView(c.get("shelf"), homeArgs(c.req.query()), links, "/"))
  */
 export async function homeView(shelf: ShelfService, args: HomeArgs, links: PageLinks, action: string): Promise<HomeView> {
-  const [status, served] = await Promise.all([shelf.status(), shelf.skills()]);
+  const [status, served, recent] = await Promise.all([shelf.status(), shelf.skills(), shelf.recentChanges(WHATS_NEW_ENTRIES)]);
   let skills: readonly ServedSkill[] = served;
   let queryProblem: string | null = null;
   if (args.q !== "") ({ skills, problem: queryProblem } = await searched(shelf, args.q, served));
@@ -82,5 +85,6 @@ export async function homeView(shelf: ShelfService, args: HomeArgs, links: PageL
     tags: tagCounts(served),
     page: args.page,
     pages,
+    recent,
   };
 }

@@ -3,6 +3,7 @@
 // description, version, tags, trust badge, script marker and size; the generation, its publish
 // time, and the advisories in force with the skills they block.
 import { API_LIMITS } from "../../../core/api/contract.ts";
+import { entryTitle, type FeedEntry } from "../../../core/changes/atom.ts";
 import type { AdvisoryEntry } from "../../../core/trust/records.ts";
 import type { ServedSkill, ShelfStatus } from "../../shelf/service.ts";
 import { formatBytes, Layout, ScriptMarker, Timestamp, TrustBadges, type PageLinks } from "./layout.tsx";
@@ -28,6 +29,8 @@ export interface HomeView {
   tags: ReadonlyArray<readonly [string, number]>;
   page: number;
   pages: number;
+  /** The newest history entries, newest first ("what's new"). */
+  recent: readonly FeedEntry[];
 }
 
 function pageHref(view: HomeView, page: number): string {
@@ -94,6 +97,26 @@ function SkillItem(props: { links: PageLinks; skill: ServedSkill }) {
 }
 
 /** The shelf page. */
+/** The newest history entries in a line each, with the feed that has them all. */
+function WhatsNew(props: { links: PageLinks; recent: readonly FeedEntry[] }) {
+  if (props.recent.length === 0) return null;
+  return (
+    <section aria-labelledby="whats-new">
+      <h2 id="whats-new">What's new</h2>
+      <ul>
+        {props.recent.map((e) => (
+          <li>
+            <Timestamp at={e.at} />: {entryTitle(e)}
+          </li>
+        ))}
+      </ul>
+      <p>
+        <a href={`${props.links.ui}/feed.xml`}>Follow the changes (Atom feed)</a>
+      </p>
+    </section>
+  );
+}
+
 export function HomePage(view: HomeView) {
   const { status } = view;
   const first = (view.page - 1) * HOME_PAGE_SIZE + 1;
@@ -115,6 +138,7 @@ export function HomePage(view: HomeView) {
         .
       </p>
       <Advisories links={view.links} inForce={status.advisories.in_force} blocked={status.blocked} />
+      <WhatsNew links={view.links} recent={view.recent} />
       <search>
         <form class="search" method="get" action={view.action}>
           <div class="field">

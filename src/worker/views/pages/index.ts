@@ -83,7 +83,11 @@ function home(c: ReadContext, action: string): Promise<Response> {
   return asPage(c, async () => {
     const args = homeArgs({ q: c.req.query("q"), tag: c.req.query("tag"), page: c.req.query("page") });
     const links = pageLinks(c);
-    return cachedPage(c, "page-home", { ...args, action, signOut: links.signOut }, async () => HomePage(await homeView(c.get("shelf"), args, links, action)));
+    // The pointer's seq is in the key: "what's new" changes with every history entry, even one that keeps the generation.
+    const seq = (await c.get("shelf").generation()).seq;
+    return cachedPage(c, "page-home", { ...args, action, signOut: links.signOut, seq }, async () =>
+      HomePage(await homeView(c.get("shelf"), args, links, action)),
+    );
   });
 }
 
