@@ -98,9 +98,9 @@ describe("a 1,000-skill shelf", () => {
     // pointer, 4 presence queries, 6 uploads, pointer move: 12 requests on a 1,000-skill shelf.
     expect(result.requests).toBe(12);
     expect(requestBytes.reduce((a, b) => a + b, 0)).toBeLessThan(expectedBytes + 16 * 1024);
-    // Writes: one R2 put per uploaded object, the pointer and the version index; one KV put per
-    // document, the pointer and the version index's announcement.
-    expect(counts.calls["R2.put"]).toBe(3 + 1 + 1 + 1 + 1 + 1);
+    // Writes: one R2 put per uploaded object, the change document, the pointer and the version
+    // index; one KV put per document, the pointer and the version index's announcement.
+    expect(counts.calls["R2.put"]).toBe(3 + 1 + 1 + 1 + 1 + 1 + 1);
     expect(counts.calls["KV.put"]).toBe(1 + 1 + 1 + 1 + 1);
     expect(counts.calls["R2.delete"] ?? 0).toBe(0);
     expect(maxOps.value).toBeLessThan(1000);
