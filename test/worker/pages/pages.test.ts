@@ -130,6 +130,22 @@ describe("content negotiation at /", () => {
     }
   });
 
+  it("names where agents and curl go instead: the well-known index, /v1/shelf, /mcp, the pages", async () => {
+    const res = await get("/", { Accept: "application/json" });
+    expect(res.status).toBe(404);
+    const body = (await res.json()) as { error: string; message: string; links: Record<string, string> };
+    expect(body.error).toBe("not_found");
+    expect(body.message).toContain("/.well-known/agent-skills/index.json");
+    expect(body.message).toContain("/v1/shelf");
+    expect(body.message).toContain("/mcp");
+    expect(body.links).toEqual({
+      index: "/.well-known/agent-skills/index.json",
+      shelf: "/v1/shelf",
+      mcp: "/mcp",
+      pages: "/ui/",
+    });
+  });
+
   it("serves the same page at /ui/ and redirects /ui there", async () => {
     const page = await get("/ui/");
     expect(page.status).toBe(200);
