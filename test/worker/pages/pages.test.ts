@@ -410,6 +410,25 @@ describe("a private shelf", () => {
     expect(out.headers.get("Set-Cookie")).toBe("skillshelf_read=; Path=/ui; Max-Age=0; HttpOnly; Secure; SameSite=Lax");
   });
 
+  it("offers the skills CLI a capability URL only when capability URLs are on; otherwise says how to reach the shelf", async () => {
+    const install = async (capability: string) => {
+      const bindings = await privateEnv(capability);
+      const html = await (await get("/ui/skills/solo", { Accept: BROWSER, Authorization: `Bearer ${TOKEN}` }, bindings)).text();
+      return html.slice(html.indexOf('id="install"'), html.indexOf('id="instructions"'));
+    };
+    const off = await install("off");
+    expect(off).not.toContain("/c/");
+    expect(off).not.toContain("npx skills add");
+    expect(off).toContain("capability URLs are off");
+    expect(off).toContain("SHELF_CAPABILITY_URLS");
+    expect(off).toContain("Authorization: Bearer &lt;read-token&gt;");
+    // The snippets that work with a read token header stay.
+    expect(off).toContain("https://shelf.test/mcp?include=solo");
+    expect(off).toContain('data-copy="install-mcp"');
+    const on = await install("on");
+    expect(on).toContain("npx skills add -g https://shelf.test/c/&lt;read-token&gt; --skill solo");
+  });
+
   it("keeps capability URLs working, without putting the token in the snippets", async () => {
     const bindings = await privateEnv("on");
     const res = await get(`/c/${TOKEN}/ui/skills/solo`, { Accept: BROWSER }, bindings);
