@@ -45,7 +45,7 @@ export class BuildRefusedError extends CliError {
   readonly problems: readonly BuildProblem[];
   constructor(problems: readonly BuildProblem[]) {
     super(
-      `build refused: ${problems.length} problem(s); nothing was written:\n${problems.map((p) => `  ${p.skill ?? "shelf"}: ${p.field}: ${p.message}`).join("\n")}`,
+      `build refused: ${problems.length} problem(s); nothing was written (the build folder is unchanged):\n${problems.map((p) => `  ${p.skill ?? "shelf"}: ${p.field}: ${p.message}`).join("\n")}`,
     );
     this.problems = problems;
   }
@@ -210,7 +210,7 @@ export function buildProblems(checked: CheckedShelf): BuildProblem[] {
 export interface BuildProgress {
   total: number;
   checked: number;
-  /** Skills whose blobs or archives are being written, and how many of those are done. */
+  /** Skills whose blobs or archives are being prepared (in the staging folder), and how many of those are done. */
   staging: number;
   staged: number;
 }

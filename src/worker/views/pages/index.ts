@@ -9,7 +9,6 @@ import { READ_COOKIE, readAccess, readUrlParams, shelfVisibility } from "../../a
 import { createReadTokenVerifier } from "../../auth/read-tokens.ts";
 import { sessionValue, type SessionEnv } from "../../auth/session.ts";
 import { classify, ShelfError } from "../../errors.ts";
-import { notFound } from "../../http/errors.ts";
 import { applySecurityHeaders, NO_STORE } from "../../http/headers.ts";
 import { openShelf, withShelf, type ReadContext, type ReadEnv } from "../../read/context.ts";
 import { cachePolicy } from "../../read/policy.ts";
@@ -129,6 +128,26 @@ async function signIn(c: Context<ReadEnv>): Promise<Response> {
 const verifyReadToken = createReadTokenVerifier();
 
 /**
+ * "/" for agents and curl: still the JSON 404 (it is the pages' home, not a document), but naming
+ * where a client goes instead, under this request's access prefix and pin.
+ */
+function rootForClients(c: ReadContext): ShelfError {
+  const base = uiBase(c).slice(0, -UI_PREFIX.length);
+  const links = {
+    index: `${base}/.well-known/agent-skills/index.json`,
+    shelf: `${base}/v1/shelf`,
+    mcp: `${base}/mcp`,
+    pages: `${base}${UI_PREFIX}/`,
+  };
+  return new ShelfError("not_found", 404, "There is no document at / (it is the shelf's page, for browsers).", {
+    hint:
+      `Skill clients read the index at ${links.index} (or the older /.well-known/skills/index.json); ` +
+      `the read API starts at ${links.shelf}; MCP clients connect to ${links.mcp}; people browse ${links.pages}.`,
+    members: { links },
+  });
+}
+
+/**
  * The pages. Mount inside the read surface: `surface.route("/", pageRoutes(access))`, with the read
  * group's read access, which they wrap in their own (the sign-in form for a private shelf) and headers.
  * @example surface.route("/", pageRoutes(access))
@@ -145,7 +164,7 @@ export function pageRoutes(access: MiddlewareHandler<ReadEnv> = readAccess() as 
       c.res.headers.append("Vary", "Accept");
     },
     async function onlyForBrowsers(c, next) {
-      if (!prefersHtml(c.req.header("Accept"))) throw notFound();
+      if (!prefersHtml(c.req.header("Accept"))) throw rootForClients(c);
       return next();
     },
     pageHeaders,

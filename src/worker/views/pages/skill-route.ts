@@ -3,6 +3,7 @@
 // files as the static layout serves them, typed for viewing in a browser.
 import type { SkillRecord } from "../../../core/generation/manifest.ts";
 import { servedTypeFor } from "../../http/content-type.ts";
+import { capabilityUrlsEnabled } from "../../auth/read-access.ts";
 import { storedFile, type ReadContext } from "../../read/context.ts";
 import { computed } from "../../read/respond.ts";
 import { immutableArchiveUrl, immutableSkillMdUrl } from "../../read/urls.ts";
@@ -50,6 +51,7 @@ function installTargets(c: ReadContext, name: string, generation: string): Insta
   return {
     shelfUrl: `${origin}${prefix}`,
     needsToken: c.get("shelfAccess").visibility === "private" && !capability,
+    capabilityUrls: capabilityUrlsEnabled(c.env),
     pinnedSkillMd: `${origin}${immutableSkillMdUrl(prefix, generation, name)}`,
     pinnedArchive: `${origin}${immutableArchiveUrl(prefix, generation, name, "tar.gz")}`,
   };
@@ -64,9 +66,12 @@ export async function skillPage(c: ReadContext, name: string): Promise<Response>
   const shelf = c.get("shelf");
   await shelf.skill(name);
   const links = pageLinks(c);
+  // The skills CLI's snippet on a private shelf read with a token depends on SHELF_CAPABILITY_URLS: part of the key there only.
+  const access = c.get("shelfAccess");
+  const cli = access.visibility === "private" && access.urlPrefix === "" ? { capabilityUrls: capabilityUrlsEnabled(c.env) } : {};
   const res = await computed(c, {
     route: "page-skill",
-    args: { name, signOut: links.signOut },
+    args: { name, signOut: links.signOut, ...cli },
     links: true,
     contentType: HTML_TYPE,
     build: async () => {

@@ -19,6 +19,8 @@ export interface InstallTargets {
   shelfUrl: string;
   /** Whether clients must present a read token (a private shelf reached without a capability URL). */
   needsToken: boolean;
+  /** Whether the shelf answers capability URLs (SHELF_CAPABILITY_URLS), the only way the skills CLI reaches a private shelf. */
+  capabilityUrls: boolean;
   pinnedSkillMd: string;
   pinnedArchive: string;
 }
@@ -41,8 +43,19 @@ export interface SkillView {
 // The images the file view serves as images (SVG is active content: served as text, so never inlined).
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
-/** The copy-ready install snippets, one per client. */
-export function installSnippets(name: string, t: InstallTargets): Array<{ id: string; title: string; text: string }> {
+/** One client's install snippet; a `note` says why a client has none here (shown as text, not offered to copy). */
+export interface InstallSnippet {
+  id: string;
+  title: string;
+  text: string;
+  note?: boolean;
+}
+
+/**
+ * The copy-ready install snippets, one per client, each only where it works: the skills CLI sends
+ * no headers, so on a private shelf it gets a capability URL when those are on, and a note otherwise.
+ */
+export function installSnippets(name: string, t: InstallTargets): InstallSnippet[] {
   const auth = t.needsToken ? `, headers={"Authorization": "Bearer <read-token>"}` : "";
   const mcp = {
     mcpServers: {
@@ -54,13 +67,7 @@ export function installSnippets(name: string, t: InstallTargets): Array<{ id: st
     },
   };
   return [
-    {
-      id: "install-cli",
-      title: "skills CLI",
-      text: t.needsToken
-        ? `# private shelf: the CLI sends no headers, so use a capability URL (docs/teams.md)\nnpx skills add -g ${t.shelfUrl.replace(/\/$/, "")}/c/<read-token> --skill ${name}`
-        : `npx skills add ${t.shelfUrl} --skill ${name}`,
-    },
+    cliSnippet(name, t),
     {
       id: "install-clawhub",
       title: "clawhub CLI (OpenClaw)",
@@ -87,7 +94,37 @@ export function installSnippets(name: string, t: InstallTargets): Array<{ id: st
   ];
 }
 
-function Snippet(props: { id: string; title: string; text: string }) {
+/** The skills CLI's snippet (Node 22.20 or later), or the note that says why a private shelf has none. */
+function cliSnippet(name: string, t: InstallTargets): InstallSnippet {
+  if (!t.needsToken) return { id: "install-cli", title: "skills CLI", text: `npx skills add ${t.shelfUrl} --skill ${name}` };
+  if (t.capabilityUrls) {
+    return {
+      id: "install-cli",
+      title: "skills CLI",
+      text: `# private shelf: the CLI sends no headers, so use a capability URL (docs/teams.md)\nnpx skills add -g ${t.shelfUrl.replace(/\/$/, "")}/c/<read-token> --skill ${name}`,
+    };
+  }
+  return {
+    id: "install-cli",
+    title: "skills CLI",
+    note: true,
+    text:
+      "The skills CLI sends no read token, and this private shelf's capability URLs are off (SHELF_CAPABILITY_URLS), so the CLI cannot reach it. " +
+      "Use the Python or MCP snippets below, which send Authorization: Bearer <read-token>, or ask the shelf's owner to switch capability URLs on (docs/teams.md).",
+  };
+}
+
+function Snippet(props: InstallSnippet) {
+  if (props.note) {
+    return (
+      <div class="snippet">
+        <h3 id={`${props.id}-title`}>{props.title}</h3>
+        <p class="muted" id={props.id}>
+          {props.text}
+        </p>
+      </div>
+    );
+  }
   return (
     <div class="snippet">
       <h3 id={`${props.id}-title`}>{props.title}</h3>
