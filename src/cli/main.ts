@@ -19,7 +19,7 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
   attest: {
     summary:
-      "attest <shelf-dir> (<name>... | --all) [--by <reviewer>] [--level first_party] [--method <method>] [--source <label>] [--at YYYY-MM-DD] [--notes <text>] [--check] [--prune]  bind skills' tree hashes to validation records",
+      "attest <shelf-dir> (<name>... | --all) [--by <reviewer>] [--level first_party] [--method <method>] [--source <label>] [--at YYYY-MM-DD] [--notes <text>] [--accept <rule>@<file>:<line> ...] [--check] [--prune]  bind skills' tree hashes to validation records",
     example: "skillshelf attest shelf my-skill --by alice",
     load: () => import("./commands/attest.ts"),
   },
