@@ -19,9 +19,15 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
   attest: {
     summary:
-      "attest <shelf-dir> (<name>... | --all) [--by <reviewer>] [--level first_party] [--method <method>] [--source <label>] [--at YYYY-MM-DD] [--notes <text>] [--check] [--prune]  bind skills' tree hashes to validation records",
+      "attest <shelf-dir> (<name>... | --all) [--by <reviewer>] [--level first_party] [--method <method>] [--source <label>] [--at YYYY-MM-DD] [--notes <text>] [--accept <rule>@<file>:<line> ...] [--check] [--prune]  bind skills' tree hashes to validation records",
     example: "skillshelf attest shelf my-skill --by alice",
     load: () => import("./commands/attest.ts"),
+  },
+  audit: {
+    summary:
+      "audit <skill-or-shelf-dir> [--json | --sarif] [--since <build-dir>] [--min-severity critical|high|medium|low|info]  scan skills for hostile content (exit 1 when an unacknowledged finding is at or above --min-severity, default high)",
+    example: "skillshelf audit shelf --sarif > audit.sarif",
+    load: () => import("./commands/audit.ts"),
   },
   build: {
     summary:

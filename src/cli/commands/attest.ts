@@ -4,13 +4,15 @@
 import { randomBytes } from "node:crypto";
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { auditSkill, type Finding } from "../../core/audit/scan.ts";
+import { ACCEPTED_EVIDENCE_KEY, acknowledgedIds, acknowledgementProblem, findingId, unacknowledgedAtLeast } from "../../core/audit/verdict.ts";
 import { GRANTABLE_LEVELS, parseValidations, ValidationRecordSchema, type TrustLevel, type ValidationRecord } from "../../core/trust/records.ts";
 import { serializeValidations } from "../../core/trust/serialize.ts";
 import { CliError, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
 import { listShelfSkillDirs, loadSkill, requireDir } from "../lib/skill-dir.ts";
 
 const USAGE =
-  "skillshelf attest <shelf-dir> (<name>... | --all) [--by <reviewer>] [--level first_party] [--method <method>] [--source <label>] [--at YYYY-MM-DD] [--notes <text>] [--check] [--prune]";
+  "skillshelf attest <shelf-dir> (<name>... | --all) [--by <reviewer>] [--level first_party] [--method <method>] [--source <label>] [--at YYYY-MM-DD] [--notes <text>] [--accept <rule>@<file>:<line> ...] [--check] [--prune]";
 
 /** The comment block written at the top of validations.yaml. */
 const VALIDATIONS_HEADER: readonly string[] = [
@@ -42,6 +44,11 @@ export interface AttestOptions {
   source?: string;
   at: string;
   notes?: string;
+  /**
+   * Audit finding ids the reviewer read and accepts for these bytes (`rule@file:line`); kept under
+   * evidence.audit_accepted together with those the record for the same tree already held.
+   */
+  accepted?: readonly string[];
 }
 
 /** How a skill's record compares with its current bytes. */
@@ -84,6 +91,13 @@ export function attestRecord(
     );
   }
   const by = options.by ?? records.find((r) => r.name === subject.name && r.tree_hash === subject.tree_hash)!.validated_by;
+  // Acknowledgements are bound to bytes: only a record of this very tree passes its own on.
+  const kept = records.filter((r) => r.name === subject.name && r.tree_hash === subject.tree_hash).flatMap((r) => [...acknowledgedIds(r.evidence)]);
+  const accepted = [...new Set([...kept, ...(options.accepted ?? [])])].sort();
+  const sameAccepted = (r: ValidationRecord) => {
+    const had = [...acknowledgedIds(r.evidence)].sort();
+    return had.length === accepted.length && had.every((id, i) => id === accepted[i]);
+  };
   const source = options.source ?? previous?.source ?? "first-party";
 
   const same = records.find(
@@ -94,7 +108,8 @@ export function attestRecord(
       r.method === method &&
       r.source === source &&
       r.validated_by === by &&
-      (options.notes === undefined || r.notes === options.notes),
+      (options.notes === undefined || r.notes === options.notes) &&
+      sameAccepted(r),
   );
   if (same) return { records: [...records], record: same, changed: false };
 
@@ -106,7 +121,12 @@ export function attestRecord(
     method,
     validated_by: by,
     validated_at: options.at,
-    evidence: { has_scripts: subject.has_scripts, files: subject.files, skill_md_sha256: subject.content_hash },
+    evidence: {
+      has_scripts: subject.has_scripts,
+      files: subject.files,
+      skill_md_sha256: subject.content_hash,
+      ...(accepted.length ? { [ACCEPTED_EVIDENCE_KEY]: accepted } : {}),
+    },
     audience: previous?.audience ?? "host",
   };
   const notes = options.notes ?? previous?.notes;
@@ -197,6 +217,7 @@ export const run: Command = async (ctx) => {
       source: { type: "string" },
       at: { type: "string" },
       notes: { type: "string" },
+      accept: { type: "string", multiple: true },
     },
     USAGE,
   );
@@ -211,6 +232,12 @@ export const run: Command = async (ctx) => {
   for (const flag of ["by", "source", "method"] as const) {
     if (values[flag] !== undefined && !values[flag]!.trim()) throw new UsageError(`--${flag} must not be empty`);
   }
+  const accept = values.accept ?? [];
+  for (const id of accept) {
+    const problem = acknowledgementProblem(id);
+    if (problem) throw new UsageError(`--accept: ${problem}`);
+  }
+  if (accept.length && values.check) throw new UsageError("--accept writes a record; it cannot be combined with --check");
   await requireDir(shelfDir, "shelf folder");
 
   const allDirs = await listShelfSkillDirs(shelfDir);
@@ -224,6 +251,8 @@ export const run: Command = async (ctx) => {
   let records = await readValidations(file, (w) => ctx.stderr(`warning: ${w}\n`));
   let failures = 0;
   let changed = false;
+  const acceptedSomewhere = new Set<string>();
+  const pending: { name: string; open: Finding[] }[] = [];
 
   for (const dir of selected) {
     const skill = await loadSkill(dir);
@@ -245,11 +274,16 @@ export const run: Command = async (ctx) => {
       }
       continue;
     }
+    const findings = auditSkill(skill.files).findings;
+    const ids = new Set(findings.map(findingId));
+    const mine = accept.filter((id) => ids.has(id));
+    for (const id of mine) acceptedSomewhere.add(id);
     const result = attestRecord(
       records,
       { name: skill.name, tree_hash: inv.tree_hash, has_scripts: inv.has_scripts, files: inv.files.length, content_hash: inv.content_hash },
-      { level, method: values.method, by: values.by, source: values.source, at, notes: values.notes },
+      { level, method: values.method, by: values.by, source: values.source, at, notes: values.notes, accepted: mine },
     );
+    pending.push({ name: skill.name, open: unacknowledgedAtLeast(findings, acknowledgedIds(result.record.evidence), "high") });
     records = result.records;
     changed ||= result.changed;
     const r = result.record;
@@ -274,6 +308,20 @@ export const run: Command = async (ctx) => {
     }
   }
 
+  const unknown = accept.filter((id) => !acceptedSomewhere.has(id));
+  if (unknown.length) {
+    throw new UsageError(
+      `--accept names no current finding of the skill(s) attested: ${unknown.join(", ")}; run npx skillshelf audit ${shelfDir} and copy the id (nothing was written)`,
+    );
+  }
+  for (const p of pending) {
+    const critical = p.open.filter((f) => f.severity === "critical").length;
+    if (p.open.length) {
+      ctx.stderr(
+        `${p.name}: ${critical ? `${critical} critical audit finding(s) still block it` : `${p.open.length} high audit finding(s) still require review`}; read them (npx skillshelf audit ${shelfDir}) and accept each with --accept <rule>@<file>:<line>\n`,
+      );
+    }
+  }
   if (!values.check && failures) {
     ctx.stderr(`nothing written: fix the invalid skill(s) above and attest again\n`);
     return 1;

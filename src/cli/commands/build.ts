@@ -29,6 +29,15 @@ export function progressLines(write: (line: string) => void, clock: () => number
   };
 }
 
+/** One line on the audit: what it found (by severity) and how many skills it scanned. */
+function auditLine(a: BuildSummary["audit"]): string {
+  const found = Object.entries(a.counts)
+    .filter(([, n]) => n > 0)
+    .map(([s, n]) => `${n} ${s}`)
+    .join(", ");
+  return `  audit (${a.rule_set}): ${found ? `${found} finding(s) in ${a.skills_with_findings} skill(s); details: skillshelf audit <shelf>` : "no findings"}; ${a.scanned} skill(s) scanned, the rest unchanged\n`;
+}
+
 export const run: Command = async (ctx) => {
   const { values, positionals } = parseCommandArgs(
     ctx.args,
@@ -91,6 +100,7 @@ export const run: Command = async (ctx) => {
           archived: built.archived,
           written: built.written,
           written_bytes: built.writtenBytes,
+          audit: built.audit,
           verified: values.verify ?? false,
           signed,
         },
@@ -103,7 +113,7 @@ export const run: Command = async (ctx) => {
       ? "every skill read and compressed again (--verify)"
       : `${built.reused} skill(s) unchanged since the last build, ${built.archived} archived`;
     ctx.stdout(
-      `built generation ${built.id}\n  ${m.skill_count} skill(s), ${m.file_count} file(s), ${m.total_bytes} bytes, ${built.objects} object(s) in ${m.shards.length} shard(s) → ${out}\n  ${how}; wrote ${built.written} object(s), ${built.writtenBytes} bytes\n${signed ? `  signed by key ${signed.key_id} for origin ${signed.origin}\n` : ""}`,
+      `built generation ${built.id}\n  ${m.skill_count} skill(s), ${m.file_count} file(s), ${m.total_bytes} bytes, ${built.objects} object(s) in ${m.shards.length} shard(s) → ${out}\n  ${how}; wrote ${built.written} object(s), ${built.writtenBytes} bytes\n${signed ? `  signed by key ${signed.key_id} for origin ${signed.origin}\n` : ""}${auditLine(built.audit)}`,
     );
   }
   return 0;

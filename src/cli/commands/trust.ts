@@ -1,6 +1,8 @@
 // `skillshelf trust <shelf-dir> [--json]`: every skill's trust verdict and the reasons behind it,
 // evaluated exactly as selection does (provenance derived from the records, worst verdict).
 import path from "node:path";
+import { auditSkill } from "../../core/audit/scan.ts";
+import { applyAudit } from "../../core/audit/verdict.ts";
 import { judgeSkill } from "../../core/trust/select.ts";
 import { forPeople, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
 import { readShelfRecords } from "../lib/shelf-records.ts";
@@ -25,7 +27,11 @@ export const run: Command = async (ctx) => {
       continue;
     }
     const notes: string[] = [];
-    const verdict = judgeSkill(records, { name, tree_hash: loaded.inventory.tree_hash, has_scripts: loaded.inventory.has_scripts }, (m) => notes.push(m));
+    // The audit can only make the verdict stricter (as the build's); no gating finding, no change.
+    const verdict = applyAudit(
+      judgeSkill(records, { name, tree_hash: loaded.inventory.tree_hash, has_scripts: loaded.inventory.has_scripts }, (m) => notes.push(m)),
+      auditSkill(loaded.files).findings,
+    );
     skills.push({ name, tree_hash: loaded.inventory.tree_hash, verdict, notes, invalid: null });
   }
   if (values.json) {

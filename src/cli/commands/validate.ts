@@ -1,6 +1,8 @@
 // skillshelf validate <skill-or-shelf-dir> [--json]: every problem of every skill, at once. A
 // shelf is checked exactly as `build` checks it (checkShelf), so validate passes when build would.
 import path from "node:path";
+import { auditSkill } from "../../core/audit/scan.ts";
+import { findingId } from "../../core/audit/verdict.ts";
 import type { Problem } from "../../core/skill/validate.ts";
 import { checkShelf, type CheckedSkill } from "../lib/build.ts";
 import { CliError, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
@@ -25,7 +27,12 @@ interface RecordReport {
 async function validateOne(dir: string): Promise<CheckedSkill> {
   const folder = path.basename(path.resolve(dir));
   try {
-    return { folder, dir, problems: (await loadSkill(dir)).validation.problems };
+    const skill = await loadSkill(dir);
+    // Findings are warnings here, as in a shelf's check (build.ts); the verdict is what gates on them.
+    const audit = auditSkill(skill.files).findings.map(
+      (f): Problem => ({ skill: folder, field: "audit", severity: "warning", message: `${f.severity} ${findingId(f)}: ${f.message.split(". ")[0]}` }),
+    );
+    return { folder, dir, problems: [...skill.validation.problems, ...audit] };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
     return { folder, dir, problems: [{ skill: folder, field: "files", severity: "error", message: error.message }] };

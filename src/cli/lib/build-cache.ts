@@ -17,6 +17,8 @@ import { z } from "zod";
 import { ArchivesSchema, SkillRecordSchema, type SkillRecord } from "../../core/generation/manifest.ts";
 import type { DescribedSkill } from "../../core/generation/assemble.ts";
 import type { Problem } from "../../core/skill/validate.ts";
+import { AUDIT_RULE_SET, SEVERITIES } from "../../core/audit/rules.ts";
+import type { Finding } from "../../core/audit/scan.ts";
 import type { SkillDirEntry } from "./skill-dir.ts";
 
 /** The cache's file name inside a build folder. */
@@ -35,6 +37,11 @@ export interface SkillScan {
   problems: Problem[];
   /** Present when the skill is valid. */
   described: DescribedSkill | null;
+  /**
+   * The audit's findings for these bytes (core/audit), with the rule set and tree hash they were
+   * computed for: an unchanged skill is not scanned again, a new rule set scans it again.
+   */
+  audit?: { rule_set: string; tree_hash: string | null; findings: Finding[] };
 }
 
 type StatRow = [path: string, size: number, mtimeNs: string, ctimeNs: string, ino: string];
@@ -64,6 +71,23 @@ const CacheDocumentSchema = z.object({
       scan: z.object({
         problems: z.array(z.object({ skill: z.string(), field: z.string(), severity: z.enum(["error", "warning"]), message: z.string() })),
         described: SkillRecordSchema.omit({ schema: true, archives: true, trust: true }).nullable(),
+        audit: z
+          .object({
+            rule_set: z.string(),
+            tree_hash: z.string().nullable(),
+            findings: z.array(
+              z.object({
+                rule: z.string(),
+                severity: z.enum(SEVERITIES as [Finding["severity"], ...Finding["severity"][]]),
+                file: z.string(),
+                line: z.number(),
+                column: z.number(),
+                message: z.string(),
+                excerpt: z.string(),
+              }),
+            ),
+          })
+          .optional(),
       }),
     }),
   ),
@@ -171,6 +195,8 @@ export class BuildCache {
   lookup(folder: string, entries: readonly SkillDirEntry[]): SkillScan | null {
     const cached = Object.hasOwn(this.#previous, folder) ? this.#previous[folder] : undefined;
     if (!cached || cached.stats.length !== entries.length) return null;
+    // Findings of another rule set are stale: the skill is read and scanned again.
+    if (cached.scan.audit?.rule_set !== AUDIT_RULE_SET) return null;
     const rows = statRows(entries);
     for (let i = 0; i < rows.length; i++) {
       const a = rows[i]!;

@@ -18,6 +18,9 @@ import {
 import { canonicalDocument } from "../../core/generation/canonical-json.ts";
 import { SKILL_RECORD_SCHEMA, type GenerationManifest, type SkillRecord } from "../../core/generation/manifest.ts";
 import { sha256Hex } from "../../core/skill/hash.ts";
+import { AUDIT_RULE_SET } from "../../core/audit/rules.ts";
+import { auditSkill, type Finding } from "../../core/audit/scan.ts";
+import { applyAudit, findingId } from "../../core/audit/verdict.ts";
 import type { SkillFile } from "../../core/skill/skill.ts";
 import type { Problem } from "../../core/skill/validate.ts";
 import type { SignaturesDocument } from "../../core/signing/signatures.ts";
@@ -63,6 +66,8 @@ export interface CheckedSkill {
   entries?: SkillDirEntry[];
   /** True when its scan came from the build cache (nothing was read). */
   cached?: boolean;
+  /** The audit's findings for its files (from the cache when unchanged); null when it could not be read. */
+  audit?: SkillScan["audit"] | null;
   /** The bytes this scan read and hashed (absent when cached); the build drops them once staged. */
   files?: SkillFile[];
 }
@@ -115,21 +120,31 @@ async function scanFolder(dir: string, cache: BuildCache | undefined): Promise<S
 async function scanSkill(dir: string, files: SkillFile[]): Promise<SkillScan> {
   const skill = await loadSkill(dir, files);
   const { metadata, parsed } = skill.validation;
-  if (!skill.validation.ok || !metadata || !parsed || !skill.inventory) return { problems: [...skill.validation.problems], described: null };
-  return { problems: [...skill.validation.problems], described: describeSkillFiles(metadata, parsed, skill.inventory) };
+  const audit = { rule_set: AUDIT_RULE_SET, tree_hash: skill.inventory?.tree_hash ?? null, findings: auditSkill(files).findings };
+  if (!skill.validation.ok || !metadata || !parsed || !skill.inventory) return { problems: [...skill.validation.problems], described: null, audit };
+  return { problems: [...skill.validation.problems], described: describeSkillFiles(metadata, parsed, skill.inventory), audit };
 }
 
 /** The record's trust section for a skill under the shelf's records, or the reason it is blocked. */
-function trustOf(records: ShelfRecords, folder: string, described: DescribedSkill): { trust: SkillRecordInput["trust"] } | { blocked: Problem } {
+function trustOf(
+  records: ShelfRecords,
+  folder: string,
+  described: DescribedSkill,
+  findings: readonly Finding[],
+): { trust: SkillRecordInput["trust"] } | { blocked: Problem } {
   const notes: string[] = [];
-  const verdict = judgeSkill(records, { name: described.name, tree_hash: described.tree_hash, has_scripts: described.has_scripts }, (m) => notes.push(m));
+  // The audit can only make a verdict stricter; without gating findings it is the same object.
+  const verdict = applyAudit(
+    judgeSkill(records, { name: described.name, tree_hash: described.tree_hash, has_scripts: described.has_scripts }, (m) => notes.push(m)),
+    findings,
+  );
   if (verdict.blocked) {
     return {
       blocked: {
         skill: folder,
         field: "trust",
         severity: "error",
-        message: `verdict is blocked (${verdict.reasons.join("; ")}); remove the skill from the shelf or withdraw the advisory`,
+        message: `verdict is blocked (${verdict.reasons.join("; ")}); remove the skill from the shelf, withdraw the advisory, or acknowledge a finding you have read`,
       },
     };
   }
@@ -188,8 +203,14 @@ export async function checkShelf(shelfDir: string, options: CheckShelfOptions = 
     // The bytes go along only to a caller that stages them (build); validate keeps none.
     const checked: CheckedSkill = { folder, dir, problems: [...scan.problems], entries, cached, ...(files && options.onSkill ? { files } : {}) };
     skills.push(checked);
+    // Findings are shown as warnings (never refusing by themselves); the verdict below gates on them.
+    const findings = scan.audit?.findings ?? [];
+    for (const f of findings) {
+      checked.problems.push({ skill: folder, field: "audit", severity: "warning", message: `${f.severity} ${findingId(f)}: ${f.message.split(". ")[0]}` });
+    }
+    checked.audit = scan.audit ?? null;
     if (scan.described) {
-      const judged = trustOf(records, folder, scan.described);
+      const judged = trustOf(records, folder, scan.described, findings);
       if ("blocked" in judged) checked.problems.push(judged.blocked);
       else checked.record = { ...scan.described, trust: judged.trust };
     }
@@ -204,6 +225,18 @@ export function buildProblems(checked: CheckedShelf): BuildProblem[] {
     s.problems.filter((p) => p.severity === "error").map((p) => ({ skill: s.folder, field: p.field, message: p.message })),
   );
   return [...checked.recordProblems, ...skillErrors];
+}
+
+/** The build's audit summary over its checked skills. */
+function auditTotals(skills: readonly CheckedSkill[]): BuildSummary["audit"] {
+  const counts = { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
+  let withFindings = 0;
+  for (const s of skills) {
+    const findings = s.audit?.findings ?? [];
+    if (findings.length) withFindings++;
+    for (const f of findings) counts[f.severity]++;
+  }
+  return { rule_set: AUDIT_RULE_SET, counts, skills_with_findings: withFindings, scanned: skills.filter((s) => s.audit && !s.cached).length };
 }
 
 /** How far a build has got, for progress output. */
@@ -248,6 +281,8 @@ export interface BuildSummary {
   written: number;
   writtenBytes: number;
   signatures?: SignaturesDocument;
+  /** The audit over this build's skills: findings by severity, and how many skills were scanned (not cached). */
+  audit: { rule_set: string; counts: Record<Finding["severity"], number>; skills_with_findings: number; scanned: number };
 }
 
 /**
@@ -437,5 +472,6 @@ async function buildInto(
     written,
     writtenBytes,
     ...(signatures ? { signatures } : {}),
+    audit: auditTotals(checked.skills),
   };
 }

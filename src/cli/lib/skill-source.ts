@@ -8,6 +8,7 @@ import { sha256Hex } from "../../core/skill/hash.ts";
 import { buildInventory, type Inventory } from "../../core/skill/inventory.ts";
 import type { SkillResolution, SkillSource } from "../../core/trust/select.ts";
 import { validateSkillMd } from "../../core/skill/validate.ts";
+import { auditSkill } from "../../core/audit/scan.ts";
 import { readSkillDir } from "./skill-dir.ts";
 
 export interface FilesystemSourceOptions {
@@ -67,8 +68,10 @@ export function filesystemSkillSource(roots: readonly string[], options: Filesys
         // user-root write can deny a curated skill, loudly, but never substitute for it).
         await options.afterParse?.(dir);
         let inventory: Inventory;
+        let files: Awaited<ReturnType<typeof readSkillDir>>;
         try {
-          inventory = await buildInventory(await readSkillDir(dir));
+          files = await readSkillDir(dir);
+          inventory = await buildInventory(files);
         } catch (error) {
           return { ok: false, message: (error as Error).message };
         }
@@ -95,6 +98,8 @@ export function filesystemSkillSource(roots: readonly string[], options: Filesys
             tree_hash: inventory.tree_hash,
             has_scripts: inventory.has_scripts,
             location: dir,
+            // The same bytes the tree hash covered: the audit can only tighten the verdict.
+            audit_findings: auditSkill(files).findings,
           },
         };
       }

@@ -2,6 +2,8 @@
 // named skill from a source, derive its provenance, take the worst verdict over every candidate
 // source, and gate: blocked never activates, requires_review only when the operator enabled it.
 // The source is abstract so the Worker can resolve from hashes computed at build time.
+import type { Finding } from "../audit/scan.ts";
+import { applyAudit } from "../audit/verdict.ts";
 import { evaluateTrust, sourceCandidates, strongest, validationsFor, worseVerdict, type TrustVerdict } from "./evaluate.ts";
 import { pyRepr, pyTypeName } from "../python-compat/pyfmt.ts";
 import { compareCodePoints, pyStrip } from "../python-compat/py-text.ts";
@@ -24,6 +26,8 @@ export interface ResolvedSkill {
   has_scripts: boolean;
   /** Where the winning copy lives (a folder path, or a shelf key); named in operator notes. */
   location: string;
+  /** The audit's findings for these bytes, when the source scanned them: critical blocks, high holds for review. */
+  audit_findings?: readonly Finding[];
 }
 
 /**
@@ -256,7 +260,7 @@ export async function selectSkills(
     const requires = parseRequires(skill, note);
     if (requires.mcp_servers.length || requires.tools.length) out.requires[name] = requires;
 
-    const verdict = judgeSkill(
+    const judged = judgeSkill(
       records,
       {
         name,
@@ -266,6 +270,9 @@ export async function selectSkills(
       },
       note,
     );
+    // Without gating findings applyAudit returns the verdict itself: selection is unchanged.
+    const findings = resolution.resolved.audit_findings;
+    const verdict = findings ? applyAudit(judged, findings) : judged;
     if (verdict.blocked) {
       out.blocked.push({ name, verdict });
       continue;

@@ -1,0 +1,124 @@
+// skillshelf audit <skill-or-shelf> [--json | --sarif] [--min-severity S]: every skill's audit
+// findings (core/audit), with the acknowledgements its validation record holds. Exit 0 when no
+// unacknowledged finding is at or above --min-severity (default high), 1 otherwise.
+import path from "node:path";
+import { AUDIT_RULE_SET, SEVERITIES, type Severity } from "../../core/audit/rules.ts";
+import { toSarif } from "../../core/audit/sarif.ts";
+import { findingId, parseSeverity, unacknowledgedAtLeast } from "../../core/audit/verdict.ts";
+import { diffGenerations, type SkillChange } from "../../core/generation/diff.ts";
+import { auditTarget } from "../lib/audit.ts";
+import { readBuildTrees } from "../lib/build-trees.ts";
+import { parseCommandArgs, printable, UsageError, type Command } from "../lib/cli.ts";
+
+const USAGE = "skillshelf audit <skill-or-shelf-dir> [--json | --sarif] [--since <build-dir>] [--min-severity critical|high|medium|low|info]";
+
+/** One skill's change since the build, in a reviewer's words (nothing for an unchanged skill). */
+function describeChange(c: SkillChange): string[] {
+  if (c.status === "unchanged") return [];
+  if (c.status === "removed") return [`${c.name}: removed since the build`];
+  if (c.status === "added") return [`${c.name}: new since the build (${c.files_added.length} file(s))`, ...detail(c)];
+  return [`${c.name}: changed since the build (tree ${c.from_tree?.slice(0, 12)} → ${c.to_tree?.slice(0, 12)})`, ...detail(c)];
+}
+
+function detail(c: SkillChange): string[] {
+  const lines: string[] = [];
+  const list = (label: string, items: readonly string[]) => items.length && lines.push(`  ${label}: ${items.join(", ")}`);
+  if (c.status === "changed") list("files added", c.files_added);
+  list("files removed", c.files_removed);
+  list("files changed", c.files_changed);
+  list("scripts added or changed", c.scripts_changed);
+  list("new executable files", c.new_executables);
+  list("new network hosts", c.new_hosts);
+  for (const f of c.new_findings) lines.push(`  new finding: ${f.severity} ${f.rule}@${f.file}:${f.line}`);
+  if (c.loses_attachable) lines.push(`  not attachable on the old record's word: ${c.loses_attachable}`);
+  return lines;
+}
+
+export const run: Command = async (ctx) => {
+  const { values, positionals } = parseCommandArgs(
+    ctx.args,
+    { json: { type: "boolean" }, sarif: { type: "boolean" }, "min-severity": { type: "string" }, since: { type: "string" } },
+    USAGE,
+  );
+  if (positionals.length !== 1) throw new UsageError(`expected one skill or shelf folder\nusage: ${USAGE}`);
+  if (values.json && values.sarif) throw new UsageError("--json and --sarif are two formats; pass one");
+  let min: Severity = "high";
+  if (values["min-severity"] !== undefined) {
+    const parsed = parseSeverity(values["min-severity"]);
+    if (!parsed) throw new UsageError(`--min-severity must be one of ${SEVERITIES.join(", ")}; got "${values["min-severity"]}"`);
+    min = parsed;
+  }
+  const target = positionals[0]!;
+  if (values.since !== undefined && /^https?:\/\/|^[0-9a-f]{8,64}$/.test(values.since)) {
+    throw new UsageError(`--since takes a build folder here (skillshelf build --out); a shelf URL or a generation id is not supported yet: ${values.since}`);
+  }
+  if (values.since !== undefined && values.sarif) throw new UsageError("--since reports changes, which SARIF cannot carry; use it with --json or alone");
+  const before = values.since !== undefined ? await readBuildTrees(values.since) : null;
+  const warnings: string[] = [];
+  const { skills } = await auditTarget(target, (w) => warnings.push(w));
+  const open = skills.map((s) => unacknowledgedAtLeast(s.findings, s.acknowledged, min));
+  const failing = open.reduce((n, fs) => n + fs.length, 0);
+  const changes = before
+    ? diffGenerations(
+        before,
+        skills.flatMap((s) => (s.tree_hash ? [{ name: s.name, tree_hash: s.tree_hash, files: s.files, findings: s.findings }] : [])),
+      )
+    : null;
+
+  if (values.sarif) {
+    const cwd = process.cwd();
+    const sarif = toSarif(
+      skills.map((s) => ({
+        name: s.name,
+        tree_hash: s.tree_hash,
+        uriBase: path.relative(cwd, path.resolve(s.dir)).split(path.sep).join("/"),
+        findings: s.findings,
+        acknowledged: s.acknowledged,
+      })),
+      AUDIT_RULE_SET,
+    );
+    ctx.stdout(`${JSON.stringify(sarif, null, 2)}\n`);
+  } else if (values.json) {
+    const out = {
+      rule_set: AUDIT_RULE_SET,
+      min_severity: min,
+      skills: skills.map((s) => ({
+        name: s.name,
+        tree_hash: s.tree_hash,
+        findings: s.findings.map((f) => ({
+          rule: f.rule,
+          severity: f.severity,
+          file: f.file,
+          line: f.line,
+          column: f.column,
+          message: f.message,
+          excerpt: f.excerpt,
+          id: findingId(f),
+          acknowledged: s.acknowledged.has(findingId(f)),
+        })),
+      })),
+      ...(changes ? { since: { build: values.since, changes: changes.filter((c) => c.status !== "unchanged") } } : {}),
+    };
+    ctx.stdout(`${JSON.stringify(out, null, 2)}\n`);
+  } else {
+    for (const w of warnings) ctx.stderr(`warning: ${w}\n`);
+    for (const s of skills) {
+      if (s.findings.length === 0) continue;
+      ctx.stdout(`${s.name}  (tree ${s.tree_hash ?? "none"})\n`);
+      for (const f of s.findings) {
+        const ack = s.acknowledged.has(findingId(f)) ? "  [acknowledged]" : "";
+        ctx.stdout(`  ${f.severity.padEnd(8)} ${findingId(f)}${ack}\n    ${f.message}\n`);
+        if (f.excerpt) ctx.stdout(`    > ${printable(f.excerpt)}\n`);
+      }
+    }
+    if (changes) {
+      const lines = changes.flatMap(describeChange);
+      ctx.stdout(lines.length ? `since ${values.since}:\n${lines.join("\n")}\n` : `since ${values.since}: nothing changed\n`);
+    }
+    const total = skills.reduce((n, s) => n + s.findings.length, 0);
+    ctx.stdout(
+      `${skills.length} skill(s) audited (${AUDIT_RULE_SET}): ${total} finding(s), ${failing} unacknowledged at ${min} or above${failing ? "; accept one only after reading it: skillshelf attest <shelf> <name> --by <you> --accept <id>" : ""}\n`,
+    );
+  }
+  return failing > 0 ? 1 : 0;
+};
