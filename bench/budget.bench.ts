@@ -78,7 +78,12 @@ async function main(): Promise<void> {
   console.log(`budget: ${SIZES.join(" and ")} skills; ${cpus().length} × ${cpus()[0]?.model.trim()}, load ${loadAtStart.toFixed(2)}; cache ${CACHE}`);
   const bundle = await bundleBudgetWorker();
   const results: SizeResult[] = [];
-  for (const skills of SIZES) results.push(await measureSize(skills, bundle));
+  for (const skills of SIZES) {
+    const result = await measureSize(skills, bundle);
+    results.push(result);
+    // Printed as soon as a size is done: the next size can take minutes, and a failure there would lose it.
+    console.log(`\n${sizeSection(result, [])}\n`);
+  }
   report(results);
 }
 
@@ -311,55 +316,7 @@ function report(results: SizeResult[]): void {
   const loadEnd = loadavg()[0]!;
   const sections: string[] = [];
   const overFree: string[] = [];
-  for (const result of results) {
-    const rows = result.rows.map((row) => {
-      const v = verdict(row);
-      if (v !== "ok") overFree.push(`${count(result.skills)} skills: ${row.route.label} (${v.replace(/\*\*/g, "")})`);
-      return [
-        row.route.family,
-        `\`${row.route.label}\``,
-        `${ms(row.cold.cpuMs)} (${ms(row.cold.profilerMs)})`,
-        opsCell(row.cold.ops),
-        bytes(row.cold.ops.bytesRead),
-        bytes(row.cold.heapBytes),
-        `${ms(row.warm.cpuMs)} (${ms(row.warm.profilerMs)})`,
-        opsCell(row.warm.ops),
-        bytes(row.warm.ops.bytesRead),
-        bytes(row.warm.heapBytes),
-        v,
-      ];
-    });
-    const p = result.publish;
-    const publishOver = p.cpuMs > FREE.cpuMs || p.maxOps > FREE.ops;
-    if (publishOver)
-      overFree.push(
-        `${count(result.skills)} skills: admin publish of one changed skill (CPU ${ms(p.cpuMs)} over ${p.requests} requests, at most ${p.maxOps} ops in one)`,
-      );
-    sections.push(
-      [
-        `**${count(result.skills)} skills** (${result.setup}):`,
-        "",
-        table(
-          [
-            "Family",
-            "Route",
-            "cold CPU",
-            "cold ops R2 · KV · Cache",
-            "cold read",
-            "cold heap",
-            "warm CPU",
-            "warm ops R2 · KV · Cache",
-            "warm read",
-            "warm heap",
-            "Free plan",
-          ],
-          rows,
-        ),
-        "",
-        `Admin publish of one changed skill (\`skillshelf publish\` to the warm isolate, ${p.requests} requests): ${ms(p.cpuMs)} of workerd CPU for all of them together (profiler ${ms(p.profilerMs)}; the CLI's build is not in it), ${count(p.totalOps)} storage operations in all, at most ${count(p.maxOps)} in one request (${p.maxOpsRequest}), ${bytes(p.bytesRead)} read${publishOver ? " — **over the Free plan's per-request budget if one request took it all**" : ""}.`,
-      ].join("\n"),
-    );
-  }
+  for (const result of results) sections.push(sizeSection(result, overFree));
   const markdown = [
     `Every route of \`test/worker/budget/routes.ts\` (the counting test's table) against skillshelf's deploy bundle, wrapped by \`bench/budget/worker.ts\` to count storage operations at the bindings, in workerd (Miniflare, the simulator \`wrangler dev\` runs), over \`bench/shelf-gen.ts\`'s lean skills (~10 KiB in five files each) built with \`skillshelf build\` and published with \`skillshelf publish\` through the admin API, so KV holds its copies as in production.`,
     "",
@@ -374,4 +331,53 @@ function report(results: SizeResult[]): void {
       : "**Every route is within the Free plan's budgets.**",
   ].join("\n");
   reportSection("budget", markdown);
+}
+
+/** One shelf size's table and publish line; its rows over the Free plan are added to `overFree`. */
+function sizeSection(result: SizeResult, overFree: string[]): string {
+  const rows = result.rows.map((row) => {
+    const v = verdict(row);
+    if (v !== "ok") overFree.push(`${count(result.skills)} skills: ${row.route.label} (${v.replace(/\*\*/g, "")})`);
+    return [
+      row.route.family,
+      `\`${row.route.label}\``,
+      `${ms(row.cold.cpuMs)} (${ms(row.cold.profilerMs)})`,
+      opsCell(row.cold.ops),
+      bytes(row.cold.ops.bytesRead),
+      bytes(row.cold.heapBytes),
+      `${ms(row.warm.cpuMs)} (${ms(row.warm.profilerMs)})`,
+      opsCell(row.warm.ops),
+      bytes(row.warm.ops.bytesRead),
+      bytes(row.warm.heapBytes),
+      v,
+    ];
+  });
+  const p = result.publish;
+  const publishOver = p.cpuMs > FREE.cpuMs || p.maxOps > FREE.ops;
+  if (publishOver)
+    overFree.push(
+      `${count(result.skills)} skills: admin publish of one changed skill (CPU ${ms(p.cpuMs)} over ${p.requests} requests, at most ${p.maxOps} ops in one)`,
+    );
+  return [
+    `**${count(result.skills)} skills** (${result.setup}):`,
+    "",
+    table(
+      [
+        "Family",
+        "Route",
+        "cold CPU (profiler)",
+        "cold ops R2 · KV · Cache",
+        "cold read",
+        "cold heap",
+        "warm CPU (profiler)",
+        "warm ops R2 · KV · Cache",
+        "warm read",
+        "warm heap",
+        "Free plan",
+      ],
+      rows,
+    ),
+    "",
+    `Admin publish of one changed skill (\`skillshelf publish\` to the warm isolate, ${p.requests} requests): ${ms(p.cpuMs)} of workerd CPU for all of them together (profiler ${ms(p.profilerMs)}; the CLI's build is not in it), ${count(p.totalOps)} storage operations in all, at most ${count(p.maxOps)} in one request (${p.maxOpsRequest}), ${bytes(p.bytesRead)} read${publishOver ? " — **over the Free plan's per-request budget if one request took it all**" : ""}.`,
+  ].join("\n");
 }
