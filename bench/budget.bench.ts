@@ -263,7 +263,9 @@ function medianSample(samples: Sample[]): Sample {
 
 /** One skill changed, rebuilt, and published through the admin API to the warm isolate: CPU over the whole publish, operations per request. */
 async function measurePublish(shelf: string, build: string, token: string, workerd: Workerd, inspector: Inspector): Promise<SizeResult["publish"]> {
-  writeBenchSkill(shelf, CHANGED, 1, [], "lean");
+  // A revision no earlier run published (the cached state keeps every revision uploaded before), so the publish uploads the change.
+  const revision = 1 + (Math.floor(Date.now() / 1000) % 1_000_000);
+  writeBenchSkill(shelf, CHANGED, revision, [], "lean");
   await runNode([SKILLSHELF_CLI, "build", shelf, "--out", build], { cwd: ROOT });
   await countedSince(workerd.skillshelf!);
   let nanos = 0n;
