@@ -20,7 +20,7 @@ export interface BudgetSubject {
 
 /** One counted route: the family the bench table groups it under, a unique label, the request and its answer's status. */
 export interface BudgetRoute {
-  family: "static" | "well-known" | "v1" | "mcp" | "ui" | "admin";
+  family: "static" | "well-known" | "v1" | "mcp" | "ui" | "clawhub" | "admin";
   label: string;
   method: "GET" | "POST";
   path: string;
@@ -138,6 +138,13 @@ export function budgetRoutes(s: BudgetSubject): BudgetRoute[] {
     get("ui", `/ui/?q=${encodeURIComponent(s.query)}`, { headers: HTML }),
     get("ui", `/ui/skills/${k}`, { headers: HTML }),
     get("ui", `/ui/files/${k}/${s.reference}`, { headers: HTML }),
+    get("clawhub", "/.well-known/clawhub.json"),
+    get("clawhub", `/api/v1/search?q=${encodeURIComponent(s.query)}`),
+    get("clawhub", "/api/v1/skills"),
+    get("clawhub", `/api/v1/skills/${k}`),
+    get("clawhub", `/api/v1/skills/${k}/versions`),
+    get("clawhub", `/api/v1/skills/${k}/file?path=SKILL.md`),
+    get("clawhub", `/api/v1/download?slug=${k}`),
     get("admin", "/admin/v1/pointer", { headers: { Authorization: `Bearer ${s.adminToken}` } }),
     get("admin", "/admin/v1/history", { headers: { Authorization: `Bearer ${s.adminToken}` } }),
   ];
