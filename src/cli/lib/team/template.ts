@@ -161,7 +161,7 @@ openssl rand -hex 32 | npx wrangler secret put SHELF_SESSION_KEY
 npm run deploy
 \`\`\`
 
-Then publish from CI: \`${WORKFLOW_FILE}\` validates, checks the trust records, builds (signed when
+Then publish from CI: \`${WORKFLOW_FILE}\` validates, checks the trust records, audits (findings go to code scanning), builds (signed when
 the \`SKILLSHELF_SIGNING_KEY\` secret is set) and publishes on every push to main. Set the repository
 variable \`SHELF_URL\` (the Worker's URL), the secrets \`SKILLSHELF_PUBLISH_TOKEN\` and \`SKILLSHELF_READ_TOKEN\`
 (a read token: \`--wait\` reads the private shelf to see the new generation served) and, to sign,
@@ -192,6 +192,8 @@ on:
 
 permissions:
   contents: read
+  # The audit's SARIF goes to GitHub code scanning.
+  security-events: write
 
 concurrency:
   group: shelf-\${{ github.ref }}
@@ -211,6 +213,14 @@ jobs:
         run: npx skillshelf validate shelf
       - name: Check trust records
         run: npx skillshelf attest shelf --all --check
+      - name: Audit (hostile content; fails on an unacknowledged high or critical finding)
+        run: npx skillshelf audit shelf --sarif > audit.sarif
+      - name: Upload the audit to code scanning
+        if: \${{ always() && hashFiles('audit.sarif') != '' }}
+        uses: github/codeql-action/upload-sarif@v3
+        with:
+          sarif_file: audit.sarif
+          category: skillshelf-audit
       - name: Build
         env:
           SIGNING_KEY: \${{ secrets.SKILLSHELF_SIGNING_KEY }}
