@@ -43,7 +43,7 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
   dev: {
     summary:
-      "dev [--port N] [--env <name>] [--shelf <dir>] [--verbose]  serve this repository's shelf locally (wrangler dev, local R2 and KV), publish it, print URLs (Node 22+)",
+      "dev [--port N] [--env <name>] [--shelf <dir>] [--force] [--verbose]  serve this repository's shelf locally (wrangler dev, local R2 and KV), publish it, print URLs (Node 22+)",
     example: "skillshelf dev --port 8811",
     load: () => import("./commands/dev.ts"),
   },
