@@ -107,10 +107,22 @@ function oidcChoice(request: Request, env: OAuthEnv, handle: string): { name: st
  * The consent step after an identity-provider sign-in (at /oidc/callback): the authorization
  * request the sign-in started from, parsed again, and the form posting back to it.
  */
-export async function consentAfterOidc(authorizeUrl: string, handle: string, signIn: string, env: OAuthEnv, roles: ShelfOAuth, settings: OAuthSettings): Promise<Response> {
+export async function consentAfterOidc(
+  authorizeUrl: string,
+  handle: string,
+  signIn: string,
+  env: OAuthEnv,
+  roles: ShelfOAuth,
+  settings: OAuthSettings,
+): Promise<Response> {
   try {
     const { auth, details } = await describe(roles.helpers(env), new Request(authorizeUrl));
-    return page(ConsentStep({ details, shelf: settings.issuer, action: authorizeUrl, handle, signIn, scope: grantedScopes(auth.scope) }), 200, undefined, details.redirectUri);
+    return page(
+      ConsentStep({ details, shelf: settings.issuer, action: authorizeUrl, handle, signIn, scope: grantedScopes(auth.scope) }),
+      200,
+      undefined,
+      details.redirectUri,
+    );
   } catch (error) {
     return failure(error, roles.errors);
   }
@@ -123,7 +135,14 @@ export async function authorizeGet(request: Request, env: OAuthEnv, roles: Shelf
     const { auth, details } = await describe(helpers, request);
     const consent = await helpers.beginConsent(auth);
     return page(
-      SignInStep({ details, shelf: settings.issuer, action: request.url, handle: consent.handle, problem: null, oidc: oidcChoice(request, env, consent.handle) }),
+      SignInStep({
+        details,
+        shelf: settings.issuer,
+        action: request.url,
+        handle: consent.handle,
+        problem: null,
+        oidc: oidcChoice(request, env, consent.handle),
+      }),
       200,
       consent.headers,
       details.redirectUri,

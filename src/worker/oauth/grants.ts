@@ -33,7 +33,8 @@ export function isGrantProps(value: unknown): value is GrantProps {
   if (typeof value !== "object" || value === null) return false;
   const props = value as Record<string, unknown>;
   if (props.method === "read-token") return typeof props.readTokenSha256 === "string" && /^[0-9a-f]{64}$/.test(props.readTokenSha256);
-  if (props.method === "oidc") return typeof props.issuer === "string" && typeof props.subject === "string" && (props.email === null || typeof props.email === "string");
+  if (props.method === "oidc")
+    return typeof props.issuer === "string" && typeof props.subject === "string" && (props.email === null || typeof props.email === "string");
   return false;
 }
 

@@ -96,7 +96,8 @@ export function oauthRoutes(): Hono<OAuthRouteEnv> {
   grants.delete("/", async (c) => {
     const { roles, settings } = c.get("oauth");
     const email = c.req.query("user")?.trim() ?? "";
-    if (!/^[^\s@]{1,128}@[^\s@]{1,253}$/.test(email)) throw adminError("bad_request", "DELETE /admin/v1/oauth/grants needs ?user=<e-mail address>, or a grant id in the path.");
+    if (!/^[^\s@]{1,128}@[^\s@]{1,253}$/.test(email))
+      throw adminError("bad_request", "DELETE /admin/v1/oauth/grants needs ?user=<e-mail address>, or a grant id in the path.");
     const revoked = await revokeUserGrants(settings.kv, roles.helpers(c.env), email);
     return c.json({ user: email.toLowerCase(), revoked });
   });

@@ -58,7 +58,10 @@ export function oidcRoutes(): Hono<OidcRouteEnv> {
     if (!settings) return next();
     const url = new URL(c.req.url);
     const ret = signInReturn(url, c.env);
-    if (!ret) return problemPage(new SignInProblem(400, "This sign-in link is not valid", "Start connecting again from the app.", "oidc: a sign-in link with no valid return"));
+    if (!ret)
+      return problemPage(
+        new SignInProblem(400, "This sign-in link is not valid", "Start connecting again from the app.", "oidc: a sign-in link with no valid return"),
+      );
     try {
       const { location, cookie } = await beginSignIn(settings, url.origin, ret);
       return seeOther(location, [cookie]);
@@ -77,7 +80,13 @@ export function oidcRoutes(): Hono<OidcRouteEnv> {
       const clear = transactionCookie(null);
       if (done.return.kind === "pages") return seeOther(`${UI_PREFIX}/`, [readCookie(done.session), clear]);
       const oauth = oauthSettings(c.env);
-      if (!oauth) throw new SignInProblem(404, "Connecting apps is not set up", "This shelf does not serve OAuth now.", "oidc: an OAuth sign-in came back with OAuth off");
+      if (!oauth)
+        throw new SignInProblem(
+          404,
+          "Connecting apps is not set up",
+          "This shelf does not serve OAuth now.",
+          "oidc: an OAuth sign-in came back with OAuth off",
+        );
       const response = await consentAfterOidc(done.return.authorizeUrl, done.return.handle, done.session, c.env, await shelfOAuth(oauth), oauth);
       response.headers.append("Set-Cookie", clear);
       response.headers.set("Cache-Control", NO_STORE);

@@ -108,7 +108,8 @@ export function oidcSettings(env: OidcEnv): OidcSettings | null {
   if (!sessionKey) return off("the SHELF_SESSION_KEY secret is not set");
   if (!env.SHELF_KV) return off("the SHELF_KV binding is missing");
   const allowedDomains = parseAllowedDomains(env.SHELF_OIDC_ALLOWED_DOMAINS);
-  if (allowedDomains === undefined) return off(`SHELF_OIDC_ALLOWED_DOMAINS=${JSON.stringify(env.SHELF_OIDC_ALLOWED_DOMAINS)} holds something that is not a domain`);
+  if (allowedDomains === undefined)
+    return off(`SHELF_OIDC_ALLOWED_DOMAINS=${JSON.stringify(env.SHELF_OIDC_ALLOWED_DOMAINS)} holds something that is not a domain`);
   const requiredClaim = parseRequiredClaim(env.SHELF_OIDC_REQUIRED_CLAIM);
   if (requiredClaim === undefined) return off(`SHELF_OIDC_REQUIRED_CLAIM=${JSON.stringify(env.SHELF_OIDC_REQUIRED_CLAIM)} is not claim=value`);
   if (allowedDomains.length === 0 && requiredClaim === null) {

@@ -75,12 +75,23 @@ export async function finishSignIn(request: Request, settings: OidcSettings, tra
   const url = new URL(request.url);
   const txn = await openTransaction(transactionValue, settings.sessionKey);
   const again = "Start signing in again from the shelf or the app.";
-  if (!txn) throw new SignInProblem(400, "This sign-in has expired", `It took too long or was started in another browser. ${again}`, "oidc: callback without a live transaction cookie");
+  if (!txn)
+    throw new SignInProblem(
+      400,
+      "This sign-in has expired",
+      `It took too long or was started in another browser. ${again}`,
+      "oidc: callback without a live transaction cookie",
+    );
   const state = url.searchParams.get("state");
   if (state !== txn.state) throw new SignInProblem(400, "This sign-in does not match", again, "oidc: callback state differs from this browser's transaction");
   const providerError = url.searchParams.get("error");
   if (providerError !== null) {
-    throw new SignInProblem(401, "The identity provider did not sign you in", `It answered ${providerError.slice(0, 64)}. ${again}`, `oidc: provider error ${providerError.slice(0, 64)}`);
+    throw new SignInProblem(
+      401,
+      "The identity provider did not sign you in",
+      `It answered ${providerError.slice(0, 64)}. ${again}`,
+      `oidc: provider error ${providerError.slice(0, 64)}`,
+    );
   }
   const code = url.searchParams.get("code");
   if (!code) throw new SignInProblem(400, "This sign-in is incomplete", again, "oidc: callback without a code");
@@ -100,10 +111,17 @@ export async function finishSignIn(request: Request, settings: OidcSettings, tra
   } catch (error) {
     if (error instanceof ProviderUnavailable) throw unavailable(error);
     if (error instanceof ProviderRefused) throw new SignInProblem(401, "The identity provider did not sign you in", again, `oidc: ${error.message}`);
-    if (error instanceof IdTokenRefused) throw new SignInProblem(401, "Sign-in was refused", `The identity provider's answer did not check out. ${again}`, `oidc: ID token refused (${error.reason}): ${error.message}`);
+    if (error instanceof IdTokenRefused)
+      throw new SignInProblem(
+        401,
+        "Sign-in was refused",
+        `The identity provider's answer did not check out. ${again}`,
+        `oidc: ID token refused (${error.reason}): ${error.message}`,
+      );
     throw error;
   }
   const admission = admit(claims, settings);
-  if (!admission.admitted) throw new SignInProblem(403, "You may not read this shelf", `${admission.reason} Ask the shelf's owner.`, `oidc: not admitted (${admission.reason})`);
+  if (!admission.admitted)
+    throw new SignInProblem(403, "You may not read this shelf", `${admission.reason} Ask the shelf's owner.`, `oidc: not admitted (${admission.reason})`);
   return { identity: admission.identity, return: txn.return, session: await oidcSessionValue(admission.identity, settings.sessionKey) };
 }

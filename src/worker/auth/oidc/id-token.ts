@@ -107,7 +107,8 @@ export async function verifyIdToken(token: string, expect: IdTokenExpectations):
   const signature = fromBase64Url(signaturePart);
   if (!header || !payload || !signature) throw new IdTokenRefused("malformed", "its header, claims or signature do not decode");
   const alg = typeof header.alg === "string" ? ALGORITHMS[header.alg] : undefined;
-  if (!alg || !Object.hasOwn(ALGORITHMS, header.alg as string)) throw new IdTokenRefused("algorithm", `algorithm ${JSON.stringify(header.alg)} is not accepted`);
+  if (!alg || !Object.hasOwn(ALGORITHMS, header.alg as string))
+    throw new IdTokenRefused("algorithm", `algorithm ${JSON.stringify(header.alg)} is not accepted`);
   const kid = typeof header.kid === "string" ? header.kid : undefined;
 
   const signed = new TextEncoder().encode(`${headerPart}.${payloadPart}`);
@@ -129,7 +130,8 @@ export async function verifyIdToken(token: string, expect: IdTokenExpectations):
   const skew = expect.skewSeconds ?? 60;
   if (typeof claims.exp !== "number" || claims.exp + skew <= now) throw new IdTokenRefused("expired", "the ID token has expired");
   if (typeof claims.nbf === "number" && claims.nbf - skew > now) throw new IdTokenRefused("not_yet_valid", "the ID token is not valid yet");
-  if (claims.iat !== undefined && (typeof claims.iat !== "number" || claims.iat - skew > now)) throw new IdTokenRefused("not_yet_valid", "the ID token was issued in the future");
+  if (claims.iat !== undefined && (typeof claims.iat !== "number" || claims.iat - skew > now))
+    throw new IdTokenRefused("not_yet_valid", "the ID token was issued in the future");
   if (typeof claims.sub !== "string" || claims.sub === "") throw new IdTokenRefused("malformed", "the ID token names no subject");
   // The nonce binds the token to this browser's sign-in: a token from another sign-in (replayed) fails here.
   if (claims.nonce !== expect.nonce) throw new IdTokenRefused("nonce", "the nonce does not match this sign-in");

@@ -138,7 +138,12 @@ export async function exchangeCode(
   metadata: ProviderMetadata,
   exchange: { code: string; redirectUri: string; verifier: string },
 ): Promise<string> {
-  const form = new URLSearchParams({ grant_type: "authorization_code", code: exchange.code, redirect_uri: exchange.redirectUri, code_verifier: exchange.verifier });
+  const form = new URLSearchParams({
+    grant_type: "authorization_code",
+    code: exchange.code,
+    redirect_uri: exchange.redirectUri,
+    code_verifier: exchange.verifier,
+  });
   const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded" };
   const methods = metadata.token_endpoint_auth_methods_supported;
   if (methods && !methods.includes("client_secret_basic") && methods.includes("client_secret_post")) {
@@ -151,9 +156,13 @@ export async function exchangeCode(
   }
   const { status, body } = await getJson(metadata.token_endpoint, "the token endpoint", { method: "POST", headers, body: form.toString() });
   if (status >= 400 && status < 500 && typeof body.error === "string") {
-    throw new ProviderRefused(body.error, `the provider refused the code: ${body.error}${typeof body.error_description === "string" ? ` (${body.error_description})` : ""}`);
+    throw new ProviderRefused(
+      body.error,
+      `the provider refused the code: ${body.error}${typeof body.error_description === "string" ? ` (${body.error_description})` : ""}`,
+    );
   }
   if (status !== 200) throw new ProviderUnavailable(`the token endpoint answered ${status}`);
-  if (typeof body.id_token !== "string") throw new ProviderRefused("no_id_token", "the provider sent no ID token (is the openid scope allowed for this client?)");
+  if (typeof body.id_token !== "string")
+    throw new ProviderRefused("no_id_token", "the provider sent no ID token (is the openid scope allowed for this client?)");
   return body.id_token;
 }

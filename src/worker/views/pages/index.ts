@@ -80,7 +80,11 @@ function pageAccess(access: MiddlewareHandler<ReadEnv>): MiddlewareHandler<ReadE
       if (!(error instanceof ShelfError && error.code === "unauthorized") || c.req.header("Authorization")) throw error;
       const stale = getCookie(c, READ_COOKIE) !== undefined;
       const problem = stale ? "Your read token is no longer accepted (revoked or expired). Enter a new one." : null;
-      return htmlResponse(SignInPage({ links: { ui: uiBase(c), signOut: null }, problem, oidc: oidcLink(c) }), 401, stale ? { "Set-Cookie": readCookie(null) } : {});
+      return htmlResponse(
+        SignInPage({ links: { ui: uiBase(c), signOut: null }, problem, oidc: oidcLink(c) }),
+        401,
+        stale ? { "Set-Cookie": readCookie(null) } : {},
+      );
     }
   };
 }

@@ -15,10 +15,7 @@ export function SignInPage(props: { links: PageLinks; problem: string | null; oi
           </a>
         </p>
       )}
-      <p>
-        {props.oidc ? "Or enter" : "Enter"} a read token for this shelf. It is kept in a cookie that only this shelf's pages receive, until you
-        sign out.
-      </p>
+      <p>{props.oidc ? "Or enter" : "Enter"} a read token for this shelf. It is kept in a cookie that only this shelf's pages receive, until you sign out.</p>
       {props.problem !== null && (
         <p class="notice bad" role="alert">
           {props.problem}
