@@ -1,5 +1,6 @@
 // The authorization endpoint, /oauth/authorize: the library validates the request (client,
-// redirect URI, PKCE, resource); the person signs in with a read token, then allows or denies.
+// redirect URI, PKCE, resource); the person signs in with a read token or (oidc.ts) the team's
+// identity provider, then allows or denies.
 // The consent handle is bound to this browser by the library's __Host- cookie (a forged or
 // replayed form fails), the sign-in travels to the consent step as a pages session value (a MAC
 // over the token's hash, auth/session.ts), and errors are redirected to the client only once the
