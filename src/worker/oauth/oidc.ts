@@ -8,7 +8,7 @@ import { oidcSettings, type OidcEnv } from "../auth/oidc/config.ts";
 import { beginSignIn, finishSignIn, OIDC_CALLBACK_PATH, OIDC_START_PATH, SignInProblem } from "../auth/oidc/flow.ts";
 import type { SignInReturn } from "../auth/oidc/transaction.ts";
 import { TRANSACTION_COOKIE, transactionCookie } from "../auth/oidc/transaction.ts";
-import { NO_STORE } from "../http/headers.ts";
+import { applySecurityHeaders, NO_STORE } from "../http/headers.ts";
 import { htmlResponse } from "../views/pages/page-context.ts";
 import { applyPageHeaders, readCookie, UI_PREFIX } from "../views/pages/security.ts";
 import { consentAfterOidc } from "./authorize.ts";
@@ -30,6 +30,7 @@ async function problemPage(problem: SignInProblem): Promise<Response> {
 function seeOther(location: string, cookies: readonly string[]): Response {
   const headers = new Headers({ Location: location, "Cache-Control": NO_STORE });
   for (const cookie of cookies) headers.append("Set-Cookie", cookie);
+  applySecurityHeaders(headers);
   return new Response(null, { status: 303, headers });
 }
 

@@ -79,7 +79,7 @@ function pageAccess(access: MiddlewareHandler<ReadEnv>): MiddlewareHandler<ReadE
     } catch (error) {
       if (!(error instanceof ShelfError && error.code === "unauthorized") || c.req.header("Authorization")) throw error;
       const stale = getCookie(c, READ_COOKIE) !== undefined;
-      const problem = stale ? "Your read token is no longer accepted (revoked or expired). Enter a new one." : null;
+      const problem = stale ? "Your sign-in is no longer accepted (revoked or expired). Sign in again." : null;
       return htmlResponse(
         SignInPage({ links: { ui: uiBase(c), signOut: null }, problem, oidc: oidcLink(c) }),
         401,
