@@ -54,7 +54,7 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
   grants: {
     summary:
-      "grants (list | revoke <grant-id>) --url <worker-url> [--token-env NAME] [--json]  the OAuth grants apps hold on a private shelf, and revoking one",
+      "grants (list | revoke <grant-id> | revoke --user <email>) --url <worker-url> [--token-env NAME] [--json]  the OAuth grants apps hold on a private shelf, and revoking them",
     example: "skillshelf grants list --url https://skills.acme.example",
     load: () => import("./commands/grants.ts"),
   },

@@ -88,6 +88,11 @@ id = "${PLACEHOLDER_KV_ID}"
 [vars]
 ${vars.join("\n")}
 # ${OPTIONAL_VARS[0]!.name} = "${OPTIONAL_VARS[0]!.teamDefault}"   # ${OPTIONAL_VARS[0]!.why}
+# Sign-in with the team's identity provider (OpenID Connect; docs/oauth.md): uncomment these, keep one or
+# both admission rules, and \`npx wrangler secret put SHELF_OIDC_CLIENT_SECRET\`.
+${OPTIONAL_VARS.filter((v) => v.name.startsWith("SHELF_OIDC_"))
+  .map((v) => `# ${v.name} = ${JSON.stringify(v.teamDefault)}   # ${v.why}`)
+  .join("\n")}
 
 # Secrets are not written here: \`npx wrangler secret put <NAME>\` (README.md, "Deploy"); locally,
 # \`skillshelf dev\` writes .dev.vars for you. ${SECRETS.map((s) => s.name).join(", ")}.
