@@ -375,7 +375,9 @@ it("every read and admin route answers the recorded status, headers and body", a
   const publicEnv = await adminEnv();
   const sweep: Recorded[] = [];
   const publicFetch = workerFetch(publicEnv);
-  const marketplace = (await (await publicFetch(new Request(`${BASE}/.claude-plugin/marketplace.json`))).json()) as { plugins: { name: string; source: { sha256: string } }[] };
+  const marketplace = (await (await publicFetch(new Request(`${BASE}/.claude-plugin/marketplace.json`))).json()) as {
+    plugins: { name: string; source: { sha256: string } }[];
+  };
   pluginDigest = marketplace.plugins.find((p) => p.name === "nested")!.source.sha256;
   sweep.push(...(await sweepReads(publicFetch, "")));
 
