@@ -13,7 +13,7 @@ import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
-import { adminEnv, adminRequest, buildGeneration, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
+import { adminEnv, adminRequest, buildGeneration, memorySource, newCounts, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
 import { expectDocumented } from "../api/openapi-check.ts";
 import { BLOCKING_ADVISORY } from "../fixture-shelf.ts";
 
@@ -54,6 +54,32 @@ async function marketplace(prefix = "", vars: Record<string, string> = {}): Prom
 beforeEach(async () => {
   await reset();
   resetStorageMemory();
+});
+
+describe("the marketplace's reads", () => {
+  it("after a publish that changes one skill, reads only that skill's zip (the isolate keeps the others' digests)", async () => {
+    await publishShelf();
+    resetStorageMemory();
+    resetComputedCache();
+    resetBodyCache();
+    const first = newCounts();
+    expect((await workerFetch(await adminEnv(first))(new Request(`${WORKER_URL}/.claude-plugin/marketplace.json`))).status).toBe(200);
+    const built = await buildGeneration([
+      attachable(await skillInput("code-review", { "SKILL.md": MD.replace("1.2.0", "1.3.0"), "references/notes.md": "Notes.\n" })),
+      attachable(await skillInput("plain", { "references/a.md": "A.\n" })),
+      await skillInput("held", { "scripts/run.sh": "#!/bin/sh\necho hi\n" }),
+    ]);
+    await publishGeneration(memorySource(built), { url: WORKER_URL, token: TOKEN, fetch: workerFetch(await adminEnv()), sleep: noSleep });
+    // A cold pointer (the isolate would see the publish within its live TTL); the generated cache stays warm.
+    resetStorageMemory();
+    resetBodyCache();
+    const second = newCounts();
+    const res = await workerFetch(await adminEnv(second))(new Request(`${WORKER_URL}/.claude-plugin/marketplace.json`));
+    expect(((await res.json()) as Marketplace).plugins.find((p) => p.name === "code-review")!.version).toMatch(/^1\.3\.0\+/);
+    // Blob reads: three zips cold, one (code-review's) after the publish.
+    const blobGets = (counts: typeof first) => counts.calls["R2.get"] ?? 0;
+    expect(blobGets(first) - blobGets(second)).toBeGreaterThanOrEqual(2);
+  });
 });
 
 describe("the marketplace", () => {

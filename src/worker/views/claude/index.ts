@@ -19,6 +19,7 @@ import { sha256Hex } from "../../../core/skill/hash.ts";
 import { ShelfError } from "../../errors.ts";
 import { ZIP_TYPE } from "../../http/content-type.ts";
 import type { ReadContext, ReadEnv } from "../../read/context.ts";
+import { cachedGenerated, keepGenerated } from "../../read/generated.ts";
 import { getCached } from "../../read/policy.ts";
 import { computed, computedJson } from "../../read/respond.ts";
 import { readVerified, type ServedSkill } from "../../shelf/service.ts";
@@ -30,6 +31,23 @@ const READ_CONCURRENCY = 8;
 async function pluginBytes(c: ReadContext, skill: ServedSkill): Promise<Uint8Array> {
   const zip = await readVerified(await c.get("shelf").archive(skill.name, "zip"));
   return pluginZip(zip, pluginManifest(skill));
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * The sha256 of a skill's plugin zip, kept in the isolate's generated-document cache under what
+ * decides it (the skill zip's digest and plugin.json), so the marketplace of the next generation
+ * reads only the zips of the skills that changed. A cold isolate still reads every listed zip once.
+ */
+async function pluginDigest(c: ReadContext, skill: ServedSkill): Promise<string> {
+  const key = `claude-plugin-digest ${skill.archives.zip.sha256} ${JSON.stringify(pluginManifest(skill))}`;
+  const hit = cachedGenerated(key);
+  if (hit) return decoder.decode(hit.body);
+  const digest = await sha256Hex(await pluginBytes(c, skill));
+  keepGenerated(key, { etag: "", contentType: "text/plain", body: encoder.encode(digest) });
+  return digest;
 }
 
 /**
@@ -54,7 +72,7 @@ export function claudeMarketplaceRoutes(): Hono<ReadEnv> {
       async (): Promise<Marketplace> => {
         const skills = await shelf.skills();
         const plugins = await mapLimit(skills, READ_CONCURRENCY, async (skill) => {
-          const sha256 = await sha256Hex(await pluginBytes(c, skill));
+          const sha256 = await pluginDigest(c, skill);
           return {
             name: skill.name,
             description: pluginDescription(skill.description, skill.trust.requires_review),
