@@ -5,6 +5,7 @@
 // and where a team environment's shelf folder is.
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { MARKETPLACE_PATH } from "../../core/api/claude-marketplace.ts";
 import { UsageError, type Command } from "../lib/cli.ts";
 import {
   DEFAULT_PORT,
@@ -152,6 +153,8 @@ export function servingReport(shelf: RunningShelf, args: DevArgs, invocation: De
   for (const p of ["/.well-known/agent-skills/index.json", "/skills/index.json", "/v1/shelf"]) log(`  curl ${auth}${shelf.url}${p}`);
   log(`  pages (a browser):  ${shelf.url}/`);
   log(`  MCP (Streamable HTTP): ${shelf.url}/mcp  (docs/mcp.md)`);
+  // Claude Code fetches plugin archives only over https at a non-loopback name: a deployed shelf installs, this one lists.
+  log(`  Claude Code marketplace: ${shelf.url}${MARKETPLACE_PATH}  (installs need https at a real host name: docs/clients.md)`);
   if (shelf.private) {
     log(`\nThe shelf is private: reads need the local read token ${shelf.readToken}`);
     log(`(kept in ${local.readTokenFile}; its SHA-256 is in READ_TOKEN_SHA256 of ${local.devVarsFile}). Without it every read is 401.`);

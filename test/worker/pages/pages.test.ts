@@ -233,6 +233,7 @@ describe("a skill's page", () => {
     expect(html).toContain(`https://shelf.test/g/${shelf.generation}/.well-known/agent-skills/nested/SKILL.md`);
     expect(html).toContain('data-copy="install-cli"');
     expect(html).toContain("CLAWHUB_REGISTRY=https://shelf.test clawhub install nested");
+    expect(html).toContain("claude plugin marketplace add https://shelf.test/.claude-plugin/marketplace.json\nclaude plugin install nested@shelf.test");
   });
 
   it("renders HTML in the body as text and drops javascript: links", async () => {
@@ -439,6 +440,7 @@ describe("a private shelf", () => {
     expect(html).toContain(`href="/c/${TOKEN}/ui/"`);
     expect(html).toContain("npx skills add https://shelf.test/c/&lt;read-token&gt; --skill solo");
     expect(html).toContain("CLAWHUB_REGISTRY=https://shelf.test/c/&lt;read-token&gt; clawhub install solo");
+    expect(html).toContain("claude plugin marketplace add https://shelf.test/c/&lt;read-token&gt;/.claude-plugin/marketplace.json");
     const snippets = html.slice(html.indexOf('id="install"'), html.indexOf('id="instructions"'));
     expect(snippets).not.toContain(TOKEN);
     const home = await get(`/c/${TOKEN}`, { Accept: BROWSER }, bindings);

@@ -3,6 +3,7 @@
 // (src/worker/read), so it has the same read access, CORS, pinned (/g/<generation>/v1/…) and
 // capability (/c/<token>/v1/…) forms as every read route. Every refusal is a problem document.
 import { catalogRoutes } from "./catalog.ts";
+import { describeClaudeRoutes } from "./claude-document.ts";
 import { describeClawhubRoutes } from "./clawhub-document.ts";
 import { openApiDocumentRoute, type AdminOpenApiDocument } from "./openapi.ts";
 import { handleApiError } from "./problem.ts";
@@ -25,6 +26,7 @@ export function apiRoutes(adminDocument?: AdminOpenApiDocument): ApiApp {
   app.onError(handleApiError);
   for (const group of GROUPS) group(app);
   describeClawhubRoutes(app);
+  describeClaudeRoutes(app);
   openApiDocumentRoute(app, adminDocument);
   return app;
 }

@@ -1,6 +1,7 @@
 // The skill page and the file view over the request's shelf: the record, the body (rendered once
 // per isolate, as part of the cached page), the verdict as /v1/trust/{name} gives it, and the
 // files as the static layout serves them, typed for viewing in a browser.
+import { marketplaceName } from "../../../core/api/claude-marketplace.ts";
 import type { SkillRecord } from "../../../core/generation/manifest.ts";
 import { servedTypeFor } from "../../http/content-type.ts";
 import { capabilityUrlsEnabled } from "../../auth/read-access.ts";
@@ -43,6 +44,11 @@ function originMark(): string {
   return originMarkValue;
 }
 
+/** Stands for the Claude Code marketplace's name, which comes from the request's host (as originMark). */
+function marketplaceMark(): string {
+  return `${originMark()}marketplace`;
+}
+
 /** Where clients install from: never the caller's capability token (a placeholder stands in). */
 function installTargets(c: ReadContext, name: string, generation: string): InstallTargets {
   const origin = originMark();
@@ -50,6 +56,7 @@ function installTargets(c: ReadContext, name: string, generation: string): Insta
   const prefix = capability ? "/c/<read-token>" : "";
   return {
     shelfUrl: `${origin}${prefix}`,
+    marketplace: marketplaceMark(),
     needsToken: c.get("shelfAccess").visibility === "private" && !capability,
     capabilityUrls: capabilityUrlsEnabled(c.env),
     pinnedSkillMd: `${origin}${immutableSkillMdUrl(prefix, generation, name)}`,
@@ -109,7 +116,8 @@ async function withOrigin(res: Response, origin: string): Promise<Response> {
     return new Response(null, { status: 200, headers });
   }
   // A URL's origin may hold & " ' (never < or >): escaped, as all text in a page is.
-  const page = encoder.encode((await res.text()).replaceAll(originMark(), escapeHtml(origin)));
+  const name = marketplaceName(new URL(origin).hostname);
+  const page = encoder.encode((await res.text()).replaceAll(marketplaceMark(), escapeHtml(name)).replaceAll(originMark(), escapeHtml(origin)));
   headers.set("Content-Length", String(page.byteLength));
   return new Response(page, { status: 200, headers });
 }

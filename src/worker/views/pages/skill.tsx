@@ -3,6 +3,7 @@
 // section), when to use it and when not, its files (sizes, media types, digests; view, download,
 // images shown), the trust verdict with its reasons, any advisory, and install snippets for each
 // client. A blocked skill's page says why and offers nothing to install.
+import { MARKETPLACE_PATH } from "../../../core/api/claude-marketplace.ts";
 import type { SkillTrustView } from "../../../core/api/trust.ts";
 import type { SkillRecord } from "../../../core/generation/manifest.ts";
 import type { ServedSkill } from "../../shelf/service.ts";
@@ -21,6 +22,8 @@ export interface InstallTargets {
   needsToken: boolean;
   /** Whether the shelf answers capability URLs (SHELF_CAPABILITY_URLS), the only way the skills CLI reaches a private shelf. */
   capabilityUrls: boolean;
+  /** The shelf's Claude Code marketplace name (from its host name). */
+  marketplace: string;
   pinnedSkillMd: string;
   pinnedArchive: string;
 }
@@ -76,6 +79,13 @@ export function installSnippets(name: string, t: InstallTargets): InstallSnippet
       text: t.needsToken
         ? `export CLAWHUB_REGISTRY=${t.shelfUrl} CLAWHUB_CONFIG_PATH=~/.config/clawhub/shelf.json\nclawhub login --token <read-token>\nclawhub install ${name}`
         : `CLAWHUB_REGISTRY=${t.shelfUrl} clawhub install ${name}`,
+    },
+    {
+      id: "install-claude",
+      title: "Claude Code plugin",
+      // One plugin per skill; archives need https at a real host name (docs/clients.md). A private shelf
+      // through a capability URL here; the settings form with a header is in docs/clients.md.
+      text: `claude plugin marketplace add ${t.needsToken ? `${t.shelfUrl.replace(/\/$/, "")}/c/<read-token>` : t.shelfUrl}${MARKETPLACE_PATH}\nclaude plugin install ${name}@${t.marketplace}`,
     },
     {
       id: "install-python",
