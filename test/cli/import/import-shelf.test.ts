@@ -11,8 +11,9 @@ import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startShelfOnFreePort, type RunningShelf } from "../../../scripts/start.ts";
 import { parseProvenance } from "../../../src/core/import/provenance.ts";
-import { PROVENANCE_META_KEY } from "../../../src/worker/views/mcp/source.ts";
-import { skillUri } from "../../../src/worker/views/mcp/uris.ts";
+// The MCP view's key (src/worker/views/mcp/source.ts), written out: node tests do not compile Worker modules.
+const PROVENANCE_META_KEY = "dev.skillshelf/provenance";
+
 import { cli } from "../run-in-process.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "skillshelf-import-shelf-"));
@@ -58,7 +59,7 @@ describe("provenance on a running shelf", () => {
     const client = new Client({ name: "import-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${shelf!.url}/mcp`)));
     try {
-      const { skill } = await new SkillsClient(client).get(skillUri("vendored-notes", "SKILL.md"));
+      const { skill } = await new SkillsClient(client).get("skill://vendored-notes/SKILL.md");
       expect(skill._meta?.[PROVENANCE_META_KEY]).toMatchObject({ kind: "folder", version: "3.1.0", modified: false });
     } finally {
       await client.close();
