@@ -21,7 +21,7 @@ import { writeSkillFolder } from "../lib/import/write.ts";
 import { isShelfDir, readSkillDir, requireDir } from "../lib/skill-dir.ts";
 
 const USAGE =
-  "skillshelf import <source> --to <shelf> [--skill <name> ...] [--ref <ref>] [--dry-run] | import --update [<name> ...] --to <shelf> [--ref <ref>] [--yes]";
+  "skillshelf import <source> --to <shelf> [--skill <name> ...] [--ref <ref>] [--registry <url>] [--dry-run] | import --update [<name> ...] --to <shelf> [--ref <ref>] [--yes]";
 
 async function treeHashOf(files: readonly SkillFile[]): Promise<string> {
   return (await buildInventory(files, sha256Hex)).tree_hash;
@@ -93,9 +93,9 @@ async function importNew(
   ctx: CliContext,
   spec: string,
   shelf: string,
-  opts: { skills: string[] | null; ref: string | null; dryRun: boolean },
+  opts: { skills: string[] | null; ref: string | null; registry: string | null; dryRun: boolean },
 ): Promise<number> {
-  const source = await resolveSource(spec, opts.ref, process.cwd());
+  const source = await resolveSource(spec, opts.ref, process.cwd(), opts.registry);
   const allowedByEntry = await requireAllowed(shelf, source.identity);
   ctx.stdout(`source: ${source.identity} (${source.kind}${source.ref ? ` at ${source.ref}` : ""}), allowed by ${allowedByEntry}\n`);
   let skills = await fetchSkills(source, opts.skills, ctx.env.SKILLSHELF_IMPORT_TOKEN);
@@ -210,7 +210,13 @@ async function importUpdate(ctx: CliContext, names: string[], shelf: string, opt
     const entry = provenance.get(name)!;
     const ref = opts.ref ?? entry.ref;
     await requireAllowed(shelf, entry.source);
-    const source: ResolvedSource = { kind: entry.kind, identity: entry.source, url: entry.url, ref };
+    const source: ResolvedSource = {
+      kind: entry.kind,
+      identity: entry.source,
+      url: entry.url,
+      ref,
+      ...(entry.kind === "clawhub" ? { slug: entry.path ?? name } : {}),
+    };
     const key = `${entry.kind}\0${entry.url}\0${ref ?? ""}`;
     if (!fetched.has(key)) fetched.set(key, fetchSkills(source, entry.kind === "well-known" ? [...wanted] : null, ctx.env.SKILLSHELF_IMPORT_TOKEN));
     const upstream = (await fetched.get(key)!).find((s) => (entry.path !== null ? s.path === entry.path : s.name === name));
@@ -273,6 +279,7 @@ export const run: Command = async (ctx) => {
       "dry-run": { type: "boolean" },
       update: { type: "boolean" },
       yes: { type: "boolean" },
+      registry: { type: "string" },
     },
     USAGE,
   );
@@ -280,11 +287,17 @@ export const run: Command = async (ctx) => {
   await requireDir(values.to, "shelf folder");
   if (!(await isShelfDir(values.to))) throw new UsageError(`${values.to} is not a shelf (it has no skills/ folder)`);
   const ref = values.ref ?? null;
+  if (values.registry !== undefined && values.update) throw new UsageError("--update reads each skill's registry from provenance.yaml; drop --registry");
   if (values.update) {
     if (values.skill) throw new UsageError(`--update takes skill names as arguments, not --skill\nusage: ${USAGE}`);
     return importUpdate(ctx, positionals, values.to, { ref, yes: values.yes ?? false, dryRun: values["dry-run"] ?? false });
   }
   if (values.yes) throw new UsageError("--yes confirms an --update; a first import writes without asking (use --dry-run to look first)");
   if (positionals.length !== 1) throw new UsageError(`expected one source\nusage: ${USAGE}`);
-  return importNew(ctx, positionals[0]!, values.to, { skills: values.skill ?? null, ref, dryRun: values["dry-run"] ?? false });
+  return importNew(ctx, positionals[0]!, values.to, {
+    skills: values.skill ?? null,
+    ref,
+    registry: values.registry ?? null,
+    dryRun: values["dry-run"] ?? false,
+  });
 };

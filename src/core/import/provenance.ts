@@ -17,13 +17,13 @@ export const ProvenanceEntrySchema = z.strictObject({
   source: z.string().min(1),
   /** Where import fetched from (a clone URL, an index or registry URL, a folder), for --update. */
   url: z.string().min(1),
-  /** The skill's folder inside the source (git, folder), or null. */
+  /** The skill's folder inside the source (git, folder), its slug (clawhub), or null. */
   path: z.string().nullable().default(null),
-  /** The ref asked for (git: a branch, tag or commit), or null for the default branch. */
+  /** The ref asked for (git: a branch, tag or commit; clawhub: a version), or null for the default branch or latest. */
   ref: z.string().nullable().default(null),
   /** The commit the ref resolved to (git), or null. */
   commit: z.string().nullable().default(null),
-  /** `sha256:<hex>` of the artifact an index or registry served and we checked, or null. */
+  /** What was checked: `sha256:<hex>` of the artifact a well-known index served, `fingerprint:<hex>` of a ClawHub version's files; or null. */
   digest: z.string().nullable().default(null),
   /** The skill's version (frontmatter, or the registry's), or null. */
   version: z.string().nullable().default(null),

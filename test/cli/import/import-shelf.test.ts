@@ -90,3 +90,34 @@ describe("import from a running shelf's well-known index", () => {
     expect(update.stdout).toMatch(/code-review: up to date/);
   });
 });
+
+describe("import from a ClawHub registry served by the Worker", () => {
+  it("imports a version with its files checked against the registry's list and its fingerprint resolved", async () => {
+    const team = path.join(root, "team-clawhub");
+    mkdirSync(path.join(team, "skills"), { recursive: true });
+    writeFileSync(path.join(team, "skillshelf.yaml"), `sources:\n  - clawhub:${shelf!.url}\n`);
+    const r = await cli("import", "clawhub:release-checklist", "--registry", shelf!.url, "--to", team);
+    expect(r.code, r.stderr).toBe(0);
+    const entry = parseProvenance(readFileSync(path.join(team, "provenance.yaml"), "utf8")).get("release-checklist")!;
+    const latest = (await (await fetch(`${shelf!.url}/api/v1/skills/release-checklist`)).json()) as { latestVersion: { version: string } };
+    expect(entry).toMatchObject({
+      kind: "clawhub",
+      source: `clawhub:${shelf!.url}/release-checklist`,
+      path: "release-checklist",
+      ref: null,
+      version: latest.latestVersion.version,
+    });
+    expect(entry.digest).toMatch(/^fingerprint:[0-9a-f]{64}$/);
+    expect((await cli("hash", path.join(team, "skills/release-checklist"))).stdout.trim()).toBe(
+      (await cli("hash", path.join(shelfDir, "skills/release-checklist"))).stdout.trim(),
+    );
+    // Another registry's slug is not allowed by this entry; a version the registry lacks is refused.
+    expect((await cli("import", "clawhub:code-review", "--registry", "http://127.0.0.1:9", "--to", team)).stderr).toMatch(/not an allowed source/);
+    const missing = await cli("import", "clawhub:code-review@9.9.9", "--registry", shelf!.url, "--to", team);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).not.toMatch(/\n\s+at /);
+    const update = await cli("import", "--update", "release-checklist", "--to", team);
+    expect(update.code, update.stderr).toBe(0);
+    expect(update.stdout).toMatch(/release-checklist: up to date/);
+  });
+});

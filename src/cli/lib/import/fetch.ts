@@ -9,6 +9,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { GITHUB_SHORTHAND, sourceIdentity, SourceError, type SourceKind } from "../../../core/import/sources.ts";
 import { unpackSkill, UnpackError } from "../../../core/import/unpack.ts";
+import { CLAWHUB_API_BASE, clawhubFingerprint } from "../../../core/api/clawhub.ts";
 import { sha256Hex } from "../../../core/skill/hash.ts";
 import { parseSkillMd, decodeSkillMd } from "../../../core/skill/skill-md.ts";
 import type { SkillFile } from "../../../core/skill/skill.ts";
@@ -25,9 +26,15 @@ export interface ResolvedSource {
   identity: string;
   /** What git clones, the index's base URL, or the folder's absolute path. */
   url: string;
-  /** git: the ref asked for (null: the default branch). */
+  /** git: the ref asked for (null: the default branch); clawhub: the version asked for (null: latest). */
   ref: string | null;
+  /** clawhub: the skill's slug on the registry. */
+  slug?: string;
 }
+
+/** The registry a `clawhub:` source reads when --registry names none (ClawHub's own). */
+export const DEFAULT_CLAWHUB_REGISTRY = "https://clawhub.ai";
+const CLAWHUB_SLUG = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 
 /** One skill as fetched: its files and what pins them. */
 export interface FetchedSkill {
@@ -55,11 +62,19 @@ async function isDir(p: string): Promise<boolean> {
  * the usual git hosts; any other https URL is a well-known index; `owner/repo` is GitHub.
  * @example await resolveSource("acme/skills", null, process.cwd()) // { kind: "git", url: "https://github.com/acme/skills.git", … }
  */
-export async function resolveSource(spec: string, ref: string | null, cwd: string): Promise<ResolvedSource> {
+export async function resolveSource(spec: string, ref: string | null, cwd: string, registry: string | null = null): Promise<ResolvedSource> {
   if (spec.startsWith("-")) throw new UsageError(`"${spec}" is not a source`);
   if (ref !== null && (ref.startsWith("-") || /[\s\0]/.test(ref))) throw new UsageError(`--ref "${printable(ref)}" is not a ref`);
   try {
-    if (spec.startsWith("clawhub:")) throw new UsageError("clawhub: sources are not read yet; import the skill's folder or its registry's git repository");
+    if (spec.startsWith("clawhub:")) {
+      const m = /^clawhub:([^@]+)(?:@(.+))?$/.exec(spec);
+      if (!m || !CLAWHUB_SLUG.test(m[1]!)) throw new UsageError(`"${printable(spec)}" is not clawhub:<slug>[@version]`);
+      if (ref !== null && m[2] !== undefined) throw new UsageError("pass the version once: clawhub:<slug>@<version> or --ref <version>");
+      const base = (registry ?? DEFAULT_CLAWHUB_REGISTRY).replace(/\/+$/, "");
+      if (!/^https?:\/\//.test(base)) throw new UsageError(`--registry must be an http(s) URL; got "${printable(base)}"`);
+      return { kind: "clawhub", identity: `clawhub:${sourceIdentity(base)}/${m[1]}`, url: base, ref: m[2] ?? ref, slug: m[1]! };
+    }
+    if (registry !== null) throw new UsageError("--registry goes with a clawhub:<slug> source");
     const abs = path.resolve(cwd, spec);
     if (isLocalPath(spec) || (!/^[a-z+]+:/i.test(spec) && !/^[^/]+@[^/]+:/.test(spec) && (await isDir(abs)))) {
       if (!(await isDir(abs))) throw new UsageError(`source folder not found: ${spec}`);
@@ -281,6 +296,74 @@ async function fetchWellKnown(source: ResolvedSource, wanted: readonly string[] 
   return skills;
 }
 
+async function getJson(url: string, what: string, token: string | undefined): Promise<unknown> {
+  const bytes = await getBounded(url, what, 4 * 1024 * 1024, token);
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw new CliError(`${url} did not answer JSON for ${what}`);
+  }
+}
+
+/** The registry's API root: /api/v1 under its /.well-known/clawhub.json apiBase, else under the registry URL. */
+async function clawhubApiBase(registry: string, token: string | undefined): Promise<string> {
+  const res = await fetch(`${registry}/.well-known/clawhub.json`, { headers: token ? { authorization: `Bearer ${token}` } : {} }).catch(() => null);
+  if (res?.ok) {
+    const doc = (await res.json().catch(() => null)) as { apiBase?: unknown } | null;
+    // apiBase is the origin the CLI puts /api/v1 under, as the clawhub CLI reads it.
+    if (typeof doc?.apiBase === "string") return `${new URL(doc.apiBase, `${registry}/`).href.replace(/\/+$/, "")}${CLAWHUB_API_BASE}`;
+  }
+  return `${registry}${CLAWHUB_API_BASE}`;
+}
+
+/**
+ * A version of a skill from a ClawHub registry: its file list (the registry's word), the zip it
+ * serves, each file's digest checked against that list, and the folder fingerprint the CLI sends
+ * to /resolve confirmed to name this same version.
+ */
+async function fetchClawhub(source: ResolvedSource, token: string | undefined): Promise<FetchedSkill> {
+  const slug = source.slug!;
+  const api = await clawhubApiBase(source.url, token);
+  const q = encodeURIComponent(slug);
+  let version = source.ref;
+  if (version === null) {
+    const skill = (await getJson(`${api}/skills/${q}`, `skill ${slug}`, token)) as { latestVersion?: { version?: unknown } };
+    if (typeof skill?.latestVersion?.version !== "string") throw new CliError(`${source.url} names no latest version of ${slug}`);
+    version = skill.latestVersion.version;
+  }
+  const detail = (await getJson(`${api}/skills/${q}/versions/${encodeURIComponent(version)}`, `${slug}@${version}`, token)) as {
+    version?: { files?: { path?: unknown; sha256?: unknown }[] };
+  };
+  const listed = detail?.version?.files;
+  if (!Array.isArray(listed) || listed.some((f) => typeof f?.path !== "string" || typeof f.sha256 !== "string"))
+    throw new CliError(`${source.url}: ${slug}@${printable(version)} has no file list`);
+  const zip = await getBounded(`${api}/download?slug=${q}&version=${encodeURIComponent(version)}`, `${slug}@${version}`, MAX_BYTES_PER_SKILL, token);
+  let files: SkillFile[];
+  try {
+    files = unpackSkill(zip, "zip");
+  } catch (error) {
+    if (error instanceof UnpackError) throw new CliError(`${slug}@${printable(version)} from ${source.url}: ${error.message}`);
+    throw error;
+  }
+  const digests = await Promise.all(files.map(async (f) => ({ path: f.path, sha256: await sha256Hex(f.bytes) })));
+  const want = new Map(listed.map((f) => [f.path as string, f.sha256 as string]));
+  const got = new Map(digests.map((f) => [f.path, f.sha256]));
+  const differing = [...new Set([...want.keys(), ...got.keys()])].filter((p) => want.get(p) !== got.get(p)).sort();
+  if (differing.length)
+    throw new CliError(
+      `${slug}@${printable(version)}: the download differs from the registry's file list at ${differing.slice(0, 5).map(printable).join(", ")}; refused (nothing written)`,
+    );
+  const fingerprint = await clawhubFingerprint(digests);
+  const resolved = (await getJson(`${api}/resolve?slug=${q}&hash=${fingerprint}`, `the fingerprint of ${slug}`, token)) as {
+    match?: { version?: unknown } | null;
+  };
+  if (resolved?.match?.version !== version)
+    throw new CliError(
+      `${slug}@${printable(version)}: the registry does not resolve the download's fingerprint ${fingerprint} to this version; refused (nothing written)`,
+    );
+  return { name: slug, path: slug, files, commit: null, digest: `fingerprint:${fingerprint}`, version };
+}
+
 /**
  * Every skill the source holds (or, for an index, the wanted ones), read into memory.
  * @example (await fetchSkills(await resolveSource("../vendor", null, cwd), null)).map((s) => s.name)
@@ -289,5 +372,5 @@ export async function fetchSkills(source: ResolvedSource, wanted: readonly strin
   if (source.kind === "git") return fetchGit(source);
   if (source.kind === "folder") return skillsInTree(source.url, path.basename(source.url), { commit: null });
   if (source.kind === "well-known") return fetchWellKnown(source, wanted, token);
-  throw new UsageError(`${source.kind} sources are not read yet`);
+  return [await fetchClawhub(source, token)];
 }
