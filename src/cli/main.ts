@@ -70,8 +70,8 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
   import: {
     summary:
-      "import <source> --to <shelf> [--skill <name> ...] [--ref <ref>] [--dry-run] | import --update [<name> ...] --to <shelf> [--ref <ref>] [--yes]  bring skills from a git repository, a well-known index or a folder an allow-list names (audited, with provenance; never over the team's edits)",
-    example: "skillshelf import https://github.com/acme/skills --skill pdf-tools --to shelf",
+      "import <source> --to <shelf> [--skill <name> ...] [--ref <ref>] [--registry <url>] [--dry-run] | import --update [<name> ...] --to <shelf> [--ref <ref>] [--yes]  bring skills from a git repository, a well-known index, a ClawHub registry or a folder the shelf's sources: allow (audited, with provenance; never over the team's edits)",
+    example: "skillshelf import acme/skills --skill pdf-tools --ref v1.2.0 --to shelf --dry-run",
     load: () => import("./commands/import.ts"),
   },
   init: {

@@ -201,7 +201,7 @@ async function fetchGit(source: ResolvedSource): Promise<FetchedSkill[]> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "skillshelf-import-"));
   try {
     // No submodules, no hooks (a clone runs none), no prompts.
-    await git(["clone", "--quiet", "--no-checkout", "--", source.url, dir]);
+    await git(["-c", "protocol.ext.allow=never", "clone", "--quiet", "--no-checkout", "--", source.url, dir]);
     let commit: string | null = null;
     for (const candidate of source.ref === null ? ["HEAD"] : [source.ref, `origin/${source.ref}`]) {
       commit = await git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${candidate}^{commit}`], dir).catch(() => null);
