@@ -63,8 +63,8 @@ describe("import from a folder", () => {
     expect(p.get("beta")!.tree_hash).toBe((await cli("hash", path.join(shelf, "skills/beta"))).stdout.trim());
     const trust = await cli("trust", shelf, "--json");
     expect(JSON.parse(trust.stdout).skills.find((s: { name: string }) => s.name === "alpha").verdict).toMatchObject({ requires_review: true });
-    // --skill picks one; --dry-run writes nothing.
-    const other = teamShelf([upstream]);
+    // --skill picks one; --dry-run writes nothing; a relative entry is read against the shelf folder.
+    const other = teamShelf(["../vendor"]);
     const dry = await cli("import", upstream, "--skill", "beta", "--to", other, "--dry-run");
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/beta: would import/);
