@@ -68,6 +68,12 @@ const COMMANDS: Record<string, CommandEntry> = {
     example: "skillshelf history --url http://localhost:8787",
     load: () => import("./commands/history.ts"),
   },
+  import: {
+    summary:
+      "import <source> --to <shelf> [--skill <name> ...] [--ref <ref>] [--registry <url>] [--dry-run] | import --update [<name> ...] --to <shelf> [--ref <ref>] [--yes]  bring skills from a git repository, a well-known index, a ClawHub registry or a folder the shelf's sources: allow (audited, with provenance; never over the team's edits)",
+    example: "skillshelf import acme/skills --skill pdf-tools --ref v1.2.0 --to shelf --dry-run",
+    load: () => import("./commands/import.ts"),
+  },
   init: {
     summary:
       "init <dir> [--name <name>] [--empty] [--exclude a,b ...] [--package <tarball | spec>] | init --check [<dir>] [--json]  write a team's shelf repository (no fork), or name the edits an upgrade needs",

@@ -25,12 +25,14 @@ import type { SkillFile } from "../../core/skill/skill.ts";
 import type { Problem } from "../../core/skill/validate.ts";
 import type { SignaturesDocument } from "../../core/signing/signatures.ts";
 import { sourceCandidates, validationsFor } from "../../core/trust/evaluate.ts";
+import { PROVENANCE_FILE, ProvenanceError, publishedProvenance, type ProvenanceEntry } from "../../core/import/provenance.ts";
 import { loadShelfRecords, type ShelfRecordFiles, type ShelfRecords } from "../../core/trust/records.ts";
 import { judgeSkill } from "../../core/trust/select.ts";
 import { advisoryToDict, validationToDict } from "../../core/trust/serialize.ts";
 import { BuildCache, type SkillScan } from "./build-cache.ts";
 import { BuildStaging, checkBuildTarget, heldObjects, withBuildLock, type HeldObjects } from "./build-folder.ts";
 import { CliError } from "./cli.ts";
+import { readProvenanceFile } from "./import/shelf-files.ts";
 import { readShelfRecordFiles } from "./shelf-records.ts";
 import { listShelfSkillDirs, loadSkill, readSkillFiles, requireDir, walkSkillDir, type SkillDirEntry } from "./skill-dir.ts";
 import { StagingError, type StageResult } from "./skill-objects.ts";
@@ -81,6 +83,8 @@ export interface CheckedShelf {
   /** An absent record file, an unknown key: never refuses a build. */
   recordWarnings: string[];
   skills: CheckedSkill[];
+  /** provenance.yaml's entries by skill name (none when the shelf has no such file). */
+  provenance: Map<string, ProvenanceEntry>;
 }
 
 /** Options for {@link checkShelf}. */
@@ -178,6 +182,11 @@ export async function checkShelf(shelfDir: string, options: CheckShelfOptions = 
   const loaded = loadShelfRecords(recordBytes);
   const recordProblems = loaded.problems.map((p) => ({ skill: null, field: p.file, message: `${p.line !== null ? `line ${p.line}: ` : ""}${p.message}` }));
   const records: ShelfRecords = loaded.records;
+  const provenance = await readProvenanceFile(shelfDir).catch((error: unknown) => {
+    if (!(error instanceof ProvenanceError)) throw error;
+    recordProblems.push({ skill: null, field: PROVENANCE_FILE, message: error.problems.join("; ") });
+    return new Map<string, ProvenanceEntry>();
+  });
 
   const skills: CheckedSkill[] = [];
   const dirs = await listShelfSkillDirs(shelfDir);
@@ -212,11 +221,18 @@ export async function checkShelf(shelfDir: string, options: CheckShelfOptions = 
     if (scan.described) {
       const judged = trustOf(records, folder, scan.described, findings);
       if ("blocked" in judged) checked.problems.push(judged.blocked);
-      else checked.record = { ...scan.described, trust: judged.trust };
+      else {
+        const imported = provenance.get(folder);
+        checked.record = {
+          ...scan.described,
+          trust: judged.trust,
+          ...(imported ? { provenance: publishedProvenance(imported, scan.described.tree_hash) } : {}),
+        };
+      }
     }
     await options.onSkill?.(checked);
   }
-  return { recordBytes, records, recordProblems, recordWarnings: loaded.warnings, skills };
+  return { recordBytes, records, recordProblems, recordWarnings: loaded.warnings, skills, provenance };
 }
 
 /** Every reason a checked shelf cannot be built: its records' problems, then each skill's errors. */

@@ -169,6 +169,7 @@ export function skillDetail(base: LinkBase, skill: ServedSkill, record: SkillRec
     requires: { requires_tools: record.requires.tools, requires_mcp: record.requires.mcp },
     trust: { ...trust.verdict, source: trust.source, build: record.trust.verdict },
     signature,
+    ...(record.provenance ? { provenance: record.provenance } : {}),
     links: { ...skillLinks(base, skill), body: `${self}/body`, outline: `${self}/outline`, resources: `${self}/resources` },
   };
 }

@@ -18,6 +18,8 @@ export const MCP_PAGE_SIZE = 100;
 
 /** Our `_meta` key on each entry: the edge's trust verdict (the io.modelcontextprotocol prefixes are reserved). */
 export const TRUST_META_KEY = "dev.skillshelf/trust";
+/** Where an imported skill came from (the record's provenance), beside the trust verdict. */
+export const PROVENANCE_META_KEY = "dev.skillshelf/provenance";
 
 /** One directory child, as resources/directory/read lists it. */
 interface DirectoryChild {
@@ -74,7 +76,10 @@ export async function skillEntryOf(shelf: ShelfService, skill: ServedSkill): Pro
     uri: skillUri(skill.name, "SKILL.md"),
     frontmatter: entryFrontmatter(facts, record) as Skill["frontmatter"],
     resources,
-    _meta: { [TRUST_META_KEY]: { level: skill.trust.level, requires_review: skill.trust.requires_review } },
+    _meta: {
+      [TRUST_META_KEY]: { level: skill.trust.level, requires_review: skill.trust.requires_review },
+      ...(record.provenance ? { [PROVENANCE_META_KEY]: record.provenance } : {}),
+    },
   };
 }
 

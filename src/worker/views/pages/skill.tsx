@@ -272,6 +272,55 @@ function Trust(props: { view: SkillView }) {
   );
 }
 
+/** Where an imported skill came from (provenance.yaml, as the build published it). */
+function Provenance(props: { provenance: NonNullable<SkillRecord["provenance"]> }) {
+  const p = props.provenance;
+  return (
+    <section aria-labelledby="provenance">
+      <h2 id="provenance">Provenance</h2>
+      <dl class="facts">
+        <dt>Imported from</dt>
+        <dd>
+          {p.source} ({p.kind}
+          {p.path !== null ? `, ${p.path}` : ""})
+        </dd>
+        {p.ref !== null && (
+          <>
+            <dt>Ref</dt>
+            <dd>{p.ref}</dd>
+          </>
+        )}
+        {p.commit !== null && (
+          <>
+            <dt>Commit</dt>
+            <dd>
+              <code>{p.commit}</code>
+            </dd>
+          </>
+        )}
+        {p.digest !== null && (
+          <>
+            <dt>Digest</dt>
+            <dd>
+              <code>{p.digest}</code>
+            </dd>
+          </>
+        )}
+        {p.version !== null && (
+          <>
+            <dt>Upstream version</dt>
+            <dd>{p.version}</dd>
+          </>
+        )}
+        <dt>Imported at</dt>
+        <dd>{p.imported_at}</dd>
+        <dt>Changed since</dt>
+        <dd>{p.modified ? "yes: the team edited it after importing" : "no: the files are as imported"}</dd>
+      </dl>
+    </section>
+  );
+}
+
 function UseList(props: { id: string; title: string; items: readonly string[] }) {
   if (props.items.length === 0) return null;
   return (
@@ -348,6 +397,7 @@ export function SkillPage(view: SkillView) {
           </section>
           <Files view={view} />
           <Trust view={view} />
+          {record.provenance && <Provenance provenance={record.provenance} />}
         </div>
       </div>
     </Layout>
