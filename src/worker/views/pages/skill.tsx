@@ -80,13 +80,7 @@ export function installSnippets(name: string, t: InstallTargets): InstallSnippet
         ? `export CLAWHUB_REGISTRY=${t.shelfUrl} CLAWHUB_CONFIG_PATH=~/.config/clawhub/shelf.json\nclawhub login --token <read-token>\nclawhub install ${name}`
         : `CLAWHUB_REGISTRY=${t.shelfUrl} clawhub install ${name}`,
     },
-    {
-      id: "install-claude",
-      title: "Claude Code plugin",
-      // One plugin per skill; archives need https at a real host name (docs/clients.md). A private shelf
-      // through a capability URL here; the settings form with a header is in docs/clients.md.
-      text: `claude plugin marketplace add ${t.needsToken ? `${t.shelfUrl.replace(/\/$/, "")}/c/<read-token>` : t.shelfUrl}${MARKETPLACE_PATH}\nclaude plugin install ${name}@${t.marketplace}`,
-    },
+    claudeSnippet(name, t),
     {
       id: "install-python",
       title: "Python (agentskills-http)",
@@ -102,6 +96,25 @@ export function installSnippets(name: string, t: InstallTargets): InstallSnippet
     { id: "install-mcp", title: "MCP host config", text: JSON.stringify(mcp, null, 2) },
     { id: "install-pinned", title: "Pinned URLs (this generation, never change)", text: `${t.pinnedSkillMd}\n${t.pinnedArchive}` },
   ];
+}
+
+/**
+ * Claude Code's marketplace snippet: one plugin per skill; archives need https at a real host name
+ * (docs/clients.md). A private shelf is reached through a capability URL (the header form in the
+ * settings is documented but untested), so with capability URLs off there is a note instead.
+ */
+function claudeSnippet(name: string, t: InstallTargets): InstallSnippet {
+  const title = "Claude Code plugin";
+  if (t.needsToken && !t.capabilityUrls) {
+    return {
+      id: "install-claude",
+      title,
+      note: true,
+      text: "Claude Code reads a private shelf's marketplace through a capability URL, and this shelf's capability URLs are off (SHELF_CAPABILITY_URLS); docs/clients.md has the settings form with a header.",
+    };
+  }
+  const base = t.needsToken ? `${t.shelfUrl.replace(/\/$/, "")}/c/<read-token>` : t.shelfUrl;
+  return { id: "install-claude", title, text: `claude plugin marketplace add ${base}${MARKETPLACE_PATH}\nclaude plugin install ${name}@${t.marketplace}` };
 }
 
 /** The skills CLI's snippet (Node 22.20 or later), or the note that says why a private shelf has none. */
