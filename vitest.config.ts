@@ -21,6 +21,8 @@ const MAX_WORKERS = 2;
 const FRESH_ISOLATE_FILES = [
   "test/worker/pages/paging.test.ts",
   "test/worker/storage/budget.test.ts",
+  // Counts every route from a cold isolate, and patches the Cache API to count it.
+  "test/worker/budget/storage-ops.test.ts",
   "test/worker/admin/hostile-input.test.ts",
   "test/worker/routes/generated-cache.test.ts",
   "test/worker/routes/index.test.ts",

@@ -83,7 +83,15 @@ export function skillshelfConfig(root: string): {
 export interface WorkerdPlan {
   /** Local R2, KV and Durable Object state, kept on disk so a fresh workerd sees the published shelf. */
   stateDir: string;
-  skillshelf?: { bundle: { dir: string; main: string }; config: ReturnType<typeof skillshelfConfig>; extraVars: Record<string, string> };
+  skillshelf?: {
+    bundle: { dir: string; main: string };
+    config: ReturnType<typeof skillshelfConfig>;
+    extraVars: Record<string, string>;
+    /** Names of more Workers running the same bundle over the same bindings, each its own isolate (the budget bench's cold isolates). */
+    copies?: string[];
+  };
+  /** Open workerd's V8 inspector (Miniflare's inspectorPort) on a free port. */
+  inspector?: boolean;
   /** The bare Worker's path → blob SHA-256 map. */
   bare?: { files: Record<string, string>; compatibilityDate: string };
 }
@@ -92,9 +100,15 @@ export interface WorkerdPlan {
 export interface Workerd {
   skillshelf?: URL;
   bare?: URL;
+  /** Each copy's loopback origin, by name. */
+  copies: Record<string, URL>;
+  /** workerd's inspector address, when the plan asked for it. */
+  inspector?: URL;
   pid: number;
   /** workerd's CPU seconds so far (utime + stime of /proc/<pid>/stat: every thread, the R2 and KV simulators included). */
   cpuSeconds(): number;
+  /** The same in nanoseconds on a core, summed over workerd's threads (/proc/<pid>/task/<tid>/schedstat), not in 10 ms ticks. */
+  cpuNanos(): bigint;
   stop(): Promise<void>;
 }
 
@@ -138,18 +152,19 @@ export async function startWorkerd(plan: WorkerdPlan): Promise<Workerd> {
   const workers: V4WorkerOptions[] = [];
   if (plan.skillshelf) {
     const { bundle, config, extraVars } = plan.skillshelf;
-    workers.push({
-      name: "skillshelf",
-      modules: true,
-      rootPath: bundle.dir,
-      scriptPath: bundle.main,
-      compatibilityDate: config.compatibilityDate,
-      compatibilityFlags: config.compatibilityFlags,
-      bindings: { ...config.vars, ...extraVars },
-      r2Buckets: Object.fromEntries(config.r2.map((binding) => [binding, BUCKET])),
-      kvNamespaces: Object.fromEntries(config.kv.map((binding) => [binding, `${binding.toLowerCase()}-bench`])),
-      unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
-    });
+    for (const name of ["skillshelf", ...(plan.skillshelf.copies ?? [])])
+      workers.push({
+        name,
+        modules: true,
+        rootPath: bundle.dir,
+        scriptPath: bundle.main,
+        compatibilityDate: config.compatibilityDate,
+        compatibilityFlags: config.compatibilityFlags,
+        bindings: { ...config.vars, ...extraVars },
+        r2Buckets: Object.fromEntries(config.r2.map((binding) => [binding, BUCKET])),
+        kvNamespaces: Object.fromEntries(config.kv.map((binding) => [binding, `${binding.toLowerCase()}-bench`])),
+        unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
+      });
   }
   if (plan.bare) {
     workers.push({
@@ -169,6 +184,7 @@ export async function startWorkerd(plan: WorkerdPlan): Promise<Workerd> {
     convertV4MiniflareOptions({
       workers,
       resourcePersistencePath: plan.stateDir,
+      ...(plan.inspector ? { inspectorPort: 0 } : {}),
       // Worker logs: errors are kept for the report of a failed run; the rest would only slow the load down.
       handleStructuredLogs: (log) => {
         if (log.level === "error" && errors.length < 20) errors.push(log.message);
@@ -186,12 +202,25 @@ export async function startWorkerd(plan: WorkerdPlan): Promise<Workerd> {
     return {
       skillshelf: plan.skillshelf ? await mf.unsafeGetDirectURL("skillshelf") : undefined,
       bare: plan.bare ? await mf.unsafeGetDirectURL("bare") : undefined,
+      copies: Object.fromEntries(await Promise.all((plan.skillshelf?.copies ?? []).map(async (name) => [name, await mf.unsafeGetDirectURL(name)] as const))),
+      inspector: plan.inspector ? await mf.getInspectorURL() : undefined,
       pid,
       cpuSeconds() {
         // Fields after the parenthesised command name: state is field 3, utime 14 and stime 15.
         const text = readFileSync(stat, "utf8");
         const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
         return (Number(fields[11]) + Number(fields[12])) / tick;
+      },
+      cpuNanos() {
+        let total = 0n;
+        for (const tid of readdirSync(`/proc/${pid}/task`)) {
+          try {
+            total += BigInt(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]!);
+          } catch {
+            // the thread ended while listing
+          }
+        }
+        return total;
       },
       async stop() {
         live.delete(pid);

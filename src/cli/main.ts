@@ -19,7 +19,7 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
   attest: {
     summary:
-      "attest <shelf-dir> (<name>... | --all) [--by <reviewer>] [--level first_party] [--method <method>] [--source <label>] [--at YYYY-MM-DD] [--notes <text>] [--check] [--prune]  bind skills' tree hashes to validation records",
+      "attest <shelf-dir> (<name>... | --all) [--by <reviewer>] [--level first_party] [--method <method>] [--source <label>] [--at YYYY-MM-DD] [--notes <text>] [--accept <rule>@<file>:<line> ...] [--check] [--prune]  bind skills' tree hashes to validation records",
     example: "skillshelf attest shelf my-skill --by alice",
     load: () => import("./commands/attest.ts"),
   },
@@ -43,7 +43,7 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
   dev: {
     summary:
-      "dev [--port N] [--env <name>] [--shelf <dir>] [--verbose]  serve this repository's shelf locally (wrangler dev, local R2 and KV), publish it, print URLs (Node 22+)",
+      "dev [--port N] [--env <name>] [--shelf <dir>] [--force] [--verbose]  serve this repository's shelf locally (wrangler dev, local R2 and KV), publish it, print URLs (Node 22+)",
     example: "skillshelf dev --port 8811",
     load: () => import("./commands/dev.ts"),
   },
@@ -54,7 +54,7 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
   grants: {
     summary:
-      "grants (list | revoke <grant-id>) --url <worker-url> [--token-env NAME] [--json]  the OAuth grants apps hold on a private shelf, and revoking one",
+      "grants (list | revoke <grant-id> | revoke --user <email>) --url <worker-url> [--token-env NAME] [--json]  the OAuth grants apps hold on a private shelf, and revoking them",
     example: "skillshelf grants list --url https://skills.acme.example",
     load: () => import("./commands/grants.ts"),
   },
@@ -67,6 +67,12 @@ const COMMANDS: Record<string, CommandEntry> = {
     summary: "history --url <worker-url> [--token-env NAME] [--json]  the published generations, newest first",
     example: "skillshelf history --url http://localhost:8787",
     load: () => import("./commands/history.ts"),
+  },
+  import: {
+    summary:
+      "import <source> --to <shelf> [--skill <name> ...] [--ref <ref>] [--registry <url>] [--dry-run] | import --update [<name> ...] --to <shelf> [--ref <ref>] [--yes]  bring skills from a git repository, a well-known index, a ClawHub registry or a folder the shelf's sources: allow (audited, with provenance; never over the team's edits)",
+    example: "skillshelf import acme/skills --skill pdf-tools --ref v1.2.0 --to shelf --dry-run",
+    load: () => import("./commands/import.ts"),
   },
   init: {
     summary:

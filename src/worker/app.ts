@@ -4,6 +4,7 @@
 // repository's Worker (index.ts) and the package's (`skillshelf/worker`, package.ts) are both built here.
 import { Hono } from "hono";
 import { adminRoutes } from "./admin/index.ts";
+import { oidcSessionSignIn } from "./auth/oidc/access.ts";
 import type { ReadAccessOptions } from "./auth/read-access.ts";
 import { handleError } from "./http/error-handler.ts";
 import { notFound, plainErrorResponse } from "./http/errors.ts";
@@ -56,9 +57,9 @@ export function createShelfApp(options: ShelfAppOptions = {}): Hono<AppEnv> {
   // /c/<token>/…, and the JSON 404 for everything else. Mounted last: its CORS wraps what it answers.
   // /v1/openapi.json also documents the admin API: its router hands its own document over.
   const adminDocument = () => admin.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "skillshelf admin", version: "1" } });
-  // Read access takes OAuth access tokens after the read token (a no-op where OAuth is off), then the
-  // deployment's own sign-in methods.
-  const methods = [oauthSignIn(), ...(options.access?.methods ?? [])];
+  // Read access takes OAuth access tokens after the read token, then the pages' identity-provider
+  // sessions (each a no-op where it is off), then the deployment's own sign-in methods.
+  const methods = [oauthSignIn(), oidcSessionSignIn(), ...(options.access?.methods ?? [])];
   app.route("/", readRoutes({ adminDocument, access: { ...options.access, methods } }));
   return app;
 }

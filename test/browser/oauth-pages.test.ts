@@ -4,7 +4,8 @@
 // signs in with the read token and clicks Allow; the browser must arrive at the client's callback
 // with the code (the pages' CSP lets the form redirect there, and the library's __Host- consent
 // cookie must survive), and axe finds no serious or critical violations on either page. Run with
-// `npm run test:browser`.
+// `npm run test:browser`. The team's identity provider is set up too (oidc-provider.ts, served on
+// loopback): signing in with it instead leads to the same consent page and the same callback.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -16,6 +17,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { AxeBuilder } from "@axe-core/playwright";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { type LocalProvider, startOidcProvider } from "./oidc-provider.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -29,6 +31,7 @@ let callbackServer: Server;
 let callbackUrl: string;
 const callbacks: URL[] = [];
 let browser: Browser;
+let idp: LocalProvider;
 
 /** A port free right now on loopback. */
 async function freePort(): Promise<number> {
@@ -52,6 +55,7 @@ function writeConfig(dir: string, issuer: string): string {
     SHELF_OAUTH_ISSUER: issuer,
     READ_TOKEN_SHA256: createHash("sha256").update(READ_TOKEN).digest("hex"),
     SHELF_SESSION_KEY: randomBytes(32).toString("hex"),
+    ...idp.vars,
   };
   writeFileSync(
     file,
@@ -94,6 +98,7 @@ async function seriousViolations(page: Page): Promise<string[]> {
 }
 
 before(async () => {
+  idp = await startOidcProvider();
   state = mkdtempSync(path.join(tmpdir(), "skillshelf-oauth-browser-"));
   callbackServer = createServer((req, res) => {
     const url = new URL(req.url!, callbackUrl);
@@ -144,6 +149,7 @@ after(async () => {
     } catch {}
   }
   await new Promise<void>((resolve) => callbackServer.close(() => resolve()));
+  await idp?.close();
   rmSync(state, { recursive: true, force: true });
 });
 
@@ -210,6 +216,29 @@ describe("OAuth sign-in and consent pages", () => {
       await context.close();
     });
   }
+
+  it("Sign in with the identity provider, consent, Allow: the same callback with the code; axe finds nothing serious", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const blocked: string[] = [];
+    page.on("console", (m) => {
+      if (/Content Security Policy|Refused/i.test(m.text())) blocked.push(m.text());
+    });
+    await page.goto(await authorizationUrl());
+    const before = idp.tokenRequests.length;
+    await page.getByRole("link", { name: "Sign in with Acme SSO" }).click();
+    await page.getByRole("heading", { name: "Allow this app to read the shelf?" }).waitFor();
+    assert.equal(idp.tokenRequests.length, before + 1, "the shelf exchanged the code at the provider");
+    assert.deepEqual(await seriousViolations(page), []);
+    const seen = callbacks.length;
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.waitForURL((url) => url.href.startsWith(callbackUrl));
+    assert.equal(callbacks.length, seen + 1);
+    assert.ok(callbacks.at(-1)!.searchParams.get("code"));
+    assert.equal(callbacks.at(-1)!.searchParams.get("state"), "browser-state");
+    assert.deepEqual(blocked, []);
+    await context.close();
+  });
 
   it("Deny sends the browser back to the client with access_denied and no code", async () => {
     const context = await browser.newContext();

@@ -18,6 +18,11 @@
 //  1h. ClawHub (test/interop/clawhub.ts): the real `clawhub` CLI searches, installs (byte-identical),
 //     inspects and discovers (--site) the curated shelf; installs an older version, updates after a
 //     publish and reports "up to date"; logs in to a private shelf with a read token (an outsider gets 401).
+//  1m. Claude Code 2.1.332 (test/interop/claude-code.ts): `claude plugin marketplace add` of the
+//     shelf's /.claude-plugin/marketplace.json over https at a test host name (an /etc/hosts line
+//     the test adds and removes; run as root) and `claude plugin install` write the skill
+//     byte-identical; after a publish, marketplace update + plugin update bring the new bytes; a
+//     private shelf's capability URL installs too.
 //  2. the `skills` CLI installing the client shelf through the v0.2 index, through the legacy
 //     v0.1 index (SHELF_DISCOVERY=v0.1), and through a private shelf's capability URL (where
 //     `skills find` searches and `skills add --skill` installs through it too).
@@ -27,6 +32,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { runBounded, type BoundedRun } from "./bounded-child.ts";
+import { claudeMarketplaceChecks } from "./claude-code.ts";
 import { clawhubOnCuratedShelf, clawhubVersioned, writeVersionedShelf } from "./clawhub.ts";
 import { compareToolGoldens, readEverySkill, writeGoldenShelf } from "./mcp.ts";
 import { LOCAL_SIGNING_KEY_ID } from "../../scripts/start.ts";
@@ -216,23 +222,34 @@ async function main(): Promise<void> {
 
     // --- the clawhub CLI: versions, update after a publish, a private shelf ------------------
     await clawhubVersionChecks(work);
+
+    // --- Claude Code: the shelf as a plugin marketplace, over https at a test host -----------
+    const claude = await claudeMarketplaceChecks(work, attestFolder);
+    report(
+      "Claude Code 2.1.332: plugin marketplace add + plugin install write the skill byte-identical (https, test host in /etc/hosts); after a publish marketplace update + plugin update bring the new bytes; a private shelf's capability URL installs, an anonymous read is a 401",
+      claude.problems,
+      claude.output,
+    );
   } finally {
     await rm(work, { recursive: true, force: true });
   }
 }
 
 /** hello-shelf 1.0.0 on a public shelf, then 1.1.0 published over the same state as a private shelf. */
+/** Attests every skill of a shelf folder (so the versioned shelves are not held for review). */
+async function attestFolder(dir: string): Promise<void> {
+  const run = await runBounded(process.execPath, [path.join(ROOT, "src", "cli", "skillshelf.ts"), "attest", dir, "--all", "--by", "interop"], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "" },
+    timeoutMs: PYTEST_TIMEOUT_MS,
+  });
+  if (run.code !== 0) throw new Error(`skillshelf attest exited ${run.code}: ${run.output}`);
+}
+
 async function clawhubVersionChecks(work: string): Promise<void> {
   const folder = path.join(work, "clawhub-shelf");
   const state = path.join(work, "clawhub-state");
-  const attest = async (dir: string) => {
-    const run = await runBounded(process.execPath, [path.join(ROOT, "src", "cli", "skillshelf.ts"), "attest", dir, "--all", "--by", "interop"], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? "" },
-      timeoutMs: PYTEST_TIMEOUT_MS,
-    });
-    if (run.code !== 0) throw new Error(`skillshelf attest exited ${run.code}: ${run.output}`);
-  };
+  const attest = attestFolder;
   const versioned = await clawhubVersioned();
   try {
     const v100 = await writeVersionedShelf(folder, "1.0.0", attest);

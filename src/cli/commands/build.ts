@@ -13,15 +13,19 @@ export const DEFAULT_BUILD_DIR = "build";
 /** Progress lines start after this long and come at most this often, so quick builds print none. */
 const PROGRESS_EVERY_MS = 1000;
 
-/** A progress reporter that stays quiet for the first second, then prints at most once a second. */
-function progressLines(write: (line: string) => void): (p: BuildProgress) => void {
-  const started = Date.now();
+/**
+ * A progress reporter that stays quiet for the first second, then prints at most once a second.
+ * Changed skills are prepared in a staging folder that reaches the build folder only when every
+ * skill passes, so the line says "prepared": a refusal later still leaves nothing written.
+ */
+export function progressLines(write: (line: string) => void, clock: () => number = Date.now): (p: BuildProgress) => void {
+  const started = clock();
   let last = started;
   return (p) => {
-    const now = Date.now();
+    const now = clock();
     if (now - last < PROGRESS_EVERY_MS) return;
     last = now;
-    write(`build: checked ${p.checked}/${p.total} skill(s), wrote ${p.staged}/${p.staging} changed skill(s) (${((now - started) / 1000).toFixed(0)} s)\n`);
+    write(`build: checked ${p.checked}/${p.total} skill(s), prepared ${p.staged}/${p.staging} changed skill(s) (${((now - started) / 1000).toFixed(0)} s)\n`);
   };
 }
 

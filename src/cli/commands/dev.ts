@@ -5,6 +5,7 @@
 // and where a team environment's shelf folder is.
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { MARKETPLACE_PATH } from "../../core/api/claude-marketplace.ts";
 import { UsageError, type Command } from "../lib/cli.ts";
 import {
   DEFAULT_PORT,
@@ -32,8 +33,13 @@ export interface DevInvocation {
 /** A team environment's name: a wrangler.toml key that is also safe as a folder name. */
 const ENV_NAME = /^[A-Za-z0-9_-]+$/;
 
+/** The command with what its options follow: "npm start --" (npm keeps options before "--"), "skillshelf dev". */
+export function withOptions(invocation: DevInvocation): string {
+  return invocation.command.startsWith("npm ") ? `${invocation.command} --` : invocation.command;
+}
+
 export function devUsage(invocation: DevInvocation): string {
-  return `${invocation.command} -- [--port N] [--env <name>] [--shelf <dir>] [--force] [--verbose]`;
+  return `${withOptions(invocation)} [--port N] [--env <name>] [--shelf <dir>] [--force] [--verbose]`;
 }
 
 export function devHelp(invocation: DevInvocation): string {
@@ -58,7 +64,7 @@ Options go after "--": npm keeps the ones before it for itself.
 
 examples:
   ${command}
-  ${command} -- --port 8811
+  ${withOptions(invocation)} --port 8811
 `;
 }
 
@@ -93,7 +99,7 @@ export function parseDevArgs(argv: string[], env: Record<string, string | undefi
         return `--${name} ${value}`;
       });
       throw new UsageError(
-        `npm kept ${taken.map((n) => `--${n}`).join(", ")} for itself: options for ${invocation.command} go after "--". Type: ${invocation.command} -- ${meant.join(" ")}\nusage: ${usage}`,
+        `npm kept ${taken.map((n) => `--${n}`).join(", ")} for itself: options for ${invocation.command} go after "--". Type: ${withOptions(invocation)} ${meant.join(" ")}\nusage: ${usage}`,
       );
     }
   }
@@ -139,7 +145,7 @@ export function servingReport(shelf: RunningShelf, args: DevArgs, invocation: De
   const as = args.env === undefined ? "" : ` as [env.${args.env}]`;
   if (shelf.kept) {
     log(
-      `\nskillshelf is serving generation ${shelf.kept.generation.slice(0, 12)}… (made current ${shelf.kept.at} by a ${shelf.kept.action} from elsewhere), not ${shelfName}: ${invocation.command} -- --force publishes ${shelfName} over it.`,
+      `\nskillshelf is serving generation ${shelf.kept.generation.slice(0, 12)}… (made current ${shelf.kept.at} by a ${shelf.kept.action} from elsewhere), not ${shelfName}: ${withOptions(invocation)} --force publishes ${shelfName} over it.`,
     );
     log(`It is ${shelf.private ? "private" : "public"}${as}, at ${shelf.url}. Try:`);
   } else log(`\nskillshelf is serving ${shelfName} (${shelf.skillCount} skills, ${shelf.private ? "private" : "public"})${as} at ${shelf.url}. Try:`);
@@ -147,6 +153,8 @@ export function servingReport(shelf: RunningShelf, args: DevArgs, invocation: De
   for (const p of ["/.well-known/agent-skills/index.json", "/skills/index.json", "/v1/shelf"]) log(`  curl ${auth}${shelf.url}${p}`);
   log(`  pages (a browser):  ${shelf.url}/`);
   log(`  MCP (Streamable HTTP): ${shelf.url}/mcp  (docs/mcp.md)`);
+  // Claude Code fetches plugin archives only over https at a non-loopback name: a deployed shelf installs, this one lists.
+  log(`  Claude Code marketplace: ${shelf.url}${MARKETPLACE_PATH}  (installs need https at a real host name: docs/clients.md)`);
   if (shelf.private) {
     log(`\nThe shelf is private: reads need the local read token ${shelf.readToken}`);
     log(`(kept in ${local.readTokenFile}; its SHA-256 is in READ_TOKEN_SHA256 of ${local.devVarsFile}). Without it every read is 401.`);
@@ -178,7 +186,7 @@ export function servingReport(shelf: RunningShelf, args: DevArgs, invocation: De
     .join(" ");
   const buildDir = path.relative(invocation.root, shelf.buildDir);
   log(
-    `\nPublish again after editing ${shelfName}: ${invocation.command}${flags ? ` -- ${flags}` : ""} (or: npx skillshelf build ${shelfName} --out ${buildDir} --sign-key ${local.signingKeyFile} --key-id ${LOCAL_SIGNING_KEY_ID} --origin ${shelf.url} && SKILLSHELF_PUBLISH_TOKEN=$(cat ${local.publishTokenFile}) npx skillshelf publish --url ${shelf.url} --dir ${buildDir})`,
+    `\nPublish again after editing ${shelfName}: ${flags ? `${withOptions(invocation)} ${flags}` : invocation.command} (or: npx skillshelf build ${shelfName} --out ${buildDir} --sign-key ${local.signingKeyFile} --key-id ${LOCAL_SIGNING_KEY_ID} --origin ${shelf.url} && SKILLSHELF_PUBLISH_TOKEN=$(cat ${local.publishTokenFile}) npx skillshelf publish --url ${shelf.url} --dir ${buildDir})`,
   );
   log("Press Ctrl+C to stop.");
   return `${lines.join("\n")}\n`;
@@ -213,7 +221,7 @@ export async function runDev(
       return 0;
     }
     const log = (line: string) => io.stdout(`${line}\n`);
-    const rerun = `${invocation.command} --`;
+    const rerun = withOptions(invocation);
     if (args.env !== undefined && args.port === undefined) {
       const teams = await teamEnvironments(invocation.root);
       if (teams.includes(args.env))
@@ -246,4 +254,10 @@ export async function runDev(
 }
 
 /** `skillshelf dev` in a team's repository (the current folder): its ./shelf, its wrangler.toml. */
-export const run: Command = (ctx) => runDev(ctx.args, ctx, { command: "npm run dev", npmScript: "dev", root: process.cwd(), defaultShelf: () => "shelf" });
+export const run: Command = (ctx) =>
+  runDev(ctx.args, ctx, {
+    command: ctx.env.npm_lifecycle_event === "dev" ? "npm run dev" : "skillshelf dev",
+    npmScript: "dev",
+    root: process.cwd(),
+    defaultShelf: () => "shelf",
+  });

@@ -1,16 +1,20 @@
-// skillshelf grants (list | revoke <grant-id>) --url <worker-url> [--token-env NAME] [--json]: the OAuth grants
-// hosted agents hold on a private shelf (docs/oauth.md), and revoking one, with the publish token.
-// A revoked grant's access and refresh tokens stop working on their next request.
+// skillshelf grants (list | revoke <grant-id> | revoke --user <email>) --url <worker-url> [--token-env NAME] [--json]:
+// the OAuth grants hosted agents hold on a private shelf (docs/oauth.md), and revoking one, or every
+// grant of a person who signed in with the team's identity provider, with the publish token. A
+// revoked grant's access and refresh tokens stop working on their next request.
 import { parseCommandArgs, UsageError, CliError, type Command } from "../lib/cli.ts";
 import { answeringFetch, tokenFrom, workerUrl } from "../lib/publish.ts";
 import { PublishError } from "../../core/publish/client.ts";
 
-const USAGE = "skillshelf grants (list | revoke <grant-id>) --url <worker-url> [--token-env NAME] [--json]";
+const USAGE = "skillshelf grants (list | revoke <grant-id> | revoke --user <email>) --url <worker-url> [--token-env NAME] [--json]";
 
 /** One grant as GET /admin/v1/oauth/grants lists it. */
 interface ListedGrant {
   grant_id: string;
   user_id: string;
+  method?: string;
+  /** Who signed in with the identity provider; null (or absent, from an older Worker) for a read token. */
+  email?: string | null;
   client_id: string;
   client_name: string | null;
   scope: string[];
@@ -20,6 +24,7 @@ interface ListedGrant {
 
 /** Calls the grants index; a refusal becomes a one-line CLI error naming what the Worker said. */
 async function call(url: string, token: string, method: "GET" | "DELETE", path: string): Promise<unknown> {
+  // path is "", "/<grant id>" or "?user=<email>", each already checked or encoded by the caller.
   const fetchFn = answeringFetch(url);
   let response: Response;
   try {
@@ -42,10 +47,28 @@ async function call(url: string, token: string, method: "GET" | "DELETE", path: 
 export const run: Command = async (ctx) => {
   const [sub, ...rest] = ctx.args;
   if (sub !== "list" && sub !== "revoke") throw new UsageError(`grants needs list or revoke\nusage: ${USAGE}`);
-  const { values, positionals } = parseCommandArgs(rest, { url: { type: "string" }, "token-env": { type: "string" }, json: { type: "boolean" } }, USAGE);
+  const { values, positionals } = parseCommandArgs(
+    rest,
+    { url: { type: "string" }, "token-env": { type: "string" }, json: { type: "boolean" }, user: { type: "string" } },
+    USAGE,
+  );
   const url = workerUrl(values.url, USAGE);
   const token = tokenFrom(ctx, values["token-env"]);
 
+  if (values.user !== undefined && sub !== "revoke") throw new UsageError(`--user goes with grants revoke\nusage: ${USAGE}`);
+  if (sub === "revoke" && values.user !== undefined) {
+    const email = values.user.trim();
+    if (positionals.length) throw new UsageError(`grants revoke takes a grant id or --user, not both\nusage: ${USAGE}`);
+    if (!/^[^\s@]{1,128}@[^\s@]{1,253}$/.test(email))
+      throw new UsageError(`${JSON.stringify(values.user)} is not an e-mail address; --user takes the address the person signed in with`);
+    const { revoked } = (await call(url, token, "DELETE", `?user=${encodeURIComponent(email)}`)) as { revoked: string[] };
+    ctx.stdout(
+      revoked.length === 0
+        ? `${email} holds no grants (nothing revoked); remove them from the identity provider's allowed domains or group to keep them out\n`
+        : `revoked ${revoked.length} grant(s) of ${email}: their tokens stop working on their next request\n`,
+    );
+    return 0;
+  }
   if (sub === "revoke") {
     if (positionals.length !== 1) throw new UsageError(`grants revoke takes one grant id (see skillshelf grants list)\nusage: ${USAGE}`);
     const grantId = positionals[0]!;
@@ -66,6 +89,6 @@ export const run: Command = async (ctx) => {
     return 0;
   }
   for (const g of grants)
-    ctx.stdout(`${g.grant_id}\t${g.client_name ?? g.client_id}\t${g.user_id}\t${g.scope.join(" ")}\t${g.created_at}\t${g.expires_at ?? "-"}\n`);
+    ctx.stdout(`${g.grant_id}\t${g.client_name ?? g.client_id}\t${g.email ?? g.user_id}\t${g.scope.join(" ")}\t${g.created_at}\t${g.expires_at ?? "-"}\n`);
   return 0;
 };

@@ -21,7 +21,7 @@ export const run: Command = async (ctx) => {
   if (target !== null && !target.isDirectory()) throw new UsageError(`--to ${values.to} is not a folder: name the agent's skills folder\nusage: ${USAGE}`);
   const token = readTokenFrom(ctx.env, values["token-env"], USAGE);
   const lock = await readLockFile(values.lock ?? LOCK_FILE);
-  const url = workerUrl(values.url ?? lock.shelf, USAGE);
+  const url = workerUrl(values.url ?? lock.shelf, USAGE, { capability: true });
   const names = Object.keys(lock.skills).sort();
   const failures: string[] = [];
   for (const [i, name] of names.entries()) {

@@ -14,7 +14,7 @@ export const run: Command = async (ctx) => {
     { url: { type: "string" }, out: { type: "string" }, "token-env": { type: "string" }, json: { type: "boolean" } },
     USAGE,
   );
-  const url = workerUrl(values.url, USAGE);
+  const url = workerUrl(values.url, USAGE, { capability: true });
   if (positionals.length === 0) throw new UsageError(`name at least one skill, e.g. code-review@^1.2\nusage: ${USAGE}`);
   const skills: Record<string, string> = {};
   for (const spec of positionals) {

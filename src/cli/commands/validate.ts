@@ -3,9 +3,12 @@
 import path from "node:path";
 import { auditSkill } from "../../core/audit/scan.ts";
 import { findingId } from "../../core/audit/verdict.ts";
+import type { ProvenanceEntry } from "../../core/import/provenance.ts";
+import { allowedBy, SHELF_CONFIG_FILE } from "../../core/import/sources.ts";
 import type { Problem } from "../../core/skill/validate.ts";
 import { checkShelf, type CheckedSkill } from "../lib/build.ts";
 import { CliError, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
+import { readAllowList } from "../lib/import/shelf-files.ts";
 import { isShelfDir, loadSkill, requireDir } from "../lib/skill-dir.ts";
 
 const USAGE = "skillshelf validate <skill-or-shelf-dir> [--json]";
@@ -39,6 +42,21 @@ async function validateOne(dir: string): Promise<CheckedSkill> {
   }
 }
 
+/** A problem for each imported skill whose recorded source the shelf's allow-list no longer names. */
+async function unallowedSources(shelf: string, provenance: ReadonlyMap<string, ProvenanceEntry>): Promise<Problem[]> {
+  if (!provenance.size) return [];
+  const allow = await readAllowList(shelf);
+  const entries = allow?.entries.map((e) => e.identity) ?? [];
+  return [...provenance]
+    .filter(([, entry]) => allowedBy(entries, entry.source) === null)
+    .map(([name, entry]) => ({
+      skill: name,
+      field: "provenance",
+      severity: "error",
+      message: `imported from ${entry.source}, which ${SHELF_CONFIG_FILE} sources: no longer allows; remove the skill, or allow the source again`,
+    }));
+}
+
 export const run: Command = async (ctx) => {
   const { values, positionals } = parseCommandArgs(ctx.args, { json: { type: "boolean" } }, USAGE);
   if (positionals.length !== 1) throw new UsageError(`expected one folder\nusage: ${USAGE}`);
@@ -51,6 +69,7 @@ export const run: Command = async (ctx) => {
     const shelf = await checkShelf(target);
     checked = shelf.skills;
     records = shelf.recordProblems.map((p) => ({ file: p.field, message: p.message }));
+    for (const p of await unallowedSources(target, shelf.provenance)) checked.find((s) => s.folder === p.skill)?.problems.push(p);
   } else checked = [await validateOne(target)];
   const reports: SkillReport[] = checked.map((s) => ({
     name: s.folder,

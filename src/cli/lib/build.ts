@@ -26,12 +26,14 @@ import type { SkillFile } from "../../core/skill/skill.ts";
 import type { Problem } from "../../core/skill/validate.ts";
 import type { SignaturesDocument } from "../../core/signing/signatures.ts";
 import { sourceCandidates, validationsFor } from "../../core/trust/evaluate.ts";
+import { PROVENANCE_FILE, ProvenanceError, publishedProvenance, type ProvenanceEntry } from "../../core/import/provenance.ts";
 import { loadShelfRecords, type ShelfRecordFiles, type ShelfRecords } from "../../core/trust/records.ts";
 import { judgeSkill } from "../../core/trust/select.ts";
 import { advisoryToDict, validationToDict } from "../../core/trust/serialize.ts";
 import { BuildCache, type SkillScan } from "./build-cache.ts";
 import { BuildStaging, checkBuildTarget, heldObjects, withBuildLock, type HeldObjects } from "./build-folder.ts";
 import { CliError } from "./cli.ts";
+import { readProvenanceFile } from "./import/shelf-files.ts";
 import { readLifecycleText, readShelfRecordFiles } from "./shelf-records.ts";
 import { listShelfSkillDirs, loadSkill, readSkillFiles, requireDir, walkSkillDir, type SkillDirEntry } from "./skill-dir.ts";
 import { StagingError, type StageResult } from "./skill-objects.ts";
@@ -49,7 +51,7 @@ export class BuildRefusedError extends CliError {
   readonly problems: readonly BuildProblem[];
   constructor(problems: readonly BuildProblem[]) {
     super(
-      `build refused: ${problems.length} problem(s); nothing was written:\n${problems.map((p) => `  ${p.skill ?? "shelf"}: ${p.field}: ${p.message}`).join("\n")}`,
+      `build refused: ${problems.length} problem(s); nothing was written (the build folder is unchanged):\n${problems.map((p) => `  ${p.skill ?? "shelf"}: ${p.field}: ${p.message}`).join("\n")}`,
     );
     this.problems = problems;
   }
@@ -84,6 +86,8 @@ export interface CheckedShelf {
   skills: CheckedSkill[];
   /** The shelf's lifecycle.yaml (deprecations, renames), null when it has none or it is malformed (then a record problem). */
   lifecycle: Lifecycle | null;
+  /** provenance.yaml's entries by skill name (none when the shelf has no such file). */
+  provenance: Map<string, ProvenanceEntry>;
 }
 
 /** Options for {@link checkShelf}. */
@@ -181,6 +185,11 @@ export async function checkShelf(shelfDir: string, options: CheckShelfOptions = 
   const loaded = loadShelfRecords(recordBytes);
   const recordProblems = loaded.problems.map((p) => ({ skill: null, field: p.file, message: `${p.line !== null ? `line ${p.line}: ` : ""}${p.message}` }));
   const records: ShelfRecords = loaded.records;
+  const provenance = await readProvenanceFile(shelfDir).catch((error: unknown) => {
+    if (!(error instanceof ProvenanceError)) throw error;
+    recordProblems.push({ skill: null, field: PROVENANCE_FILE, message: error.problems.join("; ") });
+    return new Map<string, ProvenanceEntry>();
+  });
 
   const skills: CheckedSkill[] = [];
   const dirs = await listShelfSkillDirs(shelfDir);
@@ -215,7 +224,14 @@ export async function checkShelf(shelfDir: string, options: CheckShelfOptions = 
     if (scan.described) {
       const judged = trustOf(records, folder, scan.described, findings);
       if ("blocked" in judged) checked.problems.push(judged.blocked);
-      else checked.record = { ...scan.described, trust: judged.trust };
+      else {
+        const imported = provenance.get(folder);
+        checked.record = {
+          ...scan.described,
+          trust: judged.trust,
+          ...(imported ? { provenance: publishedProvenance(imported, scan.described.tree_hash) } : {}),
+        };
+      }
     }
     await options.onSkill?.(checked);
   }
@@ -230,7 +246,7 @@ export async function checkShelf(shelfDir: string, options: CheckShelfOptions = 
     lifecycle = parsed.lifecycle;
     for (const p of parsed.problems) recordProblems.push({ skill: null, field: LIFECYCLE_FILE, message: p.message });
   }
-  return { recordBytes, records, recordProblems, recordWarnings: loaded.warnings, skills, lifecycle };
+  return { recordBytes, records, recordProblems, recordWarnings: loaded.warnings, skills, lifecycle, provenance };
 }
 
 /** Every reason a checked shelf cannot be built: its records' problems, then each skill's errors. */
@@ -257,7 +273,7 @@ function auditTotals(skills: readonly CheckedSkill[]): BuildSummary["audit"] {
 export interface BuildProgress {
   total: number;
   checked: number;
-  /** Skills whose blobs or archives are being written, and how many of those are done. */
+  /** Skills whose blobs or archives are being prepared (in the staging folder), and how many of those are done. */
   staging: number;
   staged: number;
 }

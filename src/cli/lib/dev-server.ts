@@ -71,6 +71,13 @@ export interface StartOptions {
   rerun?: string;
   /** Publish even when the local shelf serves a generation these local runs did not publish (see {@link startShelf}). */
   force?: boolean;
+  /**
+   * Serve https (`wrangler dev --local-protocol https`) with this key and certificate, at `hostname`
+   * (default 127.0.0.1; it must resolve to loopback): for clients that refuse plain http or
+   * loopback names, such as Claude Code's plugin archives. This process must trust the
+   * certificate (NODE_EXTRA_CA_CERTS, or tls.setDefaultCACertificates) to publish to it.
+   */
+  https?: { keyPath: string; certPath: string; hostname?: string };
 }
 
 /** A running local shelf. */
@@ -435,7 +442,7 @@ export async function startShelf(options: StartOptions): Promise<RunningShelf> {
   const persistTo = options.persistTo ?? path.join(root, local.persistTo);
   if (!(await loopbackPortIsFree(port))) throw await busyPortError(port, `port ${port} on 127.0.0.1 is in use`, rerun);
 
-  const url = `http://127.0.0.1:${port}`;
+  const url = options.https ? `https://${options.https.hostname ?? "127.0.0.1"}:${port}` : `http://127.0.0.1:${port}`;
   // Signed for this run's URL (the origin a local client verifies against) with the throwaway key.
   const signingKeyFile = path.join(root, local.signingKeyFile);
   const signingKey = await ensureSigningKey(signingKeyFile);
@@ -459,6 +466,7 @@ export async function startShelf(options: StartOptions): Promise<RunningShelf> {
   const nonce = randomBytes(16).toString("hex");
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo, "--show-interactive-dev-session=false", "--log-level", "warn"];
   if (env !== undefined) args.push("--env", env);
+  if (options.https) args.push("--local-protocol", "https", "--https-key-path", options.https.keyPath, "--https-cert-path", options.https.certPath);
   for (const [name, value] of Object.entries(devVars({ ...signingVars, ...options.vars }, nonce))) args.push("--var", `${name}:${value}`);
   const child = spawn(process.execPath, [wrangler, ...args], {
     cwd: root,

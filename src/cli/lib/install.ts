@@ -9,6 +9,7 @@ import path from "node:path";
 import { z } from "zod";
 import { sha256Hex, treeHash } from "../../core/skill/hash.ts";
 import { LOCK_SCHEMA, LockFileSchema, lockedFileUrl, type LockedSkill, type LockFile } from "../../core/versions/lock.ts";
+import { notHttpsMessage } from "../../core/publish/client.ts";
 import { CliError, printable, UsageError } from "./cli.ts";
 import { readSkillDir } from "./skill-dir.ts";
 
@@ -43,7 +44,7 @@ async function call(access: ShelfAccess, url: string, init: RequestInit): Promis
   try {
     return await (access.fetch ?? fetch)(url, init);
   } catch (error) {
-    throw new CliError(`cannot reach ${new URL(url).origin}: ${(error as Error).message}`);
+    throw new CliError(notHttpsMessage(error, url) ?? `cannot reach ${new URL(url).origin}: ${(error as Error).message}`);
   }
 }
 

@@ -19,8 +19,15 @@ export function tokenFrom(ctx: CliContext, name: string | undefined): string {
   return token;
 }
 
-/** Checks --url: an http(s) URL without credentials. */
-export function workerUrl(value: string | undefined, usage: string): string {
+/** The capability path a read URL may carry (docs/http.md): /c/<token>. */
+const CAPABILITY_PATH = /^\/c\/[^/]+\/?$/;
+
+/**
+ * Checks --url: an http(s) URL of the shelf's root (the Worker serves at the root of its host, so
+ * a path such as the pages' /ui/ or /mcp is a mistake that would otherwise surface as a 401 or
+ * 404); `capability` also accepts the root plus /c/<token> (lock, install).
+ */
+export function workerUrl(value: string | undefined, usage: string, options: { capability?: boolean } = {}): string {
   if (!value) throw new UsageError(`--url is required\nusage: ${usage}`);
   let url: URL;
   try {
@@ -29,6 +36,12 @@ export function workerUrl(value: string | undefined, usage: string): string {
     throw new UsageError(`--url ${value} is not a URL; pass the Worker's address, e.g. https://shelf.example.com`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`--url must be http or https, not ${url.protocol}`);
+  const atRoot = url.pathname === "/" || (options.capability === true && CAPABILITY_PATH.test(url.pathname));
+  if (!atRoot || url.search !== "" || url.hash !== "") {
+    const extra = `${url.pathname}${url.search}${url.hash}`;
+    const alternative = options.capability === true ? " or its capability URL (…/c/<token>)" : "";
+    throw new UsageError(`--url must be the shelf's root (${url.origin}, without ${extra})${alternative}; pass --url ${url.origin}`);
+  }
   return url.toString().replace(/\/+$/, "");
 }
 

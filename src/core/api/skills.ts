@@ -5,6 +5,7 @@
 import { SkillSignatureSchema } from "../signing/signatures.ts";
 import { z } from "zod";
 import { BuildVerdictSchema, Sha256Schema, SKILL_METADATA_FIELDS } from "../generation/manifest.ts";
+import { PublishedProvenanceSchema } from "../import/provenance.ts";
 import { TRUST_LEVELS } from "../trust/records.ts";
 import { MAX_RANGE_CHARS } from "../versions/resolve.ts";
 import { TrustVerdictSchema } from "./trust.ts";
@@ -186,6 +187,9 @@ export const SkillDetailSchema = z
     trust: SkillTrustNowSchema,
     signature: SkillSignatureSchema.nullable().describe(
       "The publisher's detached Ed25519 signature over the agentskills-snapshot-v1 payload (docs/signing.md); null when the generation is unsigned",
+    ),
+    provenance: PublishedProvenanceSchema.optional().describe(
+      "Where an imported skill came from (the shelf's provenance.yaml, written by skillshelf import): source, ref, commit or digest, version, when, the tree imported, and whether the team modified it since. Absent for the team's own skills",
     ),
     links: SkillLinksSchema.extend({ body: z.string(), outline: z.string(), resources: z.string() }),
   })

@@ -132,6 +132,23 @@ function intentAt(file: AuditFile, offset: number, phrase = true): Intent {
 
 const cap = (s: Severity, max: Severity): Severity => (severityRank(s) > severityRank(max) ? max : s);
 
+/**
+ * What a text must hold for a pattern to match it: one of some words (a lower-cased token of
+ * letters, digits and underscores) or one of some short punctuation strings. A set lookup per
+ * pattern is far cheaper than a regular expression whose leading alternatives are tried at every
+ * position, and most files hold none of a pattern's words.
+ */
+interface Prefilter {
+  words: readonly string[];
+  strings: readonly string[];
+}
+const PREFILTERS = new Map<RegExp, Prefilter>();
+const gate = (literals: readonly string[], ...res: RegExp[]) => {
+  const filter = { words: literals.filter((l) => /^[a-z0-9_]+$/.test(l)), strings: literals.filter((l) => !/^[a-z0-9_]+$/.test(l)) };
+  for (const re of res) PREFILTERS.set(re, filter);
+};
+const wordsOf = new WeakMap<AuditFile, { words: Set<string>; lower: string }>();
+
 // --- Patterns ----------------------------------------------------------------------------------
 
 const NET_TOOL = "(?:curl|wget|fetch|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|http|https|aria2c|lwp-download)";
@@ -253,7 +270,131 @@ const AGENT_CUE_STRONG =
 const AGENT_CUE_ACTION =
   /\b(?:run|execute|send|upload|post|curl|wget|fetch|download|install|read|copy|delete|append|write)\b[^\n]{0,80}(?:https?:\/\/|~\/|\$HOME|\/etc\/|\.ssh|\.aws|\.env\b|token|secret|password|credential|api[_ ]?key)/i;
 
+const DECODER_WORDS = [
+  "b64decode",
+  "b32decode",
+  "b16decode",
+  "b85decode",
+  "decodebytes",
+  "decodestring",
+  "base64",
+  "codecs",
+  "fromhex",
+  "unhexlify",
+  "decompress",
+  "marshal",
+  "pickle",
+  "atob",
+  "buffer",
+  "fromcharcode",
+  "decodeuricomponent",
+  "unescape",
+  "chr",
+];
+gate(["|"], PIPE_TO_SHELL[0]!, DECODE_EXECUTE[2]!);
+gate(["<("], PIPE_TO_SHELL[1]!);
+gate(["$("], PIPE_TO_SHELL[2]!, DECODE_EXECUTE[3]!);
+gate(["iex", "invoke"], PIPE_TO_SHELL[3]!);
+gate(["requests", "urlopen", "httpx"], FETCH_EXECUTE[0]!);
+gate(["fetch"], FETCH_EXECUTE[1]!);
+gate(["then"], FETCH_EXECUTE[2]!);
+gate(["http", "https"], FETCH_EXECUTE[3]!, FETCH_EXECUTE[4]!);
+gate(["pip", "pip3"], URL_INSTALL[0]!);
+gate(["npm", "pnpm", "yarn", "bun"], URL_INSTALL[1]!);
+gate(["npx"], URL_INSTALL[2]!);
+gate(["gem"], URL_INSTALL[3]!);
+gate(["stratum"], MINER[0]!);
+gate(["xmrig", "cpuminer", "minerd", "cgminer", "bfgminer", "ethminer", "nbminer", "lolminer", "phoenixminer", "nanominer", "stak", "miner"], MINER[1]!);
+gate(["minexmr", "supportxmr", "moneroocean", "nanopool", "2miners", "f2pool", "hashvault"], MINER[2]!);
+gate(DECODER_WORDS, DECODE_EXECUTE[0]!, DECODE_EXECUTE[1]!, DECODED_ASSIGN);
+gate(["printf"], DECODE_EXECUTE[4]!);
+gate(["fromcharcode", "chr"], CHAR_CODES);
+gate(["exec", "eval", "function"], EXEC_SINK_PY_JS);
+gate(["chmod", "s_iexec", "s_ixusr", "s_ixgrp", "s_ixoth"], MAKE_EXECUTABLE);
+gate(
+  [
+    "ssh",
+    "id_rsa",
+    "id_ed25519",
+    "id_ecdsa",
+    "id_dsa",
+    "aws",
+    "gcloud",
+    "azure",
+    "kube",
+    "docker",
+    "netrc",
+    "npmrc",
+    "pypirc",
+    "credentials",
+    "gnupg",
+    "shadow",
+    "keychain",
+    "security",
+    "login",
+    "binarycookies",
+    "mozilla",
+    "key3",
+    "key4",
+    "logins",
+    "chrome",
+    "bravesoftware",
+    "wallet",
+    "env",
+  ],
+  CREDENTIAL,
+);
+gate(["environ", "env", "printenv", "export"], ENV_DUMP);
+gate(["dev"], REVERSE_SHELL[0]!);
+gate(["nc", "ncat", "netcat"], REVERSE_SHELL[1]!);
+gate(["ncat"], REVERSE_SHELL[2]!);
+gate(["socat"], REVERSE_SHELL[3]!);
+gate(["mkfifo"], REVERSE_SHELL[4]!);
+gate(["pty"], REVERSE_SHELL[5]!);
+gate(["dup2"], REVERSE_SHELL[6]!);
+gate(
+  ["bashrc", "bash_profile", "bash_login", "zshrc", "zshenv", "zprofile", "zlogin", "profile", "fish", "cshrc", "tcshrc", "powershell_profile"],
+  STARTUP_FILE,
+);
+gate(["crontab", "cron", "reboot"], SCHEDULER[0]!);
+gate(["launchagents", "launchdaemons", "launchctl"], SCHEDULER[1]!);
+gate(["systemctl", "systemd", "autostart"], SCHEDULER[2]!);
+gate(["currentversion", "schtasks", "exe", "scheduledtask"], SCHEDULER[3]!);
+gate(["hooks", "hookspath"], GIT_HOOKS);
+gate(["ignore", "disregard", "forget", "override", "bypass"], INSTRUCTION_OVERRIDE[0]!);
+gate(["now"], INSTRUCTION_OVERRIDE[1]!);
+gate(["prompt"], INSTRUCTION_OVERRIDE[2]!);
+gate(["instructions"], INSTRUCTION_OVERRIDE[3]!);
+gate(["user"], CONCEALMENT[0]!, CONCEALMENT[1]!, CONCEALMENT[2]!, CONCEALMENT[4]!);
+gate(["silently", "quietly", "covertly", "secretly", "invisibly"], CONCEALMENT[3]!);
+gate(["without"], APPROVAL_BYPASS[0]!);
+gate(["permission", "approval", "confirmation", "consent"], APPROVAL_BYPASS[1]!);
+gate(["dangerously", "bypasspermissions"], APPROVAL_BYPASS[2]!);
+gate(["approve", "autoapprove", "bypass", "skip"], APPROVAL_BYPASS[3]!);
+gate(["](", "<img"], RENDER_URL);
+gate(
+  ["conversation", "chat", "messages", "user", "api", "secret", "secrets", "token", "tokens", "credentials", "password", "passwords", "environment"],
+  RENDER_INSTRUCTION,
+);
+gate(["hidden", "display", "visibility", "font"], HIDDEN_BLOCK);
+
 // --- Detectors ---------------------------------------------------------------------------------
+
+/** The matches of `re` in a file's text, skipping the scan when its prefilter rules it out. */
+function scanFile(re: RegExp, file: AuditFile): Iterable<RegExpExecArray> {
+  const filter = PREFILTERS.get(re);
+  if (filter) {
+    let seen = wordsOf.get(file);
+    if (seen === undefined) {
+      const lower = file.text.toLowerCase();
+      seen = { lower, words: new Set(lower.split(/[^a-z0-9_]+/)) };
+      wordsOf.set(file, seen);
+    }
+    const { words, lower } = seen;
+    if (!filter.words.some((w) => words.has(w)) && !filter.strings.some((t) => lower.includes(t))) return [];
+  }
+  return matches(re, file.text);
+}
 
 function* matches(re: RegExp, text: string): Generator<RegExpExecArray> {
   re.lastIndex = 0;
@@ -267,7 +408,7 @@ function* matches(re: RegExp, text: string): Generator<RegExpExecArray> {
 function codeRule(emit: Emit, file: AuditFile, id: string, res: readonly RegExp[], markdownMax: Severity = "critical"): void {
   const base = ruleById(id).severity;
   for (const re of res) {
-    for (const m of matches(re, file.text)) {
+    for (const m of scanFile(re, file)) {
       const intent = intentAt(file, m.index, false);
       if (intent === "code" || intent === "hidden") emit(id, file, m.index, m[0].length);
       else if (intent === "instruction") emit(id, file, m.index, m[0].length, { severity: cap(base, markdownMax) });
@@ -279,7 +420,7 @@ function codeRule(emit: Emit, file: AuditFile, id: string, res: readonly RegExp[
 /** Phrases aimed at the agent: full in prose, hidden text and code; quoted or negated, an example. */
 function phraseRule(emit: Emit, file: AuditFile, id: string, res: readonly RegExp[], negatable: boolean): void {
   for (const re of res) {
-    for (const m of matches(re, file.text)) {
+    for (const m of scanFile(re, file)) {
       const intent = intentAt(file, m.index);
       if (negatable && intent !== "hidden" && NEGATION.test(sentencePrefix(file, m.index))) continue;
       if (intent === "example" || (intent === "explanation" && regionAt(file, m.index).kind === "fence")) {
@@ -332,12 +473,12 @@ function hiddenComments(emit: Emit, file: AuditFile): void {
     if (AGENT_CUE_STRONG.test(body) || AGENT_CUE_ACTION.test(body)) emit("instruction.hidden-comment", file, start, body.length);
   };
   for (const r of file.regions) if (r.kind === "comment") check(r.start, file.text.slice(r.start, r.end));
-  for (const m of matches(HIDDEN_BLOCK, file.text)) if (regionAt(file, m.index).kind === "prose") check(m.index, m[0]);
+  for (const m of scanFile(HIDDEN_BLOCK, file)) if (regionAt(file, m.index).kind === "prose") check(m.index, m[0]);
 }
 
 function renderExfiltration(emit: Emit, file: AuditFile): void {
   if (file.kind !== "markdown") return;
-  for (const m of matches(RENDER_URL, file.text)) {
+  for (const m of scanFile(RENDER_URL, file)) {
     const url = m[1] ?? m[2] ?? "";
     if (!URL_DATA_PLACEHOLDER.test(url)) continue;
     const intent = intentAt(file, m.index);
@@ -352,7 +493,7 @@ const RISKY_COMMAND = new RegExp(`${NETWORK_READ.source}|\\|\\s*(?:ba|z)?sh\\b|$
 
 function dynamicContext(emit: Emit, file: AuditFile): void {
   if (file.kind !== "markdown") return;
-  for (const m of matches(/(?:^|[\s(])!`([^`\n]{1,300})`/gm, file.text)) {
+  for (const m of scanFile(/(?:^|[\s(])!`([^`\n]{1,300})`/gm, file)) {
     const at = m.index + m[0].indexOf("!`");
     const kind = regionAt(file, at).kind;
     if (kind === "frontmatter") continue;
@@ -391,7 +532,7 @@ function remoteCode(emit: Emit, file: AuditFile): void {
   codeRule(emit, file, "remote.miner", MINER);
   if (file.kind === "script" && DOWNLOAD_TO_FILE.test(file.text)) {
     // Download, make executable, run: the chmod is the step that turns data into code.
-    for (const m of matches(MAKE_EXECUTABLE, file.text))
+    for (const m of scanFile(MAKE_EXECUTABLE, file))
       emit("remote.fetch-execute", file, m.index, m[0].length, { note: "the file downloads something and makes it executable" });
   }
   if (file.kind === "script" && NETWORK_READ.test(file.text)) {
@@ -408,7 +549,7 @@ function remoteCode(emit: Emit, file: AuditFile): void {
     )) {
       if (responses.has(m[2]!)) responses.add(m[1]!);
     }
-    for (const m of matches(EXEC_SINK_PY_JS, file.text)) {
+    for (const m of scanFile(EXEC_SINK_PY_JS, file)) {
       const name = m[1] ?? m[2] ?? m[3];
       if (name && responses.has(name)) emit("remote.fetch-execute", file, m.index, m[0].length, { note: `${name} holds a network response` });
     }
@@ -420,20 +561,20 @@ function obfuscation(emit: Emit, file: AuditFile): void {
   if (file.kind === "markdown" || file.kind === "binary") return;
   // A decoded value run later: name = b64decode(...); exec(name).
   const decoded = new Set<string>();
-  for (const m of matches(DECODED_ASSIGN, file.text)) decoded.add(m[1]!);
+  for (const m of scanFile(DECODED_ASSIGN, file)) decoded.add(m[1]!);
   if (decoded.size > 0) {
-    for (const m of matches(EXEC_SINK_PY_JS, file.text)) {
+    for (const m of scanFile(EXEC_SINK_PY_JS, file)) {
       const name = m[1] ?? m[2] ?? m[3];
       if (name && decoded.has(name)) emit("obfuscation.decode-execute", file, m.index, m[0].length, { note: `${name} holds decoded data` });
     }
-    for (const m of matches(/\b(?:os\.system|os\.popen|subprocess\.\w+|execSync|exec|spawnSync|spawn)\s*\(\s*([A-Za-z_$][\w$]*)\s*[,)]/g, file.text)) {
+    for (const m of scanFile(/\b(?:os\.system|os\.popen|subprocess\.\w+|execSync|exec|spawnSync|spawn)\s*\(\s*([A-Za-z_$][\w$]*)\s*[,)]/g, file)) {
       if (decoded.has(m[1]!)) emit("obfuscation.decode-execute", file, m.index, m[0].length, { note: `${m[1]} holds decoded data` });
     }
   }
   if (file.kind === "script") {
-    for (const m of matches(OPAQUE_BLOB, file.text)) emit("obfuscation.opaque-blob", file, m.index, m[0].length);
+    for (const m of scanFile(OPAQUE_BLOB, file)) emit("obfuscation.opaque-blob", file, m.index, m[0].length);
     if (/\b(?:eval|exec|Function)\s*\(/.test(file.text))
-      for (const m of matches(CHAR_CODES, file.text)) emit("obfuscation.decode-execute", file, m.index, m[0].length, { note: "built from character codes" });
+      for (const m of scanFile(CHAR_CODES, file)) emit("obfuscation.decode-execute", file, m.index, m[0].length, { note: "built from character codes" });
   }
 }
 
@@ -445,8 +586,8 @@ function exfiltration(emit: Emit, file: AuditFile): void {
     emit("exfiltration.reverse-shell", file, m.index, m[0].length, { note: "a socket is connected and a shell spawned in the same file" });
   }
   const reads: { index: number; length: number; env: boolean }[] = [];
-  for (const m of matches(CREDENTIAL, file.text)) reads.push({ index: m.index, length: m[0].length, env: false });
-  if (file.kind !== "markdown") for (const m of matches(ENV_DUMP, file.text)) reads.push({ index: m.index, length: m[0].length, env: true });
+  for (const m of scanFile(CREDENTIAL, file)) reads.push({ index: m.index, length: m[0].length, env: false });
+  if (file.kind !== "markdown") for (const m of scanFile(ENV_DUMP, file)) reads.push({ index: m.index, length: m[0].length, env: true });
   if (reads.length === 0) return;
   if (file.kind === "markdown") {
     // Prose composes per line, a fence or a comment as a whole.
@@ -475,7 +616,7 @@ function exfiltration(emit: Emit, file: AuditFile): void {
 function persistence(emit: Emit, file: AuditFile): void {
   if (file.kind === "binary") return;
   const mdMax: Severity = "medium";
-  for (const m of matches(STARTUP_FILE, file.text)) {
+  for (const m of scanFile(STARTUP_FILE, file)) {
     if (!WRITE_OP.test(around(file, m.index))) continue;
     if (file.kind === "markdown" && regionAt(file, m.index).kind !== "comment")
       emit("persistence.shell-startup", file, m.index, m[0].length, { severity: mdMax, note: "written as a step for a person; not gating" });
@@ -486,7 +627,7 @@ function persistence(emit: Emit, file: AuditFile): void {
     ["persistence.git-hooks", [GIT_HOOKS]],
   ] as const) {
     for (const re of res) {
-      for (const m of matches(re, file.text)) {
+      for (const m of scanFile(re, file)) {
         if (file.kind === "markdown" && regionAt(file, m.index).kind !== "comment")
           emit(id, file, m.index, m[0].length, { severity: mdMax, note: "written as a step for a person; not gating" });
         else emit(id, file, m.index, m[0].length);
@@ -512,7 +653,7 @@ function autorun(emit: Emit, file: AuditFile): void {
     else emit("autorun.file", file, 0, 0);
   }
   if (base === "package.json" && file.kind !== "binary") {
-    for (const m of matches(/"(preinstall|install|postinstall|prepare|prepublish|preprepare|postprepare|prepack|postpack)"\s*:/g, file.text)) {
+    for (const m of scanFile(/"(preinstall|install|postinstall|prepare|prepublish|preprepare|postprepare|prepack|postpack)"\s*:/g, file)) {
       if (/"scripts"\s*:\s*\{/.test(file.text.slice(0, m.index))) emit("autorun.install-script", file, m.index, m[0].length);
     }
   }

@@ -134,6 +134,7 @@ export function entryFor(record: SkillRecord, recordRef: BlobRef): SkillEntry {
       requires_review: record.trust.verdict.requires_review,
       attachable: record.trust.verdict.attachable,
     },
+    ...(record.provenance ? { provenance: record.provenance } : {}),
   };
 }
 

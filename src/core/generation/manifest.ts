@@ -5,6 +5,7 @@
 // edit to one skill changes only that skill's record, one shard and the manifest.
 import { z } from "zod";
 import { SHA256_HEX_RE } from "../skill/hash.ts";
+import { PublishedProvenanceSchema } from "../import/provenance.ts";
 import { AdvisoryEntryObjectSchema, TRUST_LEVELS } from "../trust/records.ts";
 
 /** Schema identifiers; bump the number when a reader could misread the old shape. */
@@ -126,6 +127,8 @@ export const SkillRecordSchema = z.strictObject({
   outline: OutlineSchema,
   archives: ArchivesSchema,
   trust: SkillTrustSchema,
+  /** Where an imported skill came from (the shelf's provenance.yaml); absent for the team's own skills. */
+  provenance: PublishedProvenanceSchema.optional(),
 });
 export type SkillRecord = z.infer<typeof SkillRecordSchema>;
 
@@ -160,6 +163,8 @@ export const SkillEntrySchema = z.strictObject({
     requires_review: z.boolean(),
     attachable: z.boolean(),
   }),
+  /** The record's provenance, so listings and MCP _meta name an imported skill's source without reading the record. */
+  provenance: PublishedProvenanceSchema.optional(),
 });
 export type SkillEntry = z.infer<typeof SkillEntrySchema>;
 

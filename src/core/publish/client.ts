@@ -89,7 +89,7 @@ export interface PublishResult {
 /** A refusal or failure from the admin API, with the HTTP status and the server's message. */
 export class PublishError extends Error {
   readonly status: number;
-  /** The contract's error code (AdminErrorCode), or "unavailable" when retries ran out, "error" when the body had none. */
+  /** The contract's error code (AdminErrorCode), or "unavailable" when retries ran out, "not_https" for https:// to a plain-http server, "error" when the body had none. */
   readonly code: string;
   /** What a `missing_references` refusal lists: the R2 keys of the objects that are not stored. */
   readonly missing: readonly string[];
@@ -103,6 +103,25 @@ export class PublishError extends Error {
 }
 
 const TRANSIENT = new Set([408, 429, 500, 502, 503, 504]);
+
+/** TLS errors that mean the port answered, but not in TLS: an https:// URL for a plain-http server. */
+const NOT_TLS = new Set(["ERR_SSL_WRONG_VERSION_NUMBER", "ERR_SSL_PACKET_LENGTH_TOO_LONG", "EPROTO"]);
+
+/**
+ * What to say when a fetch of an https:// URL failed because the server speaks plain http (read
+ * from the error's cause code, so no node: import), or undefined for any other failure; retrying
+ * cannot help, so callers stop at once.
+ * @example notHttpsMessage(error, "https://127.0.0.1:8787") // => "https://127.0.0.1:8787 does not speak https (…)…"
+ */
+export function notHttpsMessage(error: unknown, url: string): string | undefined {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  const code = cause?.code;
+  if (typeof code !== "string" || !NOT_TLS.has(code)) return undefined;
+  const parsed = new URL(url);
+  if (parsed.protocol !== "https:") return undefined;
+  const plain = `http://${parsed.host}`;
+  return `${parsed.origin} does not speak https (${code}): use ${plain} for a local shelf, or check the port`;
+}
 
 /** What calling `route` takes: its `{sha}` parameter, and its JSON body or raw bytes. */
 export type RouteInput<R extends AdminRoute> = (R extends { params: z.ZodType } ? { sha: string } : unknown) &
@@ -192,6 +211,8 @@ export class AdminClient {
         await response.body?.cancel();
       } catch (error) {
         if (error instanceof PublishError) throw error;
+        const notHttps = notHttpsMessage(error, this.#base);
+        if (notHttps !== undefined) throw new PublishError(0, "not_https", notHttps);
         failure = (error as Error).message;
       }
       if (attempt >= this.#attempts)

@@ -110,9 +110,10 @@ export async function signGeneration(
   return SignaturesDocumentSchema.parse({ ...doc, generation_signature: { key_id: options.keyId, signature: generationSignature } });
 }
 
-/** One signature that did not hold: the skill (null for the generation's) and why. */
+/** One signature that did not hold: the skill (null for the generation's), the key it names, and why. */
 export interface SignatureFailure {
   skill: string | null;
+  keyId: string;
   refusal: SignatureRefusal | "invalid_payload";
   message: string;
 }
@@ -129,11 +130,11 @@ export async function verifySignaturesDocument(doc: SignaturesDocument, ring: Ke
       bytes = payload();
     } catch (error) {
       if (!(error instanceof SigningError)) throw error;
-      failures.push({ skill, refusal: "invalid_payload", message: error.message });
+      failures.push({ skill, keyId, refusal: "invalid_payload", message: error.message });
       return;
     }
     const refusal = await ring.check(keyId, signature, bytes, options);
-    if (refusal) failures.push({ skill, refusal, message: refusalMessage(refusal, keyId) });
+    if (refusal) failures.push({ skill, keyId, refusal, message: refusalMessage(refusal, keyId) });
   };
   for (const entry of doc.skills) await check(entry.name, entry.key_id, entry.signature, () => entryPayload(doc.origin, entry));
   await check(null, doc.generation_signature.key_id, doc.generation_signature.signature, () => documentGenerationPayload(doc));

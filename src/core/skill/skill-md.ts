@@ -115,6 +115,21 @@ function splitFrontmatter(text: string): FrontmatterSplit {
   throw new SkillMdError("SKILL.md frontmatter has no closing '---' line; end the YAML block with a line '---'");
 }
 
+/** A top-level `key: value` line whose unquoted value holds ": " (the commonest YAML mistake in a description). */
+const UNQUOTED_COLON = /^([A-Za-z0-9_-]+):[ \t]+([^'"\s[{|>#&*!%@`][^\n]*?: [^\n]*?)[ \t]*$/;
+
+/**
+ * When a YAML error falls on a `key: value` line whose plain value contains ": ", the fix is to
+ * quote the value; says so with the quoted form (single quotes need only '' for ').
+ */
+function quotingHint(frontmatterText: string, errorLine: number | undefined): string {
+  if (errorLine === undefined) return "";
+  const match = UNQUOTED_COLON.exec(frontmatterText.split("\n")[errorLine - 1] ?? "");
+  if (!match) return "";
+  const [, key, value] = match;
+  return `; the value of ${key} contains ": ", which YAML reads as the start of another key: quote the value, e.g.\n  ${key}: '${value!.replaceAll("'", "''")}'`;
+}
+
 /**
  * Parses SKILL.md text into frontmatter and body.
  * @throws SkillMdError when there is no frontmatter block, it is over 256 KiB, its YAML is
@@ -134,7 +149,8 @@ export function parseSkillMd(text: string): ParsedSkillMd {
   } catch (error) {
     if (error instanceof YamlError) {
       const line = error.line === undefined ? undefined : error.line + 1;
-      throw new SkillMdError(`invalid YAML frontmatter: ${error.message.replace(/\(line \d+\)$/, line ? `(SKILL.md line ${line})` : "")}`, line);
+      const message = `invalid YAML frontmatter: ${error.message.replace(/\(line \d+\)$/, line ? `(SKILL.md line ${line})` : "")}`;
+      throw new SkillMdError(`${message}${quotingHint(split.frontmatterText, error.line)}`, line);
     }
     throw error;
   }

@@ -124,10 +124,18 @@ export async function putSignatures(
   ).filter((w): w is string => w !== null);
   if (wrong.length) throw invalid(wrong.slice(0, 5).join("; "));
 
-  const failures = (await verifySignaturesDocument(doc, config.ring, { activeOnly: config.require })).filter(
-    // A key the Worker does not list cannot be checked here; clients pin their own (unless the shelf requires signatures).
-    (f) => config.require || f.refusal !== "unknown_key",
-  );
+  // Every signature must verify under a key this shelf lists and has not revoked, whether or not
+  // signatures are required: a signed generation served with a key id keys.json does not name
+  // would tell clients two different stories (unsigned generations stay accepted when not required).
+  const failures = await verifySignaturesDocument(doc, config.ring, { activeOnly: config.require });
+  const unlisted = [...new Set(failures.filter((f) => f.refusal === "unknown_key").map((f) => f.keyId))];
+  if (unlisted.length) {
+    const listed = config.keys.length ? config.keys.map((k) => `${k.key_id} (${k.status})`).join(", ") : "none";
+    throw invalid(
+      `the generation is signed by key ${unlisted.slice(0, 3).join(", ")}, which this shelf's SHELF_SIGNING_KEYS does not list (it lists ${listed}); ` +
+        "sign with a listed active key, or add the key's public half to SHELF_SIGNING_KEYS (skillshelf keygen prints it) and deploy, then publish again",
+    );
+  }
   if (failures.length)
     throw invalid(
       failures

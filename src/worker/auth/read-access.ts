@@ -88,7 +88,7 @@ export function shelfVisibility(env: ReadAccessEnv): ShelfVisibility {
 }
 
 /** True when the capability-URL form is switched on (SHELF_CAPABILITY_URLS = "on"). */
-function capabilityUrlsEnabled(env: ReadAccessEnv): boolean {
+export function capabilityUrlsEnabled(env: ReadAccessEnv): boolean {
   return env.SHELF_CAPABILITY_URLS === "on";
 }
 

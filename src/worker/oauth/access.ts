@@ -1,9 +1,11 @@
 // OAuth access tokens as a way into a private shelf: the sign-in method read access asks after
 // the read token (auth/read-access.ts). Every request asks the authorization server's KV (no
 // isolate cache), so a revoked grant stops the next request; a token must be bound to this
-// shelf's origin, hold the read scope, and come from a read token that still reads.
+// shelf's origin, hold the read scope, and come from a read token that still reads (or from the
+// identity provider the shelf still signs in with).
 import type { ReadAccessEnv, SignInMethod, SignInVerdict } from "../auth/read-access.ts";
 import { bearerToken } from "../auth/bearer.ts";
+import { oidcSettings, type OidcEnv } from "../auth/oidc/config.ts";
 import { createReadTokenVerifier, type ReadTokenVerifier } from "../auth/read-tokens.ts";
 import { ShelfError } from "../errors.ts";
 import { StorageUnavailableError } from "../storage/errors.ts";
@@ -63,8 +65,12 @@ export function oauthSignIn(options: OAuthSignInOptions = {}): SignInMethod {
       }
       if (validated === null || !isGrantProps(validated.props)) return "refused";
       if (!validated.scope.includes(READ_SCOPE)) insufficientScope(settings.issuer);
+      const props = validated.props;
+      // An identity-provider grant lasts while the shelf still signs in with that provider
+      // (grants revoke --user ends one person's; the allow-list applies at their next sign-in).
+      if (props.method === "oidc") return oidcSettings(env as OidcEnv)?.issuer === props.issuer ? "granted" : "refused";
       // A grant lasts only as long as the read token it was signed in with (revoking that ends it too).
-      return (await verify({ sha256: validated.props.readTokenSha256 }, env)) ? "granted" : "refused";
+      return (await verify({ sha256: props.readTokenSha256 }, env)) ? "granted" : "refused";
     },
   };
 }

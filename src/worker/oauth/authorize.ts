@@ -1,18 +1,22 @@
 // The authorization endpoint, /oauth/authorize: the library validates the request (client,
-// redirect URI, PKCE, resource); the person signs in with a read token, then allows or denies.
+// redirect URI, PKCE, resource); the person signs in with a read token or (oidc.ts) the team's
+// identity provider, then allows or denies.
 // The consent handle is bound to this browser by the library's __Host- cookie (a forged or
 // replayed form fails), the sign-in travels to the consent step as a pages session value (a MAC
 // over the token's hash, auth/session.ts), and errors are redirected to the client only once the
 // library has verified its redirect URI; every other failure is a page here.
 import type { AuthRequest, ConsentDescription, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Child } from "hono/jsx";
+import { oidcSettings, type OidcEnv } from "../auth/oidc/config.ts";
+import { OIDC_START_PATH } from "../auth/oidc/flow.ts";
+import { isOidcSession, oidcSessionIdentity } from "../auth/oidc/session.ts";
 import { createReadTokenVerifier } from "../auth/read-tokens.ts";
 import { sessionTokenHash, sessionValue } from "../auth/session.ts";
 import { readBodyCapped } from "../http/capped-body.ts";
 import { htmlResponse } from "../views/pages/page-context.ts";
 import { applyPageHeaders, crossSitePost } from "../views/pages/security.ts";
 import { READ_SCOPE, SCOPES_SUPPORTED, type OAuthEnv, type OAuthSettings } from "./config.ts";
-import { type GrantProps, readTokenUserId, recordHolder } from "./grants.ts";
+import { type GrantProps, oidcUserId, readTokenUserId, recordHolder } from "./grants.ts";
 import { AuthorizeProblem, ConsentStep, SignInStep } from "./pages.tsx";
 import type { ShelfOAuth } from "./server.ts";
 
@@ -88,6 +92,43 @@ async function describe(helpers: OAuthHelpers, request: Request): Promise<{ auth
   return { auth, details: await helpers.describeConsent(auth) };
 }
 
+/**
+ * The identity-provider choice on the sign-in step: its name and the link that starts it (back to
+ * this authorization request and consent handle), or null where OpenID Connect is off.
+ */
+function oidcChoice(request: Request, env: OAuthEnv, handle: string): { name: string; href: string } | null {
+  const oidc = oidcSettings(env as OidcEnv);
+  if (!oidc) return null;
+  const url = new URL(request.url);
+  const query = new URLSearchParams({ for: "oauth", handle, authorize: url.pathname + url.search });
+  return { name: oidc.name, href: `${OIDC_START_PATH}?${query}` };
+}
+
+/**
+ * The consent step after an identity-provider sign-in (at /oidc/callback): the authorization
+ * request the sign-in started from, parsed again, and the form posting back to it.
+ */
+export async function consentAfterOidc(
+  authorizeUrl: string,
+  handle: string,
+  signIn: string,
+  env: OAuthEnv,
+  roles: ShelfOAuth,
+  settings: OAuthSettings,
+): Promise<Response> {
+  try {
+    const { auth, details } = await describe(roles.helpers(env), new Request(authorizeUrl));
+    return page(
+      ConsentStep({ details, shelf: settings.issuer, action: authorizeUrl, handle, signIn, scope: grantedScopes(auth.scope) }),
+      200,
+      undefined,
+      details.redirectUri,
+    );
+  } catch (error) {
+    return failure(error, roles.errors);
+  }
+}
+
 /** GET /oauth/authorize: validate the request, open a consent transaction, ask for a read token. */
 export async function authorizeGet(request: Request, env: OAuthEnv, roles: ShelfOAuth, settings: OAuthSettings): Promise<Response> {
   const helpers = roles.helpers(env);
@@ -95,7 +136,14 @@ export async function authorizeGet(request: Request, env: OAuthEnv, roles: Shelf
     const { auth, details } = await describe(helpers, request);
     const consent = await helpers.beginConsent(auth);
     return page(
-      SignInStep({ details, shelf: settings.issuer, action: request.url, handle: consent.handle, problem: null }),
+      SignInStep({
+        details,
+        shelf: settings.issuer,
+        action: request.url,
+        handle: consent.handle,
+        problem: null,
+        oidc: oidcChoice(request, env, consent.handle),
+      }),
       200,
       consent.headers,
       details.redirectUri,
@@ -116,7 +164,7 @@ export async function authorizePost(request: Request, env: OAuthEnv, roles: Shel
     // The request is parsed again from the URL the form posts to, for what the page shows; what is
     // granted is the request the library stored with the handle (approveConsent), never this copy.
     const { auth, details } = await describe(helpers, request);
-    const show = { details, shelf: settings.issuer, action: request.url, handle };
+    const show = { details, shelf: settings.issuer, action: request.url, handle, oidc: oidcChoice(request, env, handle) };
 
     if (form.get("step") === "sign-in") {
       const token = (form.get("token") ?? "").trim();
@@ -135,24 +183,40 @@ export async function authorizePost(request: Request, env: OAuthEnv, roles: Shel
       const denied = await helpers.denyConsent(request, handle);
       return redirect(denied.redirectTo, denied.headers);
     }
-    // The sign-in must still hold: a MAC this Worker made, over a read token that still reads.
-    const tokenSha256 = await sessionTokenHash(form.get("sign_in") ?? "", env);
-    if (tokenSha256 === null || !(await verifyReadToken({ sha256: tokenSha256 }, env))) {
+    const signIn = await heldSignIn(form.get("sign_in") ?? "", env);
+    if (signIn === null) {
       return page(SignInStep({ ...show, problem: "Your sign-in expired or its read token was revoked; sign in again." }), 401);
     }
     const approved = await helpers.approveConsent(request, handle, { scope: grantedScopes(auth.scope) });
-    const userId = readTokenUserId(tokenSha256);
-    const props: GrantProps = { method: "read-token", readTokenSha256: tokenSha256 };
+    const { userId, props, email } = signIn;
     const { redirectTo } = await helpers.completeAuthorization({
       request: approved.request,
       userId,
-      metadata: { client_name: details.clientName, method: props.method },
+      metadata: { client_name: details.clientName, method: props.method, ...(email ? { email } : {}) },
       scope: approved.request.scope,
       props,
     });
-    await recordHolder(settings.kv, userId, props.method);
+    await recordHolder(settings.kv, userId, props.method, email);
     return redirect(redirectTo, approved.headers);
   } catch (error) {
     return failure(error, roles.errors);
   }
+}
+
+/**
+ * Who the consent form's sign-in value vouches for: a read-token session whose token still reads,
+ * or an identity-provider session from the provider configured now; null for anything else.
+ */
+async function heldSignIn(value: string, env: OAuthEnv): Promise<{ userId: string; props: GrantProps; email: string | null } | null> {
+  if (isOidcSession(value)) {
+    const oidc = oidcSettings(env as OidcEnv);
+    const identity = oidc ? await oidcSessionIdentity(value, oidc.sessionKey, oidc.issuer) : null;
+    if (!identity) return null;
+    const props: GrantProps = { method: "oidc", issuer: identity.issuer, subject: identity.subject, email: identity.email };
+    return { userId: await oidcUserId(identity.issuer, identity.subject), props, email: identity.email };
+  }
+  // A read-token session: a MAC this Worker made, over a read token that still reads.
+  const tokenSha256 = await sessionTokenHash(value, env);
+  if (tokenSha256 === null || !(await verifyReadToken({ sha256: tokenSha256 }, env))) return null;
+  return { userId: readTokenUserId(tokenSha256), props: { method: "read-token", readTokenSha256: tokenSha256 }, email: null };
 }

@@ -9,7 +9,8 @@ import { adminError } from "../admin/errors.ts";
 import { applySecurityHeaders, NO_STORE } from "../http/headers.ts";
 import { authorizeGet, authorizePost } from "./authorize.ts";
 import { OAUTH_PATHS, oauthSettings, type OAuthEnv, type OAuthSettings } from "./config.ts";
-import { listGrants, revokeGrant } from "./grants.ts";
+import { listGrants, revokeGrant, revokeUserGrants } from "./grants.ts";
+import { oidcRoutes } from "./oidc.ts";
 import { type ShelfOAuth, shelfOAuth } from "./server.ts";
 
 export { oauthSignIn } from "./access.ts";
@@ -91,6 +92,15 @@ export function oauthRoutes(): Hono<OAuthRouteEnv> {
     const { roles, settings } = c.get("oauth");
     return c.json({ grants: await listGrants(settings.kv, roles.helpers(c.env)) });
   });
+  // DELETE ?user=<email>: every grant of one person who signed in with the identity provider.
+  grants.delete("/", async (c) => {
+    const { roles, settings } = c.get("oauth");
+    const email = c.req.query("user")?.trim() ?? "";
+    if (!/^[^\s@]{1,128}@[^\s@]{1,253}$/.test(email))
+      throw adminError("bad_request", "DELETE /admin/v1/oauth/grants needs ?user=<e-mail address>, or a grant id in the path.");
+    const revoked = await revokeUserGrants(settings.kv, roles.helpers(c.env), email);
+    return c.json({ user: email.toLowerCase(), revoked });
+  });
   grants.delete("/:grant", async (c) => {
     const { roles, settings } = c.get("oauth");
     const grantId = c.req.param("grant");
@@ -99,5 +109,7 @@ export function oauthRoutes(): Hono<OAuthRouteEnv> {
     return c.json({ revoked: grantId });
   });
   routes.route("/admin/v1/oauth/grants", grants);
+  // Sign-in with the team's identity provider: for the authorize step and for the pages.
+  routes.route("/", oidcRoutes());
   return routes;
 }

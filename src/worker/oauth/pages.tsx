@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 // The authorization pages a person sees when a hosted agent asks to read the shelf: sign in (with
-// the shelf's read token; an identity provider will be a second method beside it), then consent
+// the team's identity provider where it is set up, or the shelf's read token), then consent
 // naming the client, where its tokens go, the shelf and the scope. Built on the pages' layout, so
 // they get the pages' CSP, styles and accessibility; everything a client chose is escaped by JSX.
 import type { ConsentDescription } from "@cloudflare/workers-oauth-provider";
@@ -41,8 +41,18 @@ function ClientFacts(props: { details: ConsentDescription; shelf: string }) {
   );
 }
 
-/** Step 1: sign in with a read token. `problem` says why the last attempt failed. */
-export function SignInStep(props: { details: ConsentDescription; shelf: string; action: string; handle: string; problem: string | null }) {
+/**
+ * Step 1: sign in with the team's identity provider (`oidc`, where it is set up) or a read token.
+ * `problem` says why the last attempt failed.
+ */
+export function SignInStep(props: {
+  details: ConsentDescription;
+  shelf: string;
+  action: string;
+  handle: string;
+  problem: string | null;
+  oidc?: { name: string; href: string } | null;
+}) {
   return (
     <Layout title="Sign in to connect an app: skillshelf" links={LINKS}>
       <h1>Connect an app to this shelf</h1>
@@ -52,11 +62,18 @@ export function SignInStep(props: { details: ConsentDescription; shelf: string; 
           {props.problem}
         </p>
       )}
+      {props.oidc && (
+        <p>
+          <a href={props.oidc.href} class="sign-in-provider">
+            Sign in with {props.oidc.name}
+          </a>
+        </p>
+      )}
       <form method="post" action={props.action}>
         <input type="hidden" name="handle" value={props.handle} />
         <input type="hidden" name="step" value="sign-in" />
         <p>
-          <label for="token">Read token for this shelf</label>
+          <label for="token">{props.oidc ? "Or a read token for this shelf" : "Read token for this shelf"}</label>
           <br />
           <input id="token" name="token" type="password" required autocomplete="off" spellcheck={false} maxlength={512} />
         </p>

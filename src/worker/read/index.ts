@@ -1,5 +1,6 @@
 // The shelf's read group, ready to mount at "/": the static layout, well-known discovery, the
-// read API (/v1, src/worker/views/api), the ClawHub API (/api/v1, src/worker/views/clawhub), /mcp
+// read API (/v1, src/worker/views/api), the ClawHub API (/api/v1, src/worker/views/clawhub), the
+// Claude Code marketplace (/.claude-plugin, src/worker/views/claude), /mcp
 // and the pages for browsers ("/" and /ui, src/worker/views/pages),
 // each at the current generation, pinned at /g/<generation>/…, and under /c/<token>/… for
 // capability URLs (404 unless switched on). The group's header policy is middleware here: CORS
@@ -9,6 +10,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { isSha256Hex } from "../../core/skill/hash.ts";
 import { apiRoutes } from "../views/api/index.ts";
 import { clawhubDiscoveryRoutes, clawhubRoutes } from "../views/clawhub/index.ts";
+import { claudeMarketplaceRoutes } from "../views/claude/index.ts";
 import type { AdminOpenApiDocument } from "../views/api/openapi.ts";
 import { readAccess, readUrlParams, shelfVisibility, type ReadAccessOptions } from "../auth/read-access.ts";
 import { notFound } from "../http/errors.ts";
@@ -31,6 +33,7 @@ const READ_PATHS = [
   "/v1/*",
   "/api/search",
   "/api/v1/*",
+  "/.claude-plugin/*",
   "/mcp",
 ];
 
@@ -124,6 +127,7 @@ function readSurface(policies: ReadPolicies): Hono<ReadEnv> {
   surface.route("/", wellKnownRoutes());
   surface.route("/", apiRoutes(policies.adminDocument));
   surface.route("/", clawhubRoutes());
+  surface.route("/", claudeMarketplaceRoutes());
   surface.route("/", mcpRoutes());
   // The pages bring their own read access (the sign-in cookie on /ui) and their own CSP.
   surface.route("/", pageRoutes(policies.access));

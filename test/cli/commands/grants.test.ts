@@ -23,10 +23,26 @@ const GRANT = {
   expires_at: "2027-01-01T08:00:00.000Z",
 };
 
+/** A grant of a person who signed in with the team's identity provider. */
+const OIDC_GRANT = {
+  grant_id: "g2DeF",
+  user_id: "oidc-0123456789abcdef",
+  method: "oidc",
+  email: "ana@acme.example",
+  client_id: "client-2",
+  client_name: "Cursor",
+  scope: ["skills:read"],
+  created_at: "2026-12-02T09:00:00.000Z",
+  expires_at: null,
+};
+
 function answer(req: IncomingMessage): { status: number; body: unknown } {
   if (req.headers.authorization !== `Bearer ${TOKEN}`)
     return { status: 401, body: { error: "unauthorized", message: "The publish token is not valid for this shelf." } };
-  if (req.method === "GET" && req.url === "/admin/v1/oauth/grants") return { status: 200, body: { grants: [GRANT] } };
+  if (req.method === "GET" && req.url === "/admin/v1/oauth/grants") return { status: 200, body: { grants: [GRANT, OIDC_GRANT] } };
+  if (req.method === "DELETE" && req.url === "/admin/v1/oauth/grants?user=ana%40acme.example")
+    return { status: 200, body: { user: "ana@acme.example", revoked: ["g2DeF"] } };
+  if (req.method === "DELETE" && req.url?.startsWith("/admin/v1/oauth/grants?user=")) return { status: 200, body: { user: "x", revoked: [] } };
   if (req.method === "DELETE" && req.url === "/admin/v1/oauth/grants/g1AbC") return { status: 200, body: { revoked: "g1AbC" } };
   return { status: 404, body: { error: "not_found", message: 'No grant "nope" on this shelf; list them with skillshelf grants list.' } };
 }
@@ -49,10 +65,13 @@ describe("skillshelf grants", () => {
   it("lists grants, one line each, with the publish token", async () => {
     const res = await runInProcess(["grants", "list", "--url", url], { env });
     expect(res.code).toBe(0);
-    expect(res.stdout).toBe("g1AbC\tClaude\trt-0123456789abcdef\tskills:read offline_access\t2026-12-02T08:00:00.000Z\t2027-01-01T08:00:00.000Z\n");
+    expect(res.stdout).toBe(
+      "g1AbC\tClaude\trt-0123456789abcdef\tskills:read offline_access\t2026-12-02T08:00:00.000Z\t2027-01-01T08:00:00.000Z\n" +
+        "g2DeF\tCursor\tana@acme.example\tskills:read\t2026-12-02T09:00:00.000Z\t-\n",
+    );
     expect(seen.at(-1)).toEqual({ method: "GET", url: "/admin/v1/oauth/grants", auth: `Bearer ${TOKEN}` });
     const json = await runInProcess(["grants", "list", "--url", url, "--json"], { env });
-    expect(JSON.parse(json.stdout)).toEqual({ grants: [GRANT] });
+    expect(JSON.parse(json.stdout)).toEqual({ grants: [GRANT, OIDC_GRANT] });
   });
 
   it("revokes one grant by id", async () => {
@@ -60,6 +79,25 @@ describe("skillshelf grants", () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("revoked g1AbC");
     expect(seen.at(-1)).toMatchObject({ method: "DELETE", url: "/admin/v1/oauth/grants/g1AbC" });
+  });
+
+  it("revokes every grant of one person by e-mail (--user), and says when they hold none", async () => {
+    const res = await runInProcess(["grants", "revoke", "--user", "ana@acme.example", "--url", url], { env });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("revoked 1 grant(s) of ana@acme.example");
+    expect(seen.at(-1)).toMatchObject({ method: "DELETE", url: "/admin/v1/oauth/grants?user=ana%40acme.example" });
+    const none = await runInProcess(["grants", "revoke", "--user", "bo@acme.example", "--url", url], { env });
+    expect(none.code).toBe(0);
+    expect(none.stdout).toContain("holds no grants");
+    for (const args of [
+      ["revoke", "--user", "not-an-address"],
+      ["revoke", "g1AbC", "--user", "ana@acme.example"],
+      ["list", "--user", "ana@acme.example"],
+    ]) {
+      const bad = await runInProcess(["grants", ...args, "--url", url], { env });
+      expect(bad.code, args.join(" ")).toBe(2);
+      expect(bad.stderr).not.toMatch(/\n\s+at /);
+    }
   });
 
   it("reports the Worker's refusal in one line (exit 1), and usage mistakes with exit 2", async () => {

@@ -154,6 +154,29 @@ describe("skillshelf init --check", () => {
     expect(run.stdout).toMatch(/edit\(s\) needed for skillshelf/);
   });
 
+  it("knows the identity provider's vars: commented in a new repository, and names what turning it on still needs", async () => {
+    const { dir } = await init("oidc-shelf");
+    const file = path.join(dir, "wrangler.toml");
+    const written = readFileSync(file, "utf8");
+    for (const name of ["SHELF_OIDC_ISSUER", "SHELF_OIDC_CLIENT_ID", "SHELF_OIDC_ALLOWED_DOMAINS", "SHELF_OIDC_REQUIRED_CLAIM"])
+      expect(written).toMatch(new RegExp(`^# ${name} = "`, "m"));
+    expect(readFileSync(path.join(dir, ".dev.vars.example"), "utf8")).toMatch(/^SHELF_OIDC_CLIENT_SECRET=$/m);
+    writeFileSync(file, written.replace(/^# SHELF_OIDC_ISSUER = /m, "SHELF_OIDC_ISSUER = "));
+    const run = await runInProcess(["init", "--check", dir]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/SHELF_OIDC_ISSUER is set without SHELF_OIDC_CLIENT_ID/);
+    expect(run.stdout).toMatch(/without SHELF_OIDC_ALLOWED_DOMAINS or SHELF_OIDC_REQUIRED_CLAIM/);
+    expect(run.stdout).not.toMatch(/var SHELF_OIDC_ISSUER is not read/);
+    const on = written
+      .replace(/^# SHELF_OIDC_ISSUER = /m, "SHELF_OIDC_ISSUER = ")
+      .replace(/^# SHELF_OIDC_CLIENT_ID = /m, "SHELF_OIDC_CLIENT_ID = ")
+      .replace(/^# SHELF_OIDC_ALLOWED_DOMAINS = /m, "SHELF_OIDC_ALLOWED_DOMAINS = ");
+    writeFileSync(file, on);
+    const ok = await runInProcess(["init", "--check", dir]);
+    expect(ok.code, ok.stdout).toBe(0);
+    expect(ok.stdout).toMatch(/SHELF_OIDC_CLIENT_SECRET/);
+  });
+
   it("holds this repository's own wrangler.toml to the same requirements", async () => {
     const run = await runInProcess(["init", "--check", ".", "--json"]);
     const edits = JSON.parse(run.stdout).findings.filter((f: { level: string }) => f.level === "edit");

@@ -60,6 +60,19 @@ describe("parseSkillMd", () => {
     }
   });
 
+  it("says how to quote a value whose unquoted ': ' YAML reads as another key", () => {
+    const text = "---\nname: release-notes\ndescription: Use when: drafting notes. It's quick\n---\nbody";
+    expect(() => parseSkillMd(text)).toThrow(
+      'invalid YAML frontmatter: Nested mappings are not allowed in compact mappings (SKILL.md line 3); the value of description contains ": ", ' +
+        "which YAML reads as the start of another key: quote the value, e.g.\n  description: 'Use when: drafting notes. It''s quick'",
+    );
+  });
+
+  it("gives no quoting hint for YAML errors elsewhere", () => {
+    expect(() => parseSkillMd("---\nname: a\ndescription: [unclosed: x\n---\nbody")).toThrow(/^(?![\s\S]*quote the value)invalid YAML frontmatter/);
+    expect(() => parseSkillMd("---\nname: a\nname: b\n---\nx")).toThrow(/^(?![\s\S]*quote the value)invalid YAML frontmatter/);
+  });
+
   it("needs the frontmatter to be a mapping", () => {
     expect(() => parseSkillMd("---\n- a\n- b\n---\nbody")).toThrow(/must be a YAML mapping/);
     expect(() => parseSkillMd("---\njust text\n---\nbody")).toThrow(/must be a YAML mapping/);

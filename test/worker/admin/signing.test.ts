@@ -136,12 +136,32 @@ describe("uploads that do not hold are refused", () => {
     expect(revoked.body.message).toContain("key old is revoked and verifies nothing");
     const requiring = await signingEnv([{ id: "k1", key, status: "active" }], true);
     const unknown = await putSignatures(requiring, built.id, await sign(built, other, "stranger"));
-    expect(unknown.body.message).toContain("key stranger is not a trusted key");
+    expect(unknown.body.message).toContain("signed by key stranger, which this shelf's SHELF_SIGNING_KEYS does not list (it lists k1 (active))");
     const doc = await sign(built, key);
     doc.skills[1]!.revision = doc.skills[0]!.revision;
     const lying = await putSignatures(workerEnv, built.id, doc);
     expect(lying.body.message).toContain("beta: the revision is not that of the skill's files");
     for (const res of [wrongOrigin, revoked, unknown, lying]) expect([res.status, res.body.error]).toEqual([422, "invalid_signatures"]);
+  });
+
+  it("a key the Worker does not list, even when signatures are not required: 422 naming the listed keys, and the pointer stays", async () => {
+    const workerEnv = await signingEnv([
+      { id: "k1", key, status: "active" },
+      { id: "old", key: await generateSigningKey(), status: "revoked" },
+    ]);
+    const { built } = await stored(workerEnv);
+    const stranger = await generateSigningKey();
+    const res = await putSignatures(workerEnv, built.id, await sign(built, stranger, "stranger"));
+    expect([res.status, res.body.error]).toEqual([422, "invalid_signatures"]);
+    expect(res.body.message).toContain("signed by key stranger, which this shelf's SHELF_SIGNING_KEYS does not list (it lists k1 (active), old (revoked))");
+    expect(res.body.message).toContain("sign with a listed active key, or add the key's public half to SHELF_SIGNING_KEYS (skillshelf keygen prints it)");
+    expect(await env.SHELF_BUCKET.head(signaturesKey(built.id))).toBeNull();
+    // Through the publish client: refused before the pointer moves.
+    const next = await shelf("2");
+    const before = await env.SHELF_BUCKET.get("pointer.json").then((o) => o?.text());
+    const error = await publish(next, workerEnv, await sign(next, stranger, "stranger")).catch((e: unknown) => e);
+    expect((error as PublishError).code).toBe("invalid_signatures");
+    expect(await env.SHELF_BUCKET.get("pointer.json").then((o) => o?.text())).toBe(before);
   });
 
   it("signatures of another generation, or missing a skill", async () => {

@@ -130,6 +130,22 @@ describe("content negotiation at /", () => {
     }
   });
 
+  it("names where agents and curl go instead: the well-known index, /v1/shelf, /mcp, the pages", async () => {
+    const res = await get("/", { Accept: "application/json" });
+    expect(res.status).toBe(404);
+    const body = (await res.json()) as { error: string; message: string; links: Record<string, string> };
+    expect(body.error).toBe("not_found");
+    expect(body.message).toContain("/.well-known/agent-skills/index.json");
+    expect(body.message).toContain("/v1/shelf");
+    expect(body.message).toContain("/mcp");
+    expect(body.links).toEqual({
+      index: "/.well-known/agent-skills/index.json",
+      shelf: "/v1/shelf",
+      mcp: "/mcp",
+      pages: "/ui/",
+    });
+  });
+
   it("serves the same page at /ui/ and redirects /ui there", async () => {
     const page = await get("/ui/");
     expect(page.status).toBe(200);
@@ -217,6 +233,7 @@ describe("a skill's page", () => {
     expect(html).toContain(`https://shelf.test/g/${shelf.generation}/.well-known/agent-skills/nested/SKILL.md`);
     expect(html).toContain('data-copy="install-cli"');
     expect(html).toContain("CLAWHUB_REGISTRY=https://shelf.test clawhub install nested");
+    expect(html).toContain("claude plugin marketplace add https://shelf.test/.claude-plugin/marketplace.json\nclaude plugin install nested@shelf.test");
   });
 
   it("renders HTML in the body as text and drops javascript: links", async () => {
@@ -396,6 +413,25 @@ describe("a private shelf", () => {
     expect(out.headers.get("Set-Cookie")).toBe("skillshelf_read=; Path=/ui; Max-Age=0; HttpOnly; Secure; SameSite=Lax");
   });
 
+  it("offers the skills CLI a capability URL only when capability URLs are on; otherwise says how to reach the shelf", async () => {
+    const install = async (capability: string) => {
+      const bindings = await privateEnv(capability);
+      const html = await (await get("/ui/skills/solo", { Accept: BROWSER, Authorization: `Bearer ${TOKEN}` }, bindings)).text();
+      return html.slice(html.indexOf('id="install"'), html.indexOf('id="instructions"'));
+    };
+    const off = await install("off");
+    expect(off).not.toContain("/c/");
+    expect(off).not.toContain("npx skills add");
+    expect(off).toContain("capability URLs are off");
+    expect(off).toContain("SHELF_CAPABILITY_URLS");
+    expect(off).toContain("Authorization: Bearer &lt;read-token&gt;");
+    // The snippets that work with a read token header stay.
+    expect(off).toContain("https://shelf.test/mcp?include=solo");
+    expect(off).toContain('data-copy="install-mcp"');
+    const on = await install("on");
+    expect(on).toContain("npx skills add -g https://shelf.test/c/&lt;read-token&gt; --skill solo");
+  });
+
   it("keeps capability URLs working, without putting the token in the snippets", async () => {
     const bindings = await privateEnv("on");
     const res = await get(`/c/${TOKEN}/ui/skills/solo`, { Accept: BROWSER }, bindings);
@@ -404,6 +440,7 @@ describe("a private shelf", () => {
     expect(html).toContain(`href="/c/${TOKEN}/ui/"`);
     expect(html).toContain("npx skills add https://shelf.test/c/&lt;read-token&gt; --skill solo");
     expect(html).toContain("CLAWHUB_REGISTRY=https://shelf.test/c/&lt;read-token&gt; clawhub install solo");
+    expect(html).toContain("claude plugin marketplace add https://shelf.test/c/&lt;read-token&gt;/.claude-plugin/marketplace.json");
     const snippets = html.slice(html.indexOf('id="install"'), html.indexOf('id="instructions"'));
     expect(snippets).not.toContain(TOKEN);
     const home = await get(`/c/${TOKEN}`, { Accept: BROWSER }, bindings);

@@ -198,8 +198,24 @@ function apiRequests(): [string, RequestInit][] {
   out.push(post("/v1/resolve", JSON.stringify({ skills: { nested: "*", solo: "*" } })));
   out.push(post("/v1/resolve #blocked-and-missing", JSON.stringify({ skills: { "bad-skill": "*", missing: "*" } })));
   out.push(post("/v1/resolve #unprocessable", JSON.stringify({ skills: {} })));
-  out.push(...clawhubRequests());
+  out.push(...clawhubRequests(), ...claudeRequests());
   return out;
+}
+
+/** The nested skill's plugin archive digest, read from the marketplace before the sweep. */
+let pluginDigest = "";
+
+/** The Claude Code marketplace (/.claude-plugin): the document, a plugin archive and its refusals. */
+function claudeRequests(): [string, RequestInit][] {
+  const gets = [
+    "/.claude-plugin/marketplace.json",
+    `/.claude-plugin/plugins/nested/${pluginDigest}.zip`,
+    `/.claude-plugin/plugins/nested/${"0".repeat(64)}.zip`,
+    "/.claude-plugin/plugins/nested/latest.zip",
+    `/.claude-plugin/plugins/bad-skill/${"0".repeat(64)}.zip`,
+    `/.claude-plugin/plugins/missing/${"0".repeat(64)}.zip`,
+  ];
+  return gets.map((p) => [`GET ${p}`, {}]);
 }
 
 /** The ClawHub v1 read API (/api/v1) and its discovery document, each with an answer and its refusals. */
@@ -366,6 +382,10 @@ it("every read and admin route answers the recorded status, headers and body", a
   const publicEnv = await adminEnv();
   const sweep: Recorded[] = [];
   const publicFetch = workerFetch(publicEnv);
+  const marketplace = (await (await publicFetch(new Request(`${BASE}/.claude-plugin/marketplace.json`))).json()) as {
+    plugins: { name: string; source: { sha256: string } }[];
+  };
+  pluginDigest = marketplace.plugins.find((p) => p.name === "nested")!.source.sha256;
   sweep.push(...(await sweepReads(publicFetch, "")));
 
   const readHash = await sha256Hex(READ_TOKEN);

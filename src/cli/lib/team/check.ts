@@ -90,6 +90,17 @@ function checkWrangler(config: Table, file: string): CheckFinding[] {
           `OAuth is on without the "${OAUTH_COMPATIBILITY_FLAG}" compatibility flag: clients that identify by a client ID metadata document are refused (docs/oauth.md)`,
         );
     }
+    // The identity provider (docs/oauth.md) stays off without its client or an admission rule: say which is missing.
+    if (typeof vars.SHELF_OIDC_ISSUER === "string" && vars.SHELF_OIDC_ISSUER) {
+      if (!vars.SHELF_OIDC_CLIENT_ID)
+        edit(label, `SHELF_OIDC_ISSUER is set without SHELF_OIDC_CLIENT_ID under ${varsBlock}: sign-in with the identity provider stays off`);
+      if (!vars.SHELF_OIDC_ALLOWED_DOMAINS && !vars.SHELF_OIDC_REQUIRED_CLAIM)
+        edit(
+          label,
+          `SHELF_OIDC_ISSUER is set without SHELF_OIDC_ALLOWED_DOMAINS or SHELF_OIDC_REQUIRED_CLAIM: sign-in with the identity provider stays off rather than admit every account it knows`,
+        );
+      notice(label, "sign-in with the identity provider also needs the SHELF_OIDC_CLIENT_SECRET and SHELF_SESSION_KEY secrets (npx wrangler secret put …)");
+    }
     for (const name of Object.keys(vars)) {
       if (name.startsWith("SHELF_") && !known.has(name))
         notice(label, `var ${name} is not read by this skillshelf version; remove it from ${varsBlock} unless you use it yourself`);

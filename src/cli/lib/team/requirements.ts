@@ -53,11 +53,13 @@ export const SECRETS: readonly SecretRequirement[] = [
   { name: "PUBLISH_TOKEN_SHA256", required: true, why: "SHA-256 (hex) of the publish token; without it nothing can publish" },
   { name: "READ_TOKEN_SHA256", required: false, why: "comma-separated SHA-256 (hex) of read tokens; a private shelf needs at least one" },
   { name: "SHELF_SESSION_KEY", required: false, why: "random key (32+ bytes, hex) for the pages' sign-in sessions on a private shelf" },
+  { name: "SHELF_OIDC_CLIENT_SECRET", required: false, why: "the identity provider's client secret, for sign-in with it (docs/oauth.md)" },
 ];
 
 /**
  * What a team may turn on and the Worker then reads, none of it required: OAuth sign-in for hosted agents
- * (docs/oauth.md). `init` writes them commented out; `--check` does not call them unknown.
+ * and sign-in with the team's OpenID Connect provider (docs/oauth.md). `init` writes them commented out;
+ * `--check` does not call them unknown.
  */
 export const OPTIONAL_VARS: readonly VarRequirement[] = [
   {
@@ -65,7 +67,18 @@ export const OPTIONAL_VARS: readonly VarRequirement[] = [
     teamDefault: "https://skills.example.com",
     why: "the shelf's public origin: turns OAuth on for a private shelf (with OAUTH_KV)",
   },
+  // Sign-in with the team's identity provider: all of these (and the client secret) with one admission rule turn it on.
+  { name: "SHELF_OIDC_ISSUER", teamDefault: "https://accounts.google.com", why: "the OpenID Connect provider people sign in with (docs/oauth.md)" },
+  { name: "SHELF_OIDC_CLIENT_ID", teamDefault: "<client id from the provider>", why: "the shelf's client at the provider" },
+  { name: "SHELF_OIDC_ALLOWED_DOMAINS", teamDefault: "example.com", why: "comma-separated e-mail domains whose verified addresses may sign in" },
+  {
+    name: "SHELF_OIDC_REQUIRED_CLAIM",
+    teamDefault: "groups=skills-readers",
+    why: "claim=value the ID token must carry (a group), instead of or besides the domains",
+  },
+  { name: "SHELF_OIDC_NAME", teamDefault: "Google", why: "what the sign-in button calls the provider" },
 ];
+
 export const OPTIONAL_BINDINGS: readonly BindingRequirement[] = [
   { binding: "OAUTH_KV", kind: "kv_namespaces", why: "OAuth clients, grants and tokens (its own namespace, not SHELF_KV)" },
 ];

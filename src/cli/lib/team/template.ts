@@ -88,6 +88,11 @@ id = "${PLACEHOLDER_KV_ID}"
 [vars]
 ${vars.join("\n")}
 # ${OPTIONAL_VARS[0]!.name} = "${OPTIONAL_VARS[0]!.teamDefault}"   # ${OPTIONAL_VARS[0]!.why}
+# Sign-in with the team's identity provider (OpenID Connect; docs/oauth.md): uncomment these, keep one or
+# both admission rules, and \`npx wrangler secret put SHELF_OIDC_CLIENT_SECRET\`.
+${OPTIONAL_VARS.filter((v) => v.name.startsWith("SHELF_OIDC_"))
+  .map((v) => `# ${v.name} = ${JSON.stringify(v.teamDefault)}   # ${v.why}`)
+  .join("\n")}
 
 # Secrets are not written here: \`npx wrangler secret put <NAME>\` (README.md, "Deploy"); locally,
 # \`skillshelf dev\` writes .dev.vars for you. ${SECRETS.map((s) => s.name).join(", ")}.
@@ -161,7 +166,7 @@ openssl rand -hex 32 | npx wrangler secret put SHELF_SESSION_KEY
 npm run deploy
 \`\`\`
 
-Then publish from CI: \`${WORKFLOW_FILE}\` validates, checks the trust records, builds (signed when
+Then publish from CI: \`${WORKFLOW_FILE}\` validates, checks the trust records, audits (findings go to code scanning), builds (signed when
 the \`SKILLSHELF_SIGNING_KEY\` secret is set) and publishes on every push to main. Set the repository
 variable \`SHELF_URL\` (the Worker's URL), the secrets \`SKILLSHELF_PUBLISH_TOKEN\` and \`SKILLSHELF_READ_TOKEN\`
 (a read token: \`--wait\` reads the private shelf to see the new generation served) and, to sign,
@@ -192,6 +197,8 @@ on:
 
 permissions:
   contents: read
+  # The audit's SARIF goes to GitHub code scanning.
+  security-events: write
 
 concurrency:
   group: shelf-\${{ github.ref }}
@@ -211,6 +218,14 @@ jobs:
         run: npx skillshelf validate shelf
       - name: Check trust records
         run: npx skillshelf attest shelf --all --check
+      - name: Audit (hostile content; fails on an unacknowledged high or critical finding)
+        run: npx skillshelf audit shelf --sarif > audit.sarif
+      - name: Upload the audit to code scanning
+        if: \${{ always() && hashFiles('audit.sarif') != '' }}
+        uses: github/codeql-action/upload-sarif@v3
+        with:
+          sarif_file: audit.sarif
+          category: skillshelf-audit
       - name: Build
         env:
           SIGNING_KEY: \${{ secrets.SKILLSHELF_SIGNING_KEY }}

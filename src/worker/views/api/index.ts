@@ -4,6 +4,7 @@
 // capability (/c/<token>/v1/…) forms as every read route. Every refusal is a problem document.
 import { catalogRoutes } from "./catalog.ts";
 import { changeRoutes } from "./changes.ts";
+import { describeClaudeRoutes } from "./claude-document.ts";
 import { describeClawhubRoutes } from "./clawhub-document.ts";
 import { openApiDocumentRoute, type AdminOpenApiDocument } from "./openapi.ts";
 import { handleApiError } from "./problem.ts";
@@ -26,6 +27,7 @@ export function apiRoutes(adminDocument?: AdminOpenApiDocument): ApiApp {
   app.onError(handleApiError);
   for (const group of GROUPS) group(app);
   describeClawhubRoutes(app);
+  describeClaudeRoutes(app);
   openApiDocumentRoute(app, adminDocument);
   return app;
 }

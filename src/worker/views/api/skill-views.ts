@@ -183,6 +183,7 @@ export function skillDetail(
     replaced_by: lifecycle.replaced_by,
     trust: { ...trust.verdict, source: trust.source, build: record.trust.verdict },
     signature,
+    ...(record.provenance ? { provenance: record.provenance } : {}),
     links: { ...skillLinks(base, skill), body: `${self}/body`, outline: `${self}/outline`, resources: `${self}/resources` },
   };
 }

@@ -19,6 +19,8 @@ export const MCP_PAGE_SIZE = 100;
 
 /** Our `_meta` key on each entry: the edge's trust verdict (the io.modelcontextprotocol prefixes are reserved). */
 export const TRUST_META_KEY = "dev.skillshelf/trust";
+/** Where an imported skill came from (the record's provenance), beside the trust verdict. */
+export const PROVENANCE_META_KEY = "dev.skillshelf/provenance";
 
 /** Our `_meta` key for what the shelf says of a skill's name (lifecycle.yaml): present only when deprecated. */
 export const LIFECYCLE_META_KEY = "dev.skillshelf/lifecycle";
@@ -83,6 +85,7 @@ export async function skillEntryOf(shelf: ShelfService, skill: ServedSkill): Pro
     _meta: {
       [TRUST_META_KEY]: { level: skill.trust.level, requires_review: skill.trust.requires_review },
       ...(deprecated !== null ? { [LIFECYCLE_META_KEY]: { deprecated, replaced_by: replacedBy } } : {}),
+      ...(record.provenance ? { [PROVENANCE_META_KEY]: record.provenance } : {}),
     },
   };
 }

@@ -5,11 +5,12 @@
 // advisories and arguments, so a warm page reads no storage.
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
+import { oidcSettings, type OidcEnv } from "../../auth/oidc/config.ts";
+import { OIDC_START_PATH } from "../../auth/oidc/flow.ts";
 import { READ_COOKIE, readAccess, readUrlParams, shelfVisibility } from "../../auth/read-access.ts";
 import { createReadTokenVerifier } from "../../auth/read-tokens.ts";
 import { sessionValue, type SessionEnv } from "../../auth/session.ts";
 import { classify, ShelfError } from "../../errors.ts";
-import { notFound } from "../../http/errors.ts";
 import { applySecurityHeaders, NO_STORE } from "../../http/headers.ts";
 import { openShelf, withShelf, type ReadContext, type ReadEnv } from "../../read/context.ts";
 import { cachePolicy } from "../../read/policy.ts";
@@ -22,6 +23,12 @@ import { htmlResponse, pageLinks, uiBase, cachedPage } from "./page-context.ts";
 import { MessagePage, SignInPage } from "./messages.tsx";
 import { BlockedPage } from "./skill.tsx";
 import { applyPageHeaders, crossSitePost, prefersHtml, readCookie, UI_PREFIX } from "./security.ts";
+
+/** The identity-provider link on the sign-in page, where OpenID Connect is set up (auth/oidc). */
+function oidcLink(c: Context<ReadEnv>): { name: string; href: string } | null {
+  const settings = oidcSettings(c.env as OidcEnv);
+  return settings ? { name: settings.name, href: OIDC_START_PATH } : null;
+}
 
 /** Longest sign-in form body read (a token and its field name). */
 const SIGN_IN_MAX_BYTES = 4096;
@@ -72,8 +79,12 @@ function pageAccess(access: MiddlewareHandler<ReadEnv>): MiddlewareHandler<ReadE
     } catch (error) {
       if (!(error instanceof ShelfError && error.code === "unauthorized") || c.req.header("Authorization")) throw error;
       const stale = getCookie(c, READ_COOKIE) !== undefined;
-      const problem = stale ? "Your read token is no longer accepted (revoked or expired). Enter a new one." : null;
-      return htmlResponse(SignInPage({ links: { ui: uiBase(c), signOut: null }, problem }), 401, stale ? { "Set-Cookie": readCookie(null) } : {});
+      const problem = stale ? "Your sign-in is no longer accepted (revoked or expired). Sign in again." : null;
+      return htmlResponse(
+        SignInPage({ links: { ui: uiBase(c), signOut: null }, problem, oidc: oidcLink(c) }),
+        401,
+        stale ? { "Set-Cookie": readCookie(null) } : {},
+      );
     }
   };
 }
@@ -114,10 +125,10 @@ async function signIn(c: Context<ReadEnv>): Promise<Response> {
   if (crossSitePost(c.req.raw)) return htmlResponse(MessagePage({ links, title: "Refused", message: "Sign in from this shelf's own page." }), 403);
   if (shelfVisibility(c.env) === "public" || readUrlParams(c).token !== undefined) return c.redirect(`${links.ui}/`, 303);
   const text = await formText(c.req.raw.body, SIGN_IN_MAX_BYTES);
-  if (text === null) return htmlResponse(SignInPage({ links, problem: "That is too long to be a read token." }), 413);
+  if (text === null) return htmlResponse(SignInPage({ links, problem: "That is too long to be a read token.", oidc: oidcLink(c) }), 413);
   const token = (new URLSearchParams(text).get("token") ?? "").trim();
   if (token === "" || !(await verifyReadToken(token, c.env))) {
-    return htmlResponse(SignInPage({ links, problem: token === "" ? "Enter a read token." : "That read token was not accepted." }), 401);
+    return htmlResponse(SignInPage({ links, problem: token === "" ? "Enter a read token." : "That read token was not accepted.", oidc: oidcLink(c) }), 401);
   }
   // The cookie holds a session (a MAC over the token's hash), never the token itself.
   const session = await sessionValue(token, c.env as SessionEnv);
@@ -132,6 +143,26 @@ async function signIn(c: Context<ReadEnv>): Promise<Response> {
 }
 
 const verifyReadToken = createReadTokenVerifier();
+
+/**
+ * "/" for agents and curl: still the JSON 404 (it is the pages' home, not a document), but naming
+ * where a client goes instead, under this request's access prefix and pin.
+ */
+function rootForClients(c: ReadContext): ShelfError {
+  const base = uiBase(c).slice(0, -UI_PREFIX.length);
+  const links = {
+    index: `${base}/.well-known/agent-skills/index.json`,
+    shelf: `${base}/v1/shelf`,
+    mcp: `${base}/mcp`,
+    pages: `${base}${UI_PREFIX}/`,
+  };
+  return new ShelfError("not_found", 404, "There is no document at / (it is the shelf's page, for browsers).", {
+    hint:
+      `Skill clients read the index at ${links.index} (or the older /.well-known/skills/index.json); ` +
+      `the read API starts at ${links.shelf}; MCP clients connect to ${links.mcp}; people browse ${links.pages}.`,
+    members: { links },
+  });
+}
 
 /**
  * The pages. Mount inside the read surface: `surface.route("/", pageRoutes(access))`, with the read
@@ -150,7 +181,7 @@ export function pageRoutes(access: MiddlewareHandler<ReadEnv> = readAccess() as 
       c.res.headers.append("Vary", "Accept");
     },
     async function onlyForBrowsers(c, next) {
-      if (!prefersHtml(c.req.header("Accept"))) throw notFound();
+      if (!prefersHtml(c.req.header("Accept"))) throw rootForClients(c);
       return next();
     },
     pageHeaders,
@@ -184,7 +215,7 @@ export function pageRoutes(access: MiddlewareHandler<ReadEnv> = readAccess() as 
   });
   pages.get(`${UI_PREFIX}/sign-in`, async (c) => {
     if (shelfVisibility(c.env) === "public" || readUrlParams(c).token !== undefined) return c.redirect(`${uiBase(c)}/`, 303);
-    return htmlResponse(SignInPage({ links: { ui: uiBase(c), signOut: null }, problem: null }), 200);
+    return htmlResponse(SignInPage({ links: { ui: uiBase(c), signOut: null }, problem: null, oidc: oidcLink(c) }), 200);
   });
   pages.post(`${UI_PREFIX}/sign-in`, signIn);
   pages.post(`${UI_PREFIX}/sign-out`, async (c) => {

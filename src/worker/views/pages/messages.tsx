@@ -4,11 +4,18 @@
 import { Layout, type PageLinks } from "./layout.tsx";
 
 /** The sign-in form of a private shelf; `problem` says why the last token was not accepted. */
-export function SignInPage(props: { links: PageLinks; problem: string | null }) {
+export function SignInPage(props: { links: PageLinks; problem: string | null; oidc?: { name: string; href: string } | null }) {
   return (
     <Layout title="Sign in: skillshelf" links={props.links}>
       <h1>This shelf is private</h1>
-      <p>Enter a read token for this shelf. It is kept in a cookie that only this shelf's pages receive, until you sign out.</p>
+      {props.oidc && (
+        <p>
+          <a href={props.oidc.href} class="sign-in-provider">
+            Sign in with {props.oidc.name}
+          </a>
+        </p>
+      )}
+      <p>{props.oidc ? "Or enter" : "Enter"} a read token for this shelf. It is kept in a cookie that only this shelf's pages receive, until you sign out.</p>
       {props.problem !== null && (
         <p class="notice bad" role="alert">
           {props.problem}

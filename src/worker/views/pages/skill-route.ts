@@ -2,8 +2,10 @@
 // per isolate, as part of the cached page), the verdict as /v1/trust/{name} gives it, and the
 // files as the static layout serves them, typed for viewing in a browser.
 import { lifecycleOf } from "../../../core/changes/lifecycle.ts";
+import { marketplaceName } from "../../../core/api/claude-marketplace.ts";
 import type { SkillRecord } from "../../../core/generation/manifest.ts";
 import { servedTypeFor } from "../../http/content-type.ts";
+import { capabilityUrlsEnabled } from "../../auth/read-access.ts";
 import { storedFile, type ReadContext } from "../../read/context.ts";
 import { computed } from "../../read/respond.ts";
 import { immutableArchiveUrl, immutableSkillMdUrl } from "../../read/urls.ts";
@@ -43,6 +45,11 @@ function originMark(): string {
   return originMarkValue;
 }
 
+/** Stands for the Claude Code marketplace's name, which comes from the request's host (as originMark). */
+function marketplaceMark(): string {
+  return `${originMark()}marketplace`;
+}
+
 /** Where clients install from: never the caller's capability token (a placeholder stands in). */
 function installTargets(c: ReadContext, name: string, generation: string): InstallTargets {
   const origin = originMark();
@@ -50,7 +57,9 @@ function installTargets(c: ReadContext, name: string, generation: string): Insta
   const prefix = capability ? "/c/<read-token>" : "";
   return {
     shelfUrl: `${origin}${prefix}`,
+    marketplace: marketplaceMark(),
     needsToken: c.get("shelfAccess").visibility === "private" && !capability,
+    capabilityUrls: capabilityUrlsEnabled(c.env),
     pinnedSkillMd: `${origin}${immutableSkillMdUrl(prefix, generation, name)}`,
     pinnedArchive: `${origin}${immutableArchiveUrl(prefix, generation, name, "tar.gz")}`,
   };
@@ -65,9 +74,12 @@ export async function skillPage(c: ReadContext, name: string): Promise<Response>
   const shelf = c.get("shelf");
   await shelf.skill(name);
   const links = pageLinks(c);
+  // The skills CLI's snippet on a private shelf read with a token depends on SHELF_CAPABILITY_URLS: part of the key there only.
+  const access = c.get("shelfAccess");
+  const cli = access.visibility === "private" && access.urlPrefix === "" ? { capabilityUrls: capabilityUrlsEnabled(c.env) } : {};
   const res = await computed(c, {
     route: "page-skill",
-    args: { name, signOut: links.signOut },
+    args: { name, signOut: links.signOut, ...cli },
     links: true,
     contentType: HTML_TYPE,
     build: async () => {
@@ -106,7 +118,8 @@ async function withOrigin(res: Response, origin: string): Promise<Response> {
     return new Response(null, { status: 200, headers });
   }
   // A URL's origin may hold & " ' (never < or >): escaped, as all text in a page is.
-  const page = encoder.encode((await res.text()).replaceAll(originMark(), escapeHtml(origin)));
+  const name = marketplaceName(new URL(origin).hostname);
+  const page = encoder.encode((await res.text()).replaceAll(marketplaceMark(), escapeHtml(name)).replaceAll(originMark(), escapeHtml(origin)));
   headers.set("Content-Length", String(page.byteLength));
   return new Response(page, { status: 200, headers });
 }

@@ -4,6 +4,7 @@
 // images shown), the trust verdict with its reasons, any advisory, and install snippets for each
 // client. A blocked skill's page says why and offers nothing to install.
 import type { LifecycleStatus } from "../../../core/changes/lifecycle.ts";
+import { MARKETPLACE_PATH } from "../../../core/api/claude-marketplace.ts";
 import type { SkillTrustView } from "../../../core/api/trust.ts";
 import type { SkillRecord } from "../../../core/generation/manifest.ts";
 import type { ServedSkill } from "../../shelf/service.ts";
@@ -20,6 +21,10 @@ export interface InstallTargets {
   shelfUrl: string;
   /** Whether clients must present a read token (a private shelf reached without a capability URL). */
   needsToken: boolean;
+  /** Whether the shelf answers capability URLs (SHELF_CAPABILITY_URLS), the only way the skills CLI reaches a private shelf. */
+  capabilityUrls: boolean;
+  /** The shelf's Claude Code marketplace name (from its host name). */
+  marketplace: string;
   pinnedSkillMd: string;
   pinnedArchive: string;
 }
@@ -44,8 +49,19 @@ export interface SkillView {
 // The images the file view serves as images (SVG is active content: served as text, so never inlined).
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
-/** The copy-ready install snippets, one per client. */
-export function installSnippets(name: string, t: InstallTargets): Array<{ id: string; title: string; text: string }> {
+/** One client's install snippet; a `note` says why a client has none here (shown as text, not offered to copy). */
+export interface InstallSnippet {
+  id: string;
+  title: string;
+  text: string;
+  note?: boolean;
+}
+
+/**
+ * The copy-ready install snippets, one per client, each only where it works: the skills CLI sends
+ * no headers, so on a private shelf it gets a capability URL when those are on, and a note otherwise.
+ */
+export function installSnippets(name: string, t: InstallTargets): InstallSnippet[] {
   const auth = t.needsToken ? `, headers={"Authorization": "Bearer <read-token>"}` : "";
   const mcp = {
     mcpServers: {
@@ -57,13 +73,7 @@ export function installSnippets(name: string, t: InstallTargets): Array<{ id: st
     },
   };
   return [
-    {
-      id: "install-cli",
-      title: "skills CLI",
-      text: t.needsToken
-        ? `# private shelf: the CLI sends no headers, so use a capability URL (docs/teams.md)\nnpx skills add -g ${t.shelfUrl.replace(/\/$/, "")}/c/<read-token> --skill ${name}`
-        : `npx skills add ${t.shelfUrl} --skill ${name}`,
-    },
+    cliSnippet(name, t),
     {
       id: "install-clawhub",
       title: "clawhub CLI (OpenClaw)",
@@ -73,6 +83,7 @@ export function installSnippets(name: string, t: InstallTargets): Array<{ id: st
         ? `export CLAWHUB_REGISTRY=${t.shelfUrl} CLAWHUB_CONFIG_PATH=~/.config/clawhub/shelf.json\nclawhub login --token <read-token>\nclawhub install ${name}`
         : `CLAWHUB_REGISTRY=${t.shelfUrl} clawhub install ${name}`,
     },
+    claudeSnippet(name, t),
     {
       id: "install-python",
       title: "Python (agentskills-http)",
@@ -90,7 +101,56 @@ export function installSnippets(name: string, t: InstallTargets): Array<{ id: st
   ];
 }
 
-function Snippet(props: { id: string; title: string; text: string }) {
+/**
+ * Claude Code's marketplace snippet: one plugin per skill; archives need https at a real host name
+ * (docs/clients.md). A private shelf is reached through a capability URL (the header form in the
+ * settings is documented but untested), so with capability URLs off there is a note instead.
+ */
+function claudeSnippet(name: string, t: InstallTargets): InstallSnippet {
+  const title = "Claude Code plugin";
+  if (t.needsToken && !t.capabilityUrls) {
+    return {
+      id: "install-claude",
+      title,
+      note: true,
+      text: "Claude Code reads a private shelf's marketplace through a capability URL, and this shelf's capability URLs are off (SHELF_CAPABILITY_URLS); docs/clients.md has the settings form with a header.",
+    };
+  }
+  const base = t.needsToken ? `${t.shelfUrl.replace(/\/$/, "")}/c/<read-token>` : t.shelfUrl;
+  return { id: "install-claude", title, text: `claude plugin marketplace add ${base}${MARKETPLACE_PATH}\nclaude plugin install ${name}@${t.marketplace}` };
+}
+
+/** The skills CLI's snippet (Node 22.20 or later), or the note that says why a private shelf has none. */
+function cliSnippet(name: string, t: InstallTargets): InstallSnippet {
+  if (!t.needsToken) return { id: "install-cli", title: "skills CLI", text: `npx skills add ${t.shelfUrl} --skill ${name}` };
+  if (t.capabilityUrls) {
+    return {
+      id: "install-cli",
+      title: "skills CLI",
+      text: `# private shelf: the CLI sends no headers, so use a capability URL (docs/teams.md)\nnpx skills add -g ${t.shelfUrl.replace(/\/$/, "")}/c/<read-token> --skill ${name}`,
+    };
+  }
+  return {
+    id: "install-cli",
+    title: "skills CLI",
+    note: true,
+    text:
+      "The skills CLI sends no read token, and this private shelf's capability URLs are off (SHELF_CAPABILITY_URLS), so the CLI cannot reach it. " +
+      "Use the Python or MCP snippets below, which send Authorization: Bearer <read-token>, or ask the shelf's owner to switch capability URLs on (docs/teams.md).",
+  };
+}
+
+function Snippet(props: InstallSnippet) {
+  if (props.note) {
+    return (
+      <div class="snippet">
+        <h3 id={`${props.id}-title`}>{props.title}</h3>
+        <p class="muted" id={props.id}>
+          {props.text}
+        </p>
+      </div>
+    );
+  }
   return (
     <div class="snippet">
       <h3 id={`${props.id}-title`}>{props.title}</h3>
@@ -228,6 +288,55 @@ function Trust(props: { view: SkillView }) {
   );
 }
 
+/** Where an imported skill came from (provenance.yaml, as the build published it). */
+function Provenance(props: { provenance: NonNullable<SkillRecord["provenance"]> }) {
+  const p = props.provenance;
+  return (
+    <section aria-labelledby="provenance">
+      <h2 id="provenance">Provenance</h2>
+      <dl class="facts">
+        <dt>Imported from</dt>
+        <dd>
+          {p.source} ({p.kind}
+          {p.path !== null ? `, ${p.path}` : ""})
+        </dd>
+        {p.ref !== null && (
+          <>
+            <dt>Ref</dt>
+            <dd>{p.ref}</dd>
+          </>
+        )}
+        {p.commit !== null && (
+          <>
+            <dt>Commit</dt>
+            <dd>
+              <code>{p.commit}</code>
+            </dd>
+          </>
+        )}
+        {p.digest !== null && (
+          <>
+            <dt>Digest</dt>
+            <dd>
+              <code>{p.digest}</code>
+            </dd>
+          </>
+        )}
+        {p.version !== null && (
+          <>
+            <dt>Upstream version</dt>
+            <dd>{p.version}</dd>
+          </>
+        )}
+        <dt>Imported at</dt>
+        <dd>{p.imported_at}</dd>
+        <dt>Changed since</dt>
+        <dd>{p.modified ? "yes: the team edited it after importing" : "no: the files are as imported"}</dd>
+      </dl>
+    </section>
+  );
+}
+
 function UseList(props: { id: string; title: string; items: readonly string[] }) {
   if (props.items.length === 0) return null;
   return (
@@ -319,6 +428,7 @@ export function SkillPage(view: SkillView) {
           </section>
           <Files view={view} />
           <Trust view={view} />
+          {record.provenance && <Provenance provenance={record.provenance} />}
         </div>
       </div>
     </Layout>

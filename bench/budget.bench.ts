@@ -1,0 +1,394 @@
+// Every route family against the Workers plans' per-request budgets, in workerd, at 1,000 and
+// 10,000 skills: for each route of test/worker/budget/routes.ts (the counting test's table), on a
+// cold isolate and a warm one, the isolate's CPU from workerd's V8 profiler (bench/budget/inspector.ts),
+// storage operations by service (R2, KV, Cache API, counted at the bindings by bench/budget/worker.ts),
+// bytes read and the isolate's heap after the request; then an admin publish of one changed skill.
+// Shelves (bench/shelf-gen.ts's lean skills), their builds and the published Miniflare state are
+// cached under ~/.cache/skillshelf/bench-budget, so a second run starts in seconds.
+// Run: npm run bench -- --only budget (--quick: 200 skills only).
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, homedir, loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import type { Pool } from "undici";
+import { type BudgetRoute, budgetRoutes } from "../test/worker/budget/routes.ts";
+import { type StorageOps, sum, totalOps } from "../test/worker/budget/storage-ops.ts";
+import { Inspector } from "./budget/inspector.ts";
+import type { CountedRequest } from "./budget/worker.ts";
+import { pool, send } from "./http/load.ts";
+import { runNode, skillshelfConfig, startWorkerd, type Workerd, type WorkerdPlan } from "./http/workerd.ts";
+import { median, ms, QUICK, reportSection, table } from "./report.ts";
+import { benchSkillName, writeBenchShelf, writeBenchSkill } from "./shelf-gen.ts";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const SIZES = QUICK ? [200] : [1_000, 10_000];
+/** Timed repetitions of each warm request (after one untimed warm-up); their mean is reported. */
+const WARM_RUNS = QUICK ? 4 : 10;
+/** Cold isolates per route (each its own copy of the Worker); the median is reported. */
+const COLD_RUNS = 1;
+/** Cold copies per workerd: one workerd holds this many never-used isolates, then is replaced (each costs ~0.3 s of CPU to load). */
+const COPIES_PER_WORKERD = 28;
+const CACHE = path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), ".cache"), "skillshelf", "bench-budget");
+const SKILLSHELF_CLI = path.join(ROOT, "bin/skillshelf.js");
+const TOKEN_VAR = "SKILLSHELF_BENCH_PUBLISH_TOKEN";
+/** The plans' per-request limits (Cloudflare's limits page and changelog, 2026-02-11). */
+const FREE = { cpuMs: 10, ops: 1_000, heapBytes: 128 * 1024 * 1024 };
+const PAID = { cpuMs: 30_000, ops: 10_000, heapBytes: 128 * 1024 * 1024 };
+/** The changed skill of the publish row. */
+const CHANGED = 2;
+
+/** One measurement of one request. */
+interface Sample {
+  /** workerd's CPU time (every thread's on-core time): the isolate plus the storage simulators it called. */
+  cpuMs: number;
+  /** The isolate's busy time from V8's profiler (wall-clock samples, so inflated by a loaded machine). */
+  profilerMs: number;
+  ops: StorageOps;
+  heapBytes: number;
+}
+
+/** A route's figures: medians of CPU, and the ops and heap of the last sample. */
+interface Measured {
+  route: BudgetRoute;
+  cold: Sample;
+  warm: Sample;
+}
+
+interface SizeResult {
+  skills: number;
+  rows: Measured[];
+  publish: { requests: number; cpuMs: number; profilerMs: number; maxOps: number; totalOps: number; bytesRead: number; maxOpsRequest: string };
+  setup: string;
+}
+
+const tmp = mkdtempSync(path.join(tmpdir(), "skillshelf-budget-bench-"));
+const started = performance.now();
+const loadAtStart = loadavg()[0]!;
+let running: Workerd | undefined;
+process.on("exit", () => rmSync(tmp, { recursive: true, force: true }));
+try {
+  await main();
+} finally {
+  await running?.stop().catch(() => {});
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+async function main(): Promise<void> {
+  console.log(`budget: ${SIZES.join(" and ")} skills; ${cpus().length} × ${cpus()[0]?.model.trim()}, load ${loadAtStart.toFixed(2)}; cache ${CACHE}`);
+  const bundle = await bundleBudgetWorker();
+  const results: SizeResult[] = [];
+  for (const skills of SIZES) {
+    const result = await measureSize(skills, bundle);
+    results.push(result);
+    // Printed as soon as a size is done: the next size can take minutes, and a failure there would lose it.
+    console.log(`\n${sizeSection(result, [])}\n`);
+  }
+  report(results);
+}
+
+/** The budget Worker (bench/budget/worker.ts around skillshelf's app), bundled as a deploy is. */
+async function bundleBudgetWorker(): Promise<{ dir: string; main: string }> {
+  const dir = path.join(tmp, "bundle");
+  await runNode([path.join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "deploy", "bench/budget/worker.ts", "--dry-run", "--outdir", dir], {
+    cwd: ROOT,
+    env: { WRANGLER_SEND_METRICS: "false", WRANGLER_LOG: "warn" },
+  });
+  if (!existsSync(path.join(dir, "worker.js"))) throw new Error(`wrangler deploy --dry-run wrote no worker.js to ${dir}`);
+  return { dir, main: "worker.js" };
+}
+
+/** The shelf of `skills` lean skills, generated once per version of shelf-gen.ts, and built (incrementally) into the cache. */
+async function preparedShelf(skills: number): Promise<{ shelf: string; build: string; state: string; note: string }> {
+  const generator = createHash("sha256")
+    .update(readFileSync(path.join(ROOT, "bench/shelf-gen.ts")))
+    .digest("hex")
+    .slice(0, 12);
+  const home = path.join(CACHE, `lean-${skills}`);
+  const shelf = path.join(home, "shelf");
+  const marker = path.join(home, `generated-${generator}`);
+  let note = "cached";
+  if (!existsSync(marker)) {
+    rmSync(home, { recursive: true, force: true });
+    mkdirSync(home, { recursive: true });
+    const t0 = performance.now();
+    writeBenchShelf(shelf, skills, "lean");
+    writeFileSync(marker, "");
+    note = `generated in ${((performance.now() - t0) / 1000).toFixed(0)} s`;
+  }
+  // The publish row leaves one skill changed: put it back before building (the build is incremental).
+  writeBenchSkill(shelf, CHANGED, 0, [], "lean");
+  const build = path.join(home, "build");
+  const built = await runNode([SKILLSHELF_CLI, "build", shelf, "--out", build], { cwd: ROOT });
+  return { shelf, build, state: path.join(home, "state"), note: `shelf ${note}, build ${built.seconds.toFixed(0)} s` };
+}
+
+async function measureSize(skills: number, bundle: { dir: string; main: string }): Promise<SizeResult> {
+  const t0 = performance.now();
+  const { shelf, build, state, note } = await preparedShelf(skills);
+  const token = randomBytes(32).toString("hex");
+  const config = skillshelfConfig(ROOT);
+  const base: WorkerdPlan = {
+    stateDir: state,
+    inspector: true,
+    skillshelf: { bundle, config, extraVars: { PUBLISH_TOKEN_SHA256: createHash("sha256").update(token).digest("hex"), SHELF_LIVE_TTL_MS: "30000" } },
+  };
+  const routes = budgetRoutes({
+    skill: benchSkillName(1),
+    reference: "references/guide.md",
+    asset: "assets/data.bin",
+    script: "scripts/run.py",
+    section: benchSkillName(1),
+    query: "deploy",
+    adminToken: token,
+  });
+
+  // The warm isolate: publishes the build (uploading only what the cached state lacks), then serves every route.
+  running = await startWorkerd(base);
+  const main = running;
+  const published = await runNode([SKILLSHELF_CLI, "publish", "--url", main.skillshelf!.origin, "--dir", build, "--token-env", TOKEN_VAR], {
+    cwd: ROOT,
+    env: { [TOKEN_VAR]: token, CI: "1" },
+  });
+  const setup = `${note}, publish ${published.seconds.toFixed(0)} s`;
+  console.log(`  ${skills} skills: ${setup}`);
+  const warmPool = pool(main.skillshelf!, 1);
+  const warmInspector = await Inspector.connect(main.inspector!, "skillshelf");
+  const etags = new Map<string, string>();
+  const warm = new Map<string, Sample>();
+  try {
+    for (const route of routes) {
+      if (route.conditional) {
+        const plain = await send(warmPool, { path: route.path, headers: route.headers, status: 200 });
+        etags.set(route.label, String(plain.headers.etag));
+      }
+      warm.set(route.label, await measureWarm(main, warmPool, warmInspector, main.skillshelf!, route, etags.get(route.label)));
+    }
+  } finally {
+    warmInspector.close();
+    await warmPool.destroy();
+    running = undefined;
+    await main.stop();
+  }
+
+  // Cold isolates: each route's request is the first its copy of the Worker ever serves.
+  const coldSamples = new Map<string, Sample[]>();
+  const jobs = routes.flatMap((route) => Array.from({ length: COLD_RUNS }, () => route));
+  for (let i = 0; i < jobs.length; i += COPIES_PER_WORKERD) {
+    const batch = jobs.slice(i, i + COPIES_PER_WORKERD);
+    const copies = batch.map((_r, j) => `cold-${j}`);
+    running = await startWorkerd({ ...base, skillshelf: { ...base.skillshelf!, copies } });
+    const workerd = running;
+    try {
+      for (const [j, route] of batch.entries()) {
+        const sample = await measureCold(workerd, copies[j]!, route, etags.get(route.label));
+        coldSamples.set(route.label, [...(coldSamples.get(route.label) ?? []), sample]);
+      }
+    } finally {
+      running = undefined;
+      await workerd.stop();
+    }
+  }
+  // Last, as it changes the shelf (and so the ETags the cold 304s send): a warmed isolate takes a publish.
+  running = await startWorkerd(base);
+  const last = running;
+  let publish: SizeResult["publish"];
+  const publishInspector = await Inspector.connect(last.inspector!, "skillshelf");
+  try {
+    const warmUp = pool(last.skillshelf!, 1);
+    for (const path of ["/skills/index.json", `/skills/${benchSkillName(CHANGED)}/SKILL.md`]) await send(warmUp, { path, status: 200 });
+    await send(warmUp, { path: "/admin/v1/pointer", headers: { Authorization: `Bearer ${token}` }, status: 200 });
+    await warmUp.destroy();
+    publish = await measurePublish(shelf, build, token, last, publishInspector);
+  } finally {
+    publishInspector.close();
+    running = undefined;
+    await last.stop();
+  }
+  const rows = routes.map((route) => ({ route, warm: warm.get(route.label)!, cold: medianSample(coldSamples.get(route.label)!) }));
+  console.log(`  ${skills} skills measured in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  return { skills, rows, publish, setup };
+}
+
+function requestOf(route: BudgetRoute, etag: string | undefined) {
+  return { ...route, headers: { ...route.headers, ...(etag ? { "If-None-Match": etag } : {}) } };
+}
+
+/** What the Worker counted for the requests since the last read. */
+async function countedSince(origin: URL): Promise<CountedRequest[]> {
+  const response = await fetch(new URL("/__budget/ops", origin));
+  return (await response.json()) as CountedRequest[];
+}
+
+async function measureWarm(workerd: Workerd, target: Pool, inspector: Inspector, origin: URL, route: BudgetRoute, etag: string | undefined): Promise<Sample> {
+  const request = requestOf(route, etag);
+  await send(target, request);
+  let nanos = 0n;
+  const profilerMs = await inspector.busyMs(async () => {
+    // Inside the profiled span, so starting and stopping the profiler (workerd serialises the profile) is not counted.
+    const before = workerd.cpuNanos();
+    for (let i = 0; i < WARM_RUNS; i++) await send(target, request);
+    nanos = workerd.cpuNanos() - before;
+  });
+  const cpuMs = Number(nanos) / 1e6 / WARM_RUNS;
+  const counted = await countedSince(origin);
+  return { cpuMs, profilerMs: profilerMs / WARM_RUNS, ops: counted.at(-1)!.ops, heapBytes: await inspector.heapUsed() };
+}
+
+async function measureCold(workerd: Workerd, name: string, route: BudgetRoute, etag: string | undefined): Promise<Sample> {
+  const origin = workerd.copies[name]!;
+  const inspector = await Inspector.connect(workerd.inspector!, name);
+  const target = pool(origin, 1);
+  try {
+    let nanos = 0n;
+    const profilerMs = await inspector.busyMs(async () => {
+      const before = workerd.cpuNanos();
+      await send(target, requestOf(route, etag));
+      nanos = workerd.cpuNanos() - before;
+    });
+    const cpuMs = Number(nanos) / 1e6;
+    const counted = await countedSince(origin);
+    if (counted.length !== 1) throw new Error(`cold ${route.label}: the copy served ${counted.length} requests, expected 1`);
+    return { cpuMs, profilerMs, ops: counted[0]!.ops, heapBytes: await inspector.heapUsed() };
+  } finally {
+    inspector.close();
+    await target.destroy();
+  }
+}
+
+function medianSample(samples: Sample[]): Sample {
+  const byCpu = [...samples].sort((a, b) => a.cpuMs - b.cpuMs);
+  return { ...byCpu[byCpu.length >> 1]!, cpuMs: median(samples.map((s) => s.cpuMs)), profilerMs: median(samples.map((s) => s.profilerMs)) };
+}
+
+/** One skill changed, rebuilt, and published through the admin API to the warm isolate: CPU over the whole publish, operations per request. */
+async function measurePublish(shelf: string, build: string, token: string, workerd: Workerd, inspector: Inspector): Promise<SizeResult["publish"]> {
+  // A revision no earlier run published (the cached state keeps every revision uploaded before), so the publish uploads the change.
+  const revision = 1 + (Math.floor(Date.now() / 1000) % 1_000_000);
+  writeBenchSkill(shelf, CHANGED, revision, [], "lean");
+  await runNode([SKILLSHELF_CLI, "build", shelf, "--out", build], { cwd: ROOT });
+  await countedSince(workerd.skillshelf!);
+  let nanos = 0n;
+  const profilerMs = await inspector.busyMs(async () => {
+    const before = workerd.cpuNanos();
+    await runNode([SKILLSHELF_CLI, "publish", "--url", workerd.skillshelf!.origin, "--dir", build, "--token-env", TOKEN_VAR], {
+      cwd: ROOT,
+      env: { [TOKEN_VAR]: token, CI: "1" },
+    });
+    nanos = workerd.cpuNanos() - before;
+  });
+  const cpuMs = Number(nanos) / 1e6;
+  const counted = await countedSince(workerd.skillshelf!);
+  const heaviest = counted.reduce((a, b) => (totalOps(b.ops) > totalOps(a.ops) ? b : a));
+  return {
+    requests: counted.length,
+    cpuMs,
+    profilerMs,
+    maxOps: totalOps(heaviest.ops),
+    maxOpsRequest: `${heaviest.method} ${heaviest.path.replace(/[0-9a-f]{64}/g, "…")}`,
+    totalOps: counted.reduce((n, c) => n + totalOps(c.ops), 0),
+    bytesRead: counted.reduce((n, c) => n + c.ops.bytesRead, 0),
+  };
+}
+
+function count(n: number): string {
+  return Math.round(n).toLocaleString("en-US");
+}
+
+function bytes(n: number): string {
+  if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(0)} KiB`;
+  return `${n} B`;
+}
+
+/** "R2 3 · KV 2 · Cache 0". */
+function opsCell(ops: StorageOps): string {
+  return `${sum(ops.r2)} · ${sum(ops.kv)} · ${sum(ops.cache)}`;
+}
+
+/** Which of a sample's figures exceed a plan's limits. */
+function over(sample: Sample, plan: typeof FREE): string[] {
+  const out: string[] = [];
+  if (sample.cpuMs > plan.cpuMs) out.push(`CPU ${ms(sample.cpuMs)}`);
+  if (totalOps(sample.ops) > plan.ops) out.push(`${count(totalOps(sample.ops))} ops`);
+  if (sample.heapBytes > plan.heapBytes) out.push(`heap ${bytes(sample.heapBytes)}`);
+  return out;
+}
+
+function verdict(row: Measured): string {
+  const free = [...over(row.cold, FREE).map((x) => `cold ${x}`), ...over(row.warm, FREE).map((x) => `warm ${x}`)];
+  const paid = [...over(row.cold, PAID), ...over(row.warm, PAID)];
+  if (paid.length) return `**over Paid** (${paid.join(", ")})`;
+  return free.length ? `**over Free** (${free.join(", ")})` : "ok";
+}
+
+function report(results: SizeResult[]): void {
+  const seconds = (performance.now() - started) / 1000;
+  const loadEnd = loadavg()[0]!;
+  const sections: string[] = [];
+  const overFree: string[] = [];
+  for (const result of results) sections.push(sizeSection(result, overFree));
+  const markdown = [
+    `Every route of \`test/worker/budget/routes.ts\` (the counting test's table) against skillshelf's deploy bundle, wrapped by \`bench/budget/worker.ts\` to count storage operations at the bindings, in workerd (Miniflare, the simulator \`wrangler dev\` runs), over \`bench/shelf-gen.ts\`'s lean skills (~10 KiB in five files each) built with \`skillshelf build\` and published with \`skillshelf publish\` through the admin API, so KV holds its copies as in production.`,
+    "",
+    `- **CPU:** workerd's CPU time during the request: the on-core nanoseconds of all its threads (/proc/<pid>/task/*/schedstat), which a loaded machine does not inflate, but which include the R2 and KV simulators the request called (Miniflare runs them in the same process; about 1 ms per warm operation, the http section's bare Worker) and the inspector's sampling, so it is an upper bound of the isolate's own. In brackets, the isolate's busy time from workerd's V8 sampling profiler over its inspector (\`bench/budget/inspector.ts\`, 1 ms samples, non-idle ones): the isolate alone, but wall-clock, so time the thread waited for a core counts too, and a request shorter than a sample can show none. Cold: ${COLD_RUNS === 1 ? "one never-used isolate" : `the median of ${COLD_RUNS} never-used isolates`} per route (a copy of the Worker in a workerd of up to ${COPIES_PER_WORKERD}, its module evaluated at start-up as on Cloudflare, where that is not request CPU); warm: the mean of ${WARM_RUNS} repetitions after one warm-up, on an isolate that has served every route above it. The verdict uses workerd's CPU time.`,
+    "- **ops:** binding calls per request, R2 · KV · Cache API (a KV bulk get is one call); **read:** bytes those calls returned; **heap:** V8's used heap of the isolate after the request (Runtime.getHeapUsage).",
+    `- **Free plan:** 10 ms CPU, 1,000 operations on Cloudflare services, 128 MB per isolate; Paid defaults 30 s, 10,000, 128 MB. A row is **over Free** when either its cold or its warm figure exceeds one of these.`,
+    `- **Run:** ${QUICK ? "quick mode (figures indicative only), " : ""}${seconds.toFixed(0)} s in all; load average ${loadAtStart.toFixed(2)} at the start, ${loadEnd.toFixed(2)} at the end, on ${cpus().length} cores.`,
+    "",
+    ...sections.flatMap((s) => [s, ""]),
+    overFree.length
+      ? `**Over the Free plan's budgets:**\n\n${overFree.map((line) => `- ${line}`).join("\n")}`
+      : "**Every route is within the Free plan's budgets.**",
+  ].join("\n");
+  reportSection("budget", markdown);
+}
+
+/** One shelf size's table and publish line; its rows over the Free plan are added to `overFree`. */
+function sizeSection(result: SizeResult, overFree: string[]): string {
+  const rows = result.rows.map((row) => {
+    const v = verdict(row);
+    if (v !== "ok") overFree.push(`${count(result.skills)} skills: ${row.route.label} (${v.replace(/\*\*/g, "")})`);
+    return [
+      row.route.family,
+      `\`${row.route.label}\``,
+      `${ms(row.cold.cpuMs)} (${ms(row.cold.profilerMs)})`,
+      opsCell(row.cold.ops),
+      bytes(row.cold.ops.bytesRead),
+      bytes(row.cold.heapBytes),
+      `${ms(row.warm.cpuMs)} (${ms(row.warm.profilerMs)})`,
+      opsCell(row.warm.ops),
+      bytes(row.warm.ops.bytesRead),
+      bytes(row.warm.heapBytes),
+      v,
+    ];
+  });
+  const p = result.publish;
+  const publishOver = p.cpuMs > FREE.cpuMs || p.maxOps > FREE.ops;
+  if (publishOver)
+    overFree.push(
+      `${count(result.skills)} skills: admin publish of one changed skill (CPU ${ms(p.cpuMs)} over ${p.requests} requests, at most ${p.maxOps} ops in one)`,
+    );
+  return [
+    `**${count(result.skills)} skills** (${result.setup}):`,
+    "",
+    table(
+      [
+        "Family",
+        "Route",
+        "cold CPU (profiler)",
+        "cold ops R2 · KV · Cache",
+        "cold read",
+        "cold heap",
+        "warm CPU (profiler)",
+        "warm ops R2 · KV · Cache",
+        "warm read",
+        "warm heap",
+        "Free plan",
+      ],
+      rows,
+    ),
+    "",
+    `Admin publish of one changed skill (\`skillshelf publish\` to the warm isolate, ${p.requests} requests): ${ms(p.cpuMs)} of workerd CPU for all of them together (profiler ${ms(p.profilerMs)}; the CLI's build is not in it), ${count(p.totalOps)} storage operations in all, at most ${count(p.maxOps)} in one request (${p.maxOpsRequest}), ${bytes(p.bytesRead)} read${publishOver ? " — **over the Free plan's per-request budget if one request took it all**" : ""}.`,
+  ].join("\n");
+}
