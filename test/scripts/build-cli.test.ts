@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildAgents } from "../../scripts/build-agents.ts";
 import { buildCli, CLI_BUNDLE } from "../../scripts/build-cli.ts";
+import { buildWorker } from "../../scripts/build-worker.ts";
 import { runInProcess } from "../cli/run-in-process.ts";
 
 const BUNDLE = path.resolve(CLI_BUNDLE);
@@ -43,8 +44,8 @@ async function commands(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  // The tarball also ships the skillshelf/agents export (test/scripts/build-agents.test.ts), which prepack builds.
-  await Promise.all([buildCli(), buildAgents()]);
+  // The tarball also ships the skillshelf/agents and skillshelf/worker exports, which prepack builds.
+  await Promise.all([buildCli(), buildAgents(), buildWorker()]);
 }, 120_000);
 
 afterAll(() => rmSync(out, { recursive: true, force: true }));

@@ -197,7 +197,9 @@ describe("the MCP authorization flow with the official client", () => {
     const admin = { Authorization: `Bearer ${PUBLISH_TOKEN}` };
     const listed = await fetchFn(`${ORIGIN}/admin/v1/oauth/grants`, { headers: admin });
     expect(listed.status).toBe(200);
-    const { grants } = (await listed.json()) as { grants: { grant_id: string; client_name: string; scope: string[]; user_id: string }[] };
+    const listedGrants = (await listed.json()) as { grants: { grant_id: string; client_id: string; client_name: string; scope: string[]; user_id: string }[] };
+    // This flow's client only: other files in the same runtime (the OIDC flow, the adversarial cases) leave grants of their own clients.
+    const grants = listedGrants.grants.filter((g) => g.client_id === provider.client!.client_id);
     expect(grants).toHaveLength(1);
     expect(grants[0]).toMatchObject({ client_name: "Flow Test Agent", scope: ["skills:read", "offline_access"] });
     // The read token never lists grants; the publish token does.
