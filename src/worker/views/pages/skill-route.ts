@@ -14,7 +14,8 @@ import { skillTrust } from "../../shelf/trust.ts";
 import { htmlDocument } from "./layout.tsx";
 import { HTML_TYPE, pageLinks } from "./page-context.ts";
 import { escapeHtml, renderSkillBody } from "./markdown.ts";
-import { SkillPage, type InstallTargets } from "./skill.tsx";
+import type { InstallTargets } from "./install.ts";
+import { SkillPage } from "./skill.tsx";
 
 /** A file as the shelf service resolves it. */
 type ServedFileOf = Awaited<ReturnType<ShelfService["file"]>>;
