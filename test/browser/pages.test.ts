@@ -126,7 +126,8 @@ before(async () => {
     shelfDir,
     persistTo: path.join(state, "wrangler"),
     buildDir: path.join(state, "build"),
-    vars: { SHELF_VISIBILITY: "private", READ_TOKEN_SHA256: createHash("sha256").update(READ_TOKEN).digest("hex") },
+    // Capability URLs on, so the skills CLI's snippet is one to copy (with them off it is a note: test/worker/pages).
+    vars: { SHELF_VISIBILITY: "private", SHELF_CAPABILITY_URLS: "on", READ_TOKEN_SHA256: createHash("sha256").update(READ_TOKEN).digest("hex") },
   });
   // Block doomed-skill by its tree hash, as an operator would after publishing.
   const detail = await fetch(`${shelf.url}/v1/skills/doomed-skill`, { headers: { Authorization: `Bearer ${READ_TOKEN}` } });
