@@ -226,15 +226,24 @@ async function readWranglerToml(root: string): Promise<Record<string, unknown>> 
   }
 }
 
-/** The team environments wrangler.toml declares ([env.<team>]), in file order. */
-export async function teamEnvironments(root: string): Promise<string[]> {
-  const env = (await readWranglerToml(root)).env;
+/** The environments a parsed wrangler.toml declares ([env.<team>]), in file order. */
+function environmentsOf(config: Record<string, unknown>): string[] {
+  const env = config.env;
   return typeof env === "object" && env !== null ? Object.keys(env) : [];
 }
 
+/** The team environments wrangler.toml declares ([env.<team>]), in file order. */
+export async function teamEnvironments(root: string): Promise<string[]> {
+  return environmentsOf(await readWranglerToml(root));
+}
+
 /** Whether the configuration `env` (or the top level) serves a private shelf: SHELF_VISIBILITY as the Worker will see it (anything but "public" is private). */
-async function configuredPrivate(root: string, env: string | undefined, devVarsFile: string, vars: Record<string, string> = {}): Promise<boolean> {
-  const config = await readWranglerToml(root);
+async function configuredPrivate(
+  config: Record<string, unknown>,
+  env: string | undefined,
+  devVarsFile: string,
+  vars: Record<string, string> = {},
+): Promise<boolean> {
   const table = (env === undefined ? config : (config.env as Record<string, Record<string, unknown>>)[env]!) ?? {};
   let visibility = (table.vars as Record<string, unknown> | undefined)?.SHELF_VISIBILITY ?? "public";
   // A line in the dev-vars file overrides the var for local runs.
@@ -255,14 +264,12 @@ export function teamPort(teams: readonly string[], team: string): number {
   return DEFAULT_PORT + 1 + index;
 }
 
-/** Checks a team name against wrangler.toml, as a usage error naming the teams there are. */
-async function checkTeam(root: string, team: string, usage: string): Promise<string[]> {
-  const teams = TEAM_NAME.test(team) ? await teamEnvironments(root) : [];
-  if (!teams.includes(team)) {
+/** Checks a team name against wrangler.toml's environments, as a usage error naming the teams there are. */
+function checkTeam(teams: readonly string[], team: string, usage: string): void {
+  if (!TEAM_NAME.test(team) || !teams.includes(team)) {
     const known = teams.length ? `its teams: ${teams.join(", ")}` : "wrangler.toml declares no team";
     throw new UsageError(`--env ${team}: no [env.${team}] in wrangler.toml (${known}); docs/teams.md shows how to add one\nusage: ${usage}`);
   }
-  return teams;
 }
 
 /**
@@ -427,7 +434,10 @@ export async function startShelf(options: StartOptions): Promise<RunningShelf> {
     throw new UsageError(
       `a local shelf runs wrangler, which needs Node ${WRANGLER_MIN_NODE} or later (this is Node ${process.versions.node}): run it through npm (npm run dev, or npm start here), which uses the Node that package.json pins`,
     );
-  const teams = env === undefined ? await teamEnvironments(root) : await checkTeam(root, env, `${rerun} [--port N]`);
+  // Read once: the environments (a team's port) and the vars (whether the shelf is private).
+  const config = await readWranglerToml(root);
+  const teams = environmentsOf(config);
+  if (env !== undefined) checkTeam(teams, env, `${rerun} [--port N]`);
   const port = options.port ?? (env === undefined ? DEFAULT_PORT : teamPort(teams, env));
   const local = localPaths(env);
   const shelfDir = options.shelfDir ?? path.join(root, "shelf");
@@ -458,7 +468,7 @@ export async function startShelf(options: StartOptions): Promise<RunningShelf> {
   };
   const token = await ensureToken(path.join(root, local.publishTokenFile), "sk_local_");
   const devVarsFile = path.join(root, local.devVarsFile);
-  const readToken = (await configuredPrivate(root, env, devVarsFile, options.vars))
+  const readToken = (await configuredPrivate(config, env, devVarsFile, options.vars))
     ? await ensureToken(path.join(root, local.readTokenFile), "sk_local_read_")
     : undefined;
   await writeDevVars(devVarsFile, sha256Hex(token), readToken === undefined ? undefined : sha256Hex(readToken));
