@@ -5,6 +5,7 @@
 // they get the pages' CSP, styles and accessibility; everything a client chose is escaped by JSX.
 import type { ConsentDescription } from "@cloudflare/workers-oauth-provider";
 import { Layout, type PageLinks } from "../views/pages/layout.tsx";
+import { ProviderSignIn } from "../views/pages/messages.tsx";
 
 const LINKS: PageLinks = { ui: "/ui", signOut: null };
 
@@ -62,13 +63,7 @@ export function SignInStep(props: {
           {props.problem}
         </p>
       )}
-      {props.oidc && (
-        <p>
-          <a href={props.oidc.href} class="sign-in-provider">
-            Sign in with {props.oidc.name}
-          </a>
-        </p>
-      )}
+      <ProviderSignIn provider={props.oidc ?? null} />
       <form method="post" action={props.action}>
         <input type="hidden" name="handle" value={props.handle} />
         <input type="hidden" name="step" value="sign-in" />

@@ -3,18 +3,24 @@
 // a page that is not there or a shelf that cannot be read right now.
 import { Layout, type PageLinks } from "./layout.tsx";
 
+/** The link to the team's OpenID Connect provider, when one is configured (the shelf's and the OAuth sign-in pages). */
+export function ProviderSignIn(props: { provider: { name: string; href: string } | null }) {
+  if (props.provider === null) return null;
+  return (
+    <p>
+      <a href={props.provider.href} class="sign-in-provider">
+        Sign in with {props.provider.name}
+      </a>
+    </p>
+  );
+}
+
 /** The sign-in form of a private shelf; `problem` says why the last token was not accepted. */
 export function SignInPage(props: { links: PageLinks; problem: string | null; oidc?: { name: string; href: string } | null }) {
   return (
     <Layout title="Sign in: skillshelf" links={props.links}>
       <h1>This shelf is private</h1>
-      {props.oidc && (
-        <p>
-          <a href={props.oidc.href} class="sign-in-provider">
-            Sign in with {props.oidc.name}
-          </a>
-        </p>
-      )}
+      <ProviderSignIn provider={props.oidc ?? null} />
       <p>{props.oidc ? "Or enter" : "Enter"} a read token for this shelf. It is kept in a cookie that only this shelf's pages receive, until you sign out.</p>
       {props.problem !== null && (
         <p class="notice bad" role="alert">
