@@ -5,85 +5,22 @@
 // and a verified resources/read through SkillsClient, /v1/catalog and a static file with the same
 // token, refresh, and revocation (by the client, and by the owner's grants index) stopping the
 // next request. A second shelf's token, and a token without the read scope, are refused.
-import {
-  auth,
-  Client,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-} from "@modelcontextprotocol/client";
+import { auth, Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { beforeAll, describe, expect, it } from "vitest";
 import { skillUri } from "../../../src/worker/views/mcp/uris.ts";
 import { publishFixtureShelf, type PublishedFixture } from "../fixture-shelf.ts";
-import { authorizeAsPerson, type FetchFn, oauthEnv, ORIGIN, PUBLISH_TOKEN, shelfFetch, testEnv } from "./helpers.ts";
+import { authorizeAsPerson, type FetchFn, HeadlessOAuthClient, oauthEnv, ORIGIN, PUBLISH_TOKEN, shelfFetch, testEnv } from "./helpers.ts";
 
 const CALLBACK = "http://127.0.0.1:33418/callback";
 
-/** The OAuth state a host keeps, with a browser that is this test (authorizeAsPerson). */
-class HeadlessProvider implements OAuthClientProvider {
-  client?: StoredOAuthClientInformation;
-  stored?: StoredOAuthTokens;
-  verifier = "";
-  discovery?: OAuthDiscoveryState;
-  callback?: URL;
-  authorizationUrl?: URL;
-  private readonly fetchFn: FetchFn;
-  private readonly scope: string;
-  constructor(fetchFn: FetchFn, scope = "skills:read offline_access") {
-    this.fetchFn = fetchFn;
-    this.scope = scope;
-  }
-  get redirectUrl() {
-    return CALLBACK;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: "Flow Test Agent",
-      redirect_uris: [CALLBACK],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-      scope: this.scope,
-    };
-  }
-  state() {
-    return "state-flow-1";
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
-    this.client = info;
-  }
-  tokens() {
-    return this.stored;
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.stored = tokens;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-  async redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-    const visit = await authorizeAsPerson(this.fetchFn, url.href);
+/** The flow's host: signs in headlessly with the read token (authorizeAsPerson) and consents. */
+function headlessProvider(fetchFn: FetchFn, scope = "skills:read offline_access"): HeadlessOAuthClient {
+  return new HeadlessOAuthClient({ name: "Flow Test Agent", callback: CALLBACK, scope, state: "state-flow-1" }, async (url) => {
+    const visit = await authorizeAsPerson(fetchFn, url.href);
     expect(visit.final?.status, visit.consentHtml ?? visit.signInHtml).toBe(302);
-    this.callback = new URL(visit.final!.headers.get("Location")!);
-  }
+    return new URL(visit.final!.headers.get("Location")!);
+  });
 }
 
 /** Every request the client makes, in order, as "METHOD path status". */
@@ -96,7 +33,7 @@ function recording(fetchFn: FetchFn, log: string[]): FetchFn {
   };
 }
 
-async function connect(fetchFn: FetchFn, provider: HeadlessProvider): Promise<{ client: Client; skills: SkillsClient }> {
+async function connect(fetchFn: FetchFn, provider: HeadlessOAuthClient): Promise<{ client: Client; skills: SkillsClient }> {
   const client = new Client({ name: "oauth-flow-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), { fetch: fetchFn, authProvider: provider }));
   return { client, skills: new SkillsClient(client) };
@@ -117,11 +54,11 @@ beforeAll(async () => {
 
 describe("the MCP authorization flow with the official client", () => {
   const log: string[] = [];
-  let provider: HeadlessProvider;
+  let provider: HeadlessOAuthClient;
 
   it("discovers, registers, signs in, and reads through SkillsClient with the token", async () => {
     const traced = recording(fetchFn, log);
-    provider = new HeadlessProvider(traced);
+    provider = headlessProvider(traced);
     // First connect: the 401 starts the flow; the provider plays the browser; UnauthorizedError
     // tells the host to finish with the callback's code, as after a real redirect.
     await expect(connect(traced, provider)).rejects.toBeInstanceOf(UnauthorizedError);
@@ -230,7 +167,7 @@ describe("tokens this shelf must refuse", () => {
   it("refuses a token minted by a second shelf with its own keys", async () => {
     const other = "https://other-shelf.test";
     const otherFetch = shelfFetch(await oauthEnv({ issuer: other, kv: testEnv.OAUTH_KV_OTHER }));
-    const provider = new HeadlessProvider(otherFetch);
+    const provider = headlessProvider(otherFetch);
     await expect(auth(provider, { serverUrl: `${other}/mcp`, fetchFn: otherFetch })).resolves.toBe("REDIRECT");
     const code = provider.callback!.searchParams;
     expect(await auth(provider, { serverUrl: `${other}/mcp`, fetchFn: otherFetch, authorizationCode: code.get("code")!, iss: code.get("iss")! })).toBe(
@@ -246,7 +183,7 @@ describe("tokens this shelf must refuse", () => {
   it("refuses a token bound to another origin even where it shares this shelf's KV and read token (the audience)", async () => {
     const third = "https://third-shelf.test";
     const thirdFetch = shelfFetch(await oauthEnv({ issuer: third }));
-    const provider = new HeadlessProvider(thirdFetch);
+    const provider = headlessProvider(thirdFetch);
     expect(await auth(provider, { serverUrl: `${third}/mcp`, fetchFn: thirdFetch })).toBe("REDIRECT");
     const code = provider.callback!.searchParams;
     expect(await auth(provider, { serverUrl: `${third}/mcp`, fetchFn: thirdFetch, authorizationCode: code.get("code")!, iss: code.get("iss")! })).toBe(
@@ -258,7 +195,7 @@ describe("tokens this shelf must refuse", () => {
   });
 
   it("refuses a token without the read scope with 403 insufficient_scope", async () => {
-    const provider = new HeadlessProvider(fetchFn, "offline_access");
+    const provider = headlessProvider(fetchFn, "offline_access");
     expect(await auth(provider, { serverUrl: `${ORIGIN}/mcp`, fetchFn, scope: "offline_access" })).toBe("REDIRECT");
     const code = provider.callback!.searchParams;
     expect(await auth(provider, { serverUrl: `${ORIGIN}/mcp`, fetchFn, authorizationCode: code.get("code")!, iss: code.get("iss")! })).toBe("AUTHORIZED");

@@ -3,6 +3,13 @@
 // browser for /oauth/authorize that keeps its cookies, signs in with the read token and answers the
 // consent form as a person would.
 import { env } from "cloudflare:workers";
+import type {
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from "@modelcontextprotocol/client";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import app from "../../../src/worker/index.ts";
 import { TOKEN as PUBLISH_TOKEN } from "../admin/helpers.ts";
@@ -94,4 +101,68 @@ export async function authorizeAsPerson(
   if (visit.consentPage.status !== 200 || signIn === null) return visit;
   visit.final = await postForm(fetchFn, authorizationUrl, { handle, step: "consent", sign_in: signIn, decision: options.decision ?? "approve" }, jar);
   return visit;
+}
+
+/**
+ * The OAuth state an MCP host keeps (client registration, tokens, PKCE verifier, discovery), for
+ * the official client's flow; `browse` plays the person's browser at the authorization URL and
+ * returns the callback URL the shelf redirected to.
+ */
+export class HeadlessOAuthClient implements OAuthClientProvider {
+  client?: StoredOAuthClientInformation;
+  stored?: StoredOAuthTokens;
+  verifier = "";
+  discovery?: OAuthDiscoveryState;
+  callback?: URL;
+  authorizationUrl?: URL;
+  private readonly app: { name: string; callback: string; scope: string; state: string };
+  private readonly browse: (authorizationUrl: URL) => Promise<URL>;
+  constructor(app: { name: string; callback: string; scope: string; state: string }, browse: (authorizationUrl: URL) => Promise<URL>) {
+    this.app = app;
+    this.browse = browse;
+  }
+  get redirectUrl() {
+    return this.app.callback;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: this.app.name,
+      redirect_uris: [this.app.callback],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      scope: this.app.scope,
+    };
+  }
+  state() {
+    return this.app.state;
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: StoredOAuthClientInformation) {
+    this.client = info;
+  }
+  tokens() {
+    return this.stored;
+  }
+  saveTokens(tokens: StoredOAuthTokens) {
+    this.stored = tokens;
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
+  async redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+    this.callback = await this.browse(url);
+  }
 }

@@ -3,21 +3,12 @@
 // the allowed domain connects an MCP client through the official client's OAuth flow and reads;
 // the grant names them and `?user=` revokes it; the pages' sign-in uses the same method. Every way
 // an ID token or a callback can be wrong is refused, and none is answered with a 5xx.
-import {
-  Client,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-} from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { forgetProviders } from "../../../src/worker/auth/oidc/provider.ts";
 import { publishFixtureShelf } from "../fixture-shelf.ts";
-import { CookieJar, type FetchFn, oauthEnv, ORIGIN, PUBLISH_TOKEN, shelfFetch, testEnv } from "./helpers.ts";
+import { CookieJar, type FetchFn, HeadlessOAuthClient, oauthEnv, ORIGIN, PUBLISH_TOKEN, shelfFetch, testEnv } from "./helpers.ts";
 import { authorizeWithProvider, OidcProviderStub, oidcVars, providerLink, signInWithProvider } from "./oidc-provider.ts";
 
 const CALLBACK = "http://127.0.0.1:33419/callback";
@@ -130,62 +121,14 @@ async function refusedFor(bend: OidcProviderStub["misbehave"], reason: string): 
 
 describe("a member signs in with the identity provider", () => {
   it("through the official MCP client's OAuth flow, and reads skills with the token", async () => {
-    class ProviderSignIn implements OAuthClientProvider {
-      client?: StoredOAuthClientInformation;
-      stored?: StoredOAuthTokens;
-      verifier = "";
-      discovery?: OAuthDiscoveryState;
-      callback?: URL;
-      get redirectUrl() {
-        return CALLBACK;
-      }
-      get clientMetadata(): OAuthClientMetadata {
-        return {
-          client_name: "OIDC Flow Agent",
-          redirect_uris: [CALLBACK],
-          grant_types: ["authorization_code", "refresh_token"],
-          response_types: ["code"],
-          token_endpoint_auth_method: "none",
-          scope: "skills:read",
-        };
-      }
-      state() {
-        return "state-oidc-1";
-      }
-      clientInformation() {
-        return this.client;
-      }
-      saveClientInformation(info: StoredOAuthClientInformation) {
-        this.client = info;
-      }
-      tokens() {
-        return this.stored;
-      }
-      saveTokens(tokens: StoredOAuthTokens) {
-        this.stored = tokens;
-      }
-      saveCodeVerifier(v: string) {
-        this.verifier = v;
-      }
-      codeVerifier() {
-        return this.verifier;
-      }
-      saveDiscoveryState(state: OAuthDiscoveryState) {
-        this.discovery = state;
-      }
-      discoveryState() {
-        return this.discovery;
-      }
-      async redirectToAuthorization(url: URL) {
-        const visit = await authorizeWithProvider(fetchFn, idp, url.href);
-        expect(visit.start?.status).toBe(200);
-        expect(visit.callback?.status, visit.callbackHtml).toBe(200);
-        expect(visit.callbackHtml).toContain("OIDC Flow Agent");
-        expect(visit.final?.status).toBe(302);
-        this.callback = new URL(visit.final!.headers.get("Location")!);
-      }
-    }
-    const provider = new ProviderSignIn();
+    const provider = new HeadlessOAuthClient({ name: "OIDC Flow Agent", callback: CALLBACK, scope: "skills:read", state: "state-oidc-1" }, async (url) => {
+      const visit = await authorizeWithProvider(fetchFn, idp, url.href);
+      expect(visit.start?.status).toBe(200);
+      expect(visit.callback?.status, visit.callbackHtml).toBe(200);
+      expect(visit.callbackHtml).toContain("OIDC Flow Agent");
+      expect(visit.final?.status).toBe(302);
+      return new URL(visit.final!.headers.get("Location")!);
+    });
     const connect = async () => {
       const client = new Client({ name: "oidc-flow-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
       await client.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), { fetch: fetchFn, authProvider: provider }));
