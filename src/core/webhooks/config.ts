@@ -54,7 +54,8 @@ export function parseWebhookReceivers(value: string | undefined): { receivers: W
     let format: WebhookFormat = "standard";
     let text = entry;
     if (prefixed) {
-      if (prefixed[1]!.toLowerCase() !== "slack") return { problem: `${which} starts with "${prefixed[1]}:", which is not a format; the only prefix is "slack:"` };
+      if (prefixed[1]!.toLowerCase() !== "slack")
+        return { problem: `${which} starts with "${prefixed[1]}:", which is not a format; the only prefix is "slack:"` };
       format = "slack";
       text = prefixed[2]!;
     }
@@ -66,7 +67,8 @@ export function parseWebhookReceivers(value: string | undefined): { receivers: W
     }
     if (url.protocol !== "https:" && !(url.protocol === "http:" && LOOPBACK.test(url.hostname)))
       return { problem: `${which} (${shown(url)}) is not https: webhooks go only to https receivers (http only to localhost, for local runs)` };
-    if (url.username || url.password) return { problem: `${which} (${shown(url)}) carries a user name or password; put credentials in the path or use the signature` };
+    if (url.username || url.password)
+      return { problem: `${which} (${shown(url)}) carries a user name or password; put credentials in the path or use the signature` };
     if (url.hash) return { problem: `${which} (${shown(url)}) has a #fragment, which is never sent; remove it` };
     if (receivers.some((r) => r.url === url.href)) return { problem: `${which} (${shown(url)}) is listed twice; each receiver gets each event once` };
     receivers.push({ url: url.href, format });
@@ -94,7 +96,9 @@ export function parseWebhookSecrets(value: string | undefined): { keys: Uint8Arr
     const key = fromBase64(entry.slice(WEBHOOK_SECRET_PREFIX.length));
     if (!key) return { problem: `${which} is not "${WEBHOOK_SECRET_PREFIX}" followed by standard base64 (A-Z a-z 0-9 + /, padded with =)` };
     if (key.length < WEBHOOK_SECRET_BYTES.min || key.length > WEBHOOK_SECRET_BYTES.max)
-      return { problem: `${which} decodes to ${key.length} bytes; the Standard Webhooks specification wants ${WEBHOOK_SECRET_BYTES.min} to ${WEBHOOK_SECRET_BYTES.max}` };
+      return {
+        problem: `${which} decodes to ${key.length} bytes; the Standard Webhooks specification wants ${WEBHOOK_SECRET_BYTES.min} to ${WEBHOOK_SECRET_BYTES.max}`,
+      };
     keys.push(key);
   }
   return { keys };
@@ -118,7 +122,8 @@ export function webhookConfig(settings: { SHELF_WEBHOOK_URLS?: string; SHELF_WEB
   if (secrets.keys.length === 0 && urls.receivers.some((r) => r.format === "standard"))
     return {
       config: null,
-      problem: 'SHELF_WEBHOOK_URLS names a receiver but the SHELF_WEBHOOK_SECRET secret is not set: echo "whsec_$(openssl rand -base64 32)" | npx wrangler secret put SHELF_WEBHOOK_SECRET',
+      problem:
+        'SHELF_WEBHOOK_URLS names a receiver but the SHELF_WEBHOOK_SECRET secret is not set: echo "whsec_$(openssl rand -base64 32)" | npx wrangler secret put SHELF_WEBHOOK_SECRET',
     };
   return { config: { receivers: urls.receivers, keys: secrets.keys }, problem: null };
 }

@@ -9,9 +9,7 @@ export const WEBHOOK_HEADERS = { id: "webhook-id", timestamp: "webhook-timestamp
 
 /** HMAC-SHA256 signing keys from raw secret bytes (import once per event, sign per attempt). */
 export function importWebhookKeys(keys: readonly Uint8Array[]): Promise<WebCryptoKey[]> {
-  return Promise.all(
-    keys.map((raw) => crypto.subtle.importKey("raw", raw as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])),
-  );
+  return Promise.all(keys.map((raw) => crypto.subtle.importKey("raw", raw as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])));
 }
 
 /**

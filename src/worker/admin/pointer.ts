@@ -81,7 +81,10 @@ export async function movePointer(
     generation,
     seq,
     published_at: now,
-    history: [{ seq, generation, action, at: now, ...(changes ? { changes: changes.sha256 } : {}) }, ...(current?.pointer.history ?? [])].slice(0, HISTORY_LIMIT),
+    history: [{ seq, generation, action, at: now, ...(changes ? { changes: changes.sha256 } : {}) }, ...(current?.pointer.history ?? [])].slice(
+      0,
+      HISTORY_LIMIT,
+    ),
   };
   const written = await storage.put(
     R2_POINTER_KEY,
