@@ -73,7 +73,8 @@ async function deliverTo(
         redirect: "manual",
         signal: AbortSignal.timeout(Math.min(timing.attemptTimeoutMs, left)),
       });
-      await response.body?.cancel();
+      // The answer's body is not read: release the connection.
+      await response.body?.cancel().catch(() => {});
       last = `HTTP ${response.status}`;
       if (response.ok) return { receiver, delivered: true, attempts, last };
       // 410 Gone: the receiver asked not to be sent this again.
