@@ -3,7 +3,7 @@
 // one error path (http/error-handler.ts) that maps every typed error to its answer once. The
 // repository's Worker (index.ts) and the package's (`skillshelf/worker`, package.ts) are both built here.
 import { Hono } from "hono";
-import { adminRoutes } from "./admin/index.ts";
+import { adminRoutes, type AdminRoutesOptions } from "./admin/index.ts";
 import { oidcSessionSignIn } from "./auth/oidc/access.ts";
 import type { ReadAccessOptions } from "./auth/read-access.ts";
 import { handleError } from "./http/error-handler.ts";
@@ -18,6 +18,8 @@ export type AppEnv = { Bindings: CloudflareBindings };
 export interface ShelfAppOptions {
   /** Read access on a private shelf: the read-token verifier and the sign-in methods asked first (OAuth plugs in here). */
   access?: ReadAccessOptions;
+  /** The admin API's clock, waits and webhook timing (tests shorten them). */
+  admin?: AdminRoutesOptions;
 }
 
 /**
@@ -47,7 +49,7 @@ export function createShelfApp(options: ShelfAppOptions = {}): Hono<AppEnv> {
 
   // The admin API (publish, history, rollback, gc, advisories), behind the publish token. Every
   // /admin path is answered here (no CORS, unlike the reads): unknown ones with the JSON 404.
-  const admin = adminRoutes();
+  const admin = adminRoutes(options.admin);
   app.route("/admin/v1", admin);
   app.all("/admin/*", () => {
     throw notFound();

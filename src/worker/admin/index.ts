@@ -2,7 +2,8 @@
 // token. Each route of the contract (src/core/publish/contract.ts) is bound here with
 // @hono/zod-openapi, which validates requests against the contract's schemas; handlers are thin
 // calls into one module per job (uploads, pointer, advisories, gc). Refusals are thrown as
-// adminError (a ShelfError) and rendered by the app's one onError. docs/storage.md describes the protocol.
+// adminError (a ShelfError) and rendered by the app's one onError. Each new history entry is then
+// announced to the webhook receivers after the response (src/worker/webhooks). docs/storage.md describes the protocol.
 import { noStore, withHeaders } from "../http/headers.ts";
 import { createRoute, OpenAPIHono, type Hook } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
@@ -14,18 +15,21 @@ import { publishAuth, type PublishAuthBindings } from "./auth.ts";
 import { cappedBody, jsonObjectBody } from "./body.ts";
 import { adminError } from "./errors.ts";
 import { GarbageCollector } from "./gc.ts";
-import { historyOf, movePointer, readPointer, recordAdvisoryChange, rollback } from "./pointer.ts";
+import { historyOf, movePointer, readPointer, recordAdvisoryChange, rollback, type RecordedEntry } from "./pointer.ts";
 import { AdminStorage } from "./storage.ts";
 import { enforceSignaturePolicy, putSignatures, storedSignaturesSha } from "./signatures.ts";
 import { presence, putBlob, putDocument } from "./uploads.ts";
 import { rebuildVersionIndex, versionIndexAfterMove } from "./versions.ts";
 import { VERSIONS_ADMIN_API } from "../../core/versions/admin.ts";
 import type { SigningBindings } from "../shelf/signing.ts";
+import { announceEntry, type WebhookEnv } from "../webhooks/index.ts";
+import type { DeliverOptions } from "../webhooks/deliver.ts";
 
 /** The bindings the admin API uses. */
 export type AdminBindings = StorageBindings &
   PublishAuthBindings &
-  SigningBindings & {
+  SigningBindings &
+  WebhookEnv & {
     /** Overrides gc's settle wait in milliseconds (tests set 0; never lower it in production). */
     SHELF_GC_SETTLE_MS?: string;
   };
@@ -38,6 +42,26 @@ export interface AdminRoutesOptions {
   clock?: Clock;
   /** Waits (gc's settle period); tests pass a no-op. */
   sleep?: (ms: number) => Promise<void>;
+  /** Webhook delivery (tests shorten its timing). */
+  webhooks?: DeliverOptions;
+}
+
+/** Hands a history entry just written to the webhooks, which send it after the response. */
+function announce(c: Context<AdminEnv>, recorded: RecordedEntry, previous: string | null, options: DeliverOptions | undefined): void {
+  const entry = recorded.pointer.history[0]!;
+  announceEntry(
+    c,
+    {
+      origin: new URL(c.req.url).origin,
+      seq: entry.seq,
+      action: entry.action,
+      at: entry.at,
+      generation: entry.generation,
+      previous,
+      changes: recorded.changes,
+    },
+    options,
+  );
 }
 
 /** A request that fails its route's schema: the contract says how it is refused (a body 422, a path parameter 400). */
@@ -141,17 +165,19 @@ export function adminRoutes(options: AdminRoutesOptions = {}): OpenAPIHono<Admin
   admin.openapi(jsonRoute(ADMIN_API.movePointer), async (c) => {
     const { generation, previous } = c.req.valid("json");
     const policy = (id: string) => enforceSignaturePolicy(storage(c), c.env, id);
-    const pointer = await movePointer(storage(c), clock, generation, previous ?? null, "publish", policy);
-    await versionIndexAfterMove(storage(c), clock, pointer);
-    return c.json({ pointer }, 200);
+    const moved = await movePointer(storage(c), clock, generation, previous ?? null, "publish", policy);
+    await versionIndexAfterMove(storage(c), clock, moved.pointer);
+    announce(c, moved, previous ?? null, options.webhooks);
+    return c.json({ pointer: moved.pointer }, 200);
   });
 
   admin.openapi(jsonRoute(ADMIN_API.rollback), async (c) => {
     const { generation, previous } = c.req.valid("json");
     const policy = (id: string) => enforceSignaturePolicy(storage(c), c.env, id);
-    const pointer = await rollback(storage(c), clock, generation, previous ?? null, policy);
-    await versionIndexAfterMove(storage(c), clock, pointer);
-    return c.json({ pointer }, 200);
+    const moved = await rollback(storage(c), clock, generation, previous ?? null, policy);
+    await versionIndexAfterMove(storage(c), clock, moved.pointer);
+    announce(c, moved, previous ?? null, options.webhooks);
+    return c.json({ pointer: moved.pointer }, 200);
   });
 
   admin.openapi(readRoute(ADMIN_API.history), async (c) => c.json(historyOf(await readPointer(storage(c))), 200));
@@ -160,7 +186,13 @@ export function adminRoutes(options: AdminRoutesOptions = {}): OpenAPIHono<Admin
 
   admin.openapi(jsonRoute(ADMIN_API.mergeAdvisories), async (c) => {
     const store = storage(c);
-    const merged = await mergeAdvisories(store, clock, c.req.valid("json").advisories, (before, after) => recordAdvisoryChange(store, clock, before, after));
+    let recorded: RecordedEntry | null = null;
+    const merged = await mergeAdvisories(store, clock, c.req.valid("json").advisories, async (before, after) => {
+      recorded = await recordAdvisoryChange(store, clock, before, after);
+    });
+    // An advisory change leaves the generation current: it is its own "previous".
+    const entry = recorded as RecordedEntry | null;
+    if (entry) announce(c, entry, entry.pointer.generation, options.webhooks);
     return c.json(merged, 200);
   });
 

@@ -30,6 +30,12 @@ export async function readPointer(storage: AdminStorage): Promise<{ pointer: Poi
   return stored ? { pointer: PointerSchema.parse(stored.json), etag: stored.etag } : null;
 }
 
+/** A history entry just written: the pointer as stored, and the entry's change document (null when it could not be written). */
+export interface RecordedEntry {
+  pointer: Pointer;
+  changes: { sha256: string; document: ChangeDocument } | null;
+}
+
 /** The history view of the pointer: the current generation, its seq, and its moves, newest first. */
 export function historyOf(current: { pointer: Pointer } | null): History {
   return { current: current?.pointer.generation ?? null, seq: current?.pointer.seq ?? 0, history: current?.pointer.history ?? [] };
@@ -48,7 +54,7 @@ export async function movePointer(
   action: "publish" | "rollback",
   /** A policy the target must meet once it is known complete (signatures: admin/signatures.ts). */
   policy: (generation: string) => Promise<void> = async () => {},
-): Promise<Pointer> {
+): Promise<RecordedEntry> {
   if (!isSha256Hex(generation)) throw adminError("invalid_request", "generation must be a 64-character lowercase hex id");
   if (previous !== null && !isSha256Hex(previous)) throw adminError("invalid_request", "previous must be a generation id or null");
   const current = await readPointer(storage);
@@ -75,7 +81,10 @@ export async function movePointer(
     generation,
     seq,
     published_at: now,
-    history: [{ seq, generation, action, at: now, ...(changes ? { changes } : {}) }, ...(current?.pointer.history ?? [])].slice(0, HISTORY_LIMIT),
+    history: [{ seq, generation, action, at: now, ...(changes ? { changes: changes.sha256 } : {}) }, ...(current?.pointer.history ?? [])].slice(
+      0,
+      HISTORY_LIMIT,
+    ),
   };
   const written = await storage.put(
     R2_POINTER_KEY,
@@ -90,7 +99,7 @@ export async function movePointer(
     });
   }
   await storage.kvPut(KV_POINTER_KEY, JSON.stringify({ generation, seq, published_at: now }));
-  return pointer;
+  return { pointer, changes };
 }
 
 /** Rolls back (or forward) to a generation the history remembers. */
@@ -100,7 +109,7 @@ export async function rollback(
   generation: string,
   previous: string | null,
   policy?: (generation: string) => Promise<void>,
-): Promise<Pointer> {
+): Promise<RecordedEntry> {
   const current = await readPointer(storage);
   if (!current) throw adminError("conflict", "nothing has been published yet; there is nothing to roll back");
   if (!current.pointer.history.some((h) => h.generation === generation)) {
@@ -163,9 +172,10 @@ async function verifyGenerationComplete(
  * logged and the entry is written without it (readers show it as unknown): the document
  * describes the move and must never be the reason a publish, rollback or advisory fails.
  */
-async function recordChanges(storage: AdminStorage, build: () => Promise<ChangeDocument>): Promise<string | null> {
+async function recordChanges(storage: AdminStorage, build: () => Promise<ChangeDocument>): Promise<RecordedEntry["changes"]> {
   try {
-    return await storeChanges(storage, await build());
+    const document = await build();
+    return { sha256: await storeChanges(storage, document), document };
   } catch (error) {
     console.error("change document not written", error);
     return null;
@@ -177,14 +187,20 @@ async function recordChanges(storage: AdminStorage, build: () => Promise<ChangeD
  * on the current generation (nothing published: nothing to record). The generation, its publish
  * time and what readers serve stay as they are; the seq moves, so readers revalidate. Retried
  * when a publish moves the pointer at the same moment; never fails the advisory change itself.
+ * Gives the entry written, or null when none was.
  */
-export async function recordAdvisoryChange(storage: AdminStorage, clock: Clock, before: AdvisoriesRecord, after: AdvisoriesRecord): Promise<void> {
+export async function recordAdvisoryChange(
+  storage: AdminStorage,
+  clock: Clock,
+  before: AdvisoriesRecord,
+  after: AdvisoriesRecord,
+): Promise<RecordedEntry | null> {
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
       const current = await readPointer(storage);
-      if (!current) return;
+      if (!current) return null;
       const stored = await storage.getJson(r2Key("generation", current.pointer.generation));
-      if (!stored) return;
+      if (!stored) return null;
       const manifest = GenerationManifestSchema.parse(stored.json);
       const now = new Date(clock()).toISOString();
       const seq = current.pointer.seq + 1;
@@ -195,7 +211,7 @@ export async function recordAdvisoryChange(storage: AdminStorage, clock: Clock, 
         advisoryEntries(before),
         advisoryEntries(after),
       );
-      if (isEmptyChange(doc)) return;
+      if (isEmptyChange(doc)) return null;
       const changes = await storeChanges(storage, doc);
       const pointer: Pointer = {
         ...current.pointer,
@@ -213,11 +229,12 @@ export async function recordAdvisoryChange(storage: AdminStorage, clock: Clock, 
       );
       if (written) {
         await storage.kvPut(KV_POINTER_KEY, JSON.stringify({ generation: pointer.generation, seq, published_at: pointer.published_at }));
-        return;
+        return { pointer, changes: { sha256: changes, document: doc } };
       }
     }
     console.error("advisory history entry not written: the pointer moved three times in a row");
   } catch (error) {
     console.error("advisory history entry not written", error);
   }
+  return null;
 }

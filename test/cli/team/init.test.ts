@@ -177,6 +177,32 @@ describe("skillshelf init --check", () => {
     expect(ok.stdout).toMatch(/SHELF_OIDC_CLIENT_SECRET/);
   });
 
+  it("checks webhook settings as the Worker reads them: commented in a new repository, each mistake named", async () => {
+    const { dir } = await init("hooks-shelf");
+    const file = path.join(dir, "wrangler.toml");
+    const written = readFileSync(file, "utf8");
+    expect(written).toMatch(/^# SHELF_WEBHOOK_URLS = "/m);
+    expect(readFileSync(path.join(dir, ".dev.vars.example"), "utf8")).toMatch(/^SHELF_WEBHOOK_SECRET=$/m);
+    // Uncommented as written: valid, with a notice that a plain URL needs the secret.
+    writeFileSync(file, written.replace(/^# SHELF_WEBHOOK_URLS = /m, "SHELF_WEBHOOK_URLS = "));
+    const ok = await runInProcess(["init", "--check", dir]);
+    expect(ok.code, ok.stdout).toBe(0);
+    expect(ok.stdout).toMatch(/signed with the SHELF_WEBHOOK_SECRET secret/);
+    expect(ok.stdout).not.toMatch(/var SHELF_WEBHOOK_URLS is not read/);
+    // An http receiver, a secret committed under [vars], and a malformed local secret: three edits.
+    writeFileSync(
+      file,
+      written.replace(/^# SHELF_WEBHOOK_URLS = .*$/m, 'SHELF_WEBHOOK_URLS = "https://ok.example/h, http://ci.example/hook"\nSHELF_WEBHOOK_SECRET = "whsec_x"'),
+    );
+    writeFileSync(path.join(dir, ".dev.vars"), 'PUBLISH_TOKEN_SHA256=abc\nSHELF_WEBHOOK_SECRET="whsec_c2hvcnQ="\n');
+    const bad = await runInProcess(["init", "--check", dir]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/SHELF_WEBHOOK_URLS entry 2 \(http:\/\/ci\.example\/…\) is not https/);
+    expect(bad.stdout).toMatch(/SHELF_WEBHOOK_SECRET is under \[vars\], where it is committed/);
+    expect(bad.stdout).toMatch(/\.dev\.vars.*SHELF_WEBHOOK_SECRET decodes to 5 bytes/);
+    expect(bad.stdout).not.toContain("c2hvcnQ");
+  });
+
   it("holds this repository's own wrangler.toml to the same requirements", async () => {
     const run = await runInProcess(["init", "--check", ".", "--json"]);
     const edits = JSON.parse(run.stdout).findings.filter((f: { level: string }) => f.level === "edit");

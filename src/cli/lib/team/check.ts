@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import semver from "semver";
 import { parse as parseToml } from "smol-toml";
+import { parseWebhookReceivers, parseWebhookSecrets } from "../../../core/webhooks/config.ts";
 import { CliError } from "../cli.ts";
 import type { OwnPackage } from "../package-root.ts";
 import {
@@ -101,6 +102,21 @@ function checkWrangler(config: Table, file: string): CheckFinding[] {
         );
       notice(label, "sign-in with the identity provider also needs the SHELF_OIDC_CLIENT_SECRET and SHELF_SESSION_KEY secrets (npx wrangler secret put …)");
     }
+    // Webhooks (docs/teams.md, "Webhooks"): the Worker's own rules, so a mistake is named here before a publish finds it.
+    if (typeof vars.SHELF_WEBHOOK_URLS === "string") {
+      const urls = parseWebhookReceivers(vars.SHELF_WEBHOOK_URLS);
+      if ("problem" in urls) edit(label, `${urls.problem} (under ${varsBlock}); until it is fixed the Worker sends no webhooks`);
+      else if (urls.receivers.some((r) => r.format === "standard"))
+        notice(
+          label,
+          'webhooks to a plain URL are signed with the SHELF_WEBHOOK_SECRET secret: echo "whsec_$(openssl rand -base64 32)" | npx wrangler secret put SHELF_WEBHOOK_SECRET',
+        );
+    }
+    if ("SHELF_WEBHOOK_SECRET" in vars)
+      edit(
+        label,
+        `SHELF_WEBHOOK_SECRET is under ${varsBlock}, where it is committed: remove it, choose a new one and set it with npx wrangler secret put SHELF_WEBHOOK_SECRET`,
+      );
     for (const name of Object.keys(vars)) {
       if (name.startsWith("SHELF_") && !known.has(name))
         notice(label, `var ${name} is not read by this skillshelf version; remove it from ${varsBlock} unless you use it yourself`);
@@ -142,6 +158,30 @@ function checkPackage(json: Table, own: OwnPackage, file: string): CheckFinding[
   return findings;
 }
 
+/**
+ * The webhook settings in the local secrets files (.dev.vars, and .dev.vars.<env> for each
+ * environment), which `wrangler dev` reads: their form is checked as the Worker would, never echoed.
+ */
+async function checkDevVars(dir: string, config: Table): Promise<CheckFinding[]> {
+  const findings: CheckFinding[] = [];
+  const files = [".dev.vars", ...environments(config).flatMap((e) => (e.top ? [] : [`.dev.vars.${e.label.slice(5, -1)}`]))];
+  for (const file of files) {
+    const text = await readOr(path.join(dir, file));
+    if (text === undefined) continue;
+    for (const [name, parse] of [
+      ["SHELF_WEBHOOK_SECRET", parseWebhookSecrets],
+      ["SHELF_WEBHOOK_URLS", parseWebhookReceivers],
+    ] as const) {
+      const line = new RegExp(`^\\s*${name}\\s*=\\s*(.*)$`, "m").exec(text);
+      if (!line) continue;
+      const value = line[1]!.trim().replace(/^(["'])(.*)\1$/, "$2");
+      const parsed = parse(value);
+      if ("problem" in parsed) findings.push({ level: "edit", file, where: name, message: `${parsed.problem}; local runs send no webhooks until it is fixed` });
+    }
+  }
+  return findings;
+}
+
 async function readOr(file: string): Promise<string | undefined> {
   try {
     return await readFile(file, "utf8");
@@ -173,6 +213,7 @@ export async function checkTeamRepository(dir: string, own: OwnPackage): Promise
     throw new CliError(`wrangler.toml is not valid TOML: ${(error as Error).message.split("\n")[0]}`);
   }
   const findings = checkWrangler(config, "wrangler.toml");
+  findings.push(...(await checkDevVars(dir, config)));
   const pkg = await readOr(path.join(dir, "package.json"));
   if (pkg !== undefined) {
     try {

@@ -54,6 +54,11 @@ export const SECRETS: readonly SecretRequirement[] = [
   { name: "READ_TOKEN_SHA256", required: false, why: "comma-separated SHA-256 (hex) of read tokens; a private shelf needs at least one" },
   { name: "SHELF_SESSION_KEY", required: false, why: "random key (32+ bytes, hex) for the pages' sign-in sessions on a private shelf" },
   { name: "SHELF_OIDC_CLIENT_SECRET", required: false, why: "the identity provider's client secret, for sign-in with it (docs/oauth.md)" },
+  {
+    name: "SHELF_WEBHOOK_SECRET",
+    required: false,
+    why: 'whsec_<base64 of 24-64 random bytes> signing the webhooks (echo "whsec_$(openssl rand -base64 32)"; docs/teams.md, "Webhooks")',
+  },
 ];
 
 /**
@@ -77,6 +82,12 @@ export const OPTIONAL_VARS: readonly VarRequirement[] = [
     why: "claim=value the ID token must carry (a group), instead of or besides the domains",
   },
   { name: "SHELF_OIDC_NAME", teamDefault: "Google", why: "what the sign-in button calls the provider" },
+  // Webhooks after each publish, rollback and advisory change (docs/teams.md, "Webhooks").
+  {
+    name: "SHELF_WEBHOOK_URLS",
+    teamDefault: "https://ci.example.com/skillshelf slack:https://hooks.slack.com/services/T000/B000/XXXX",
+    why: "up to 5 receivers; slack: sends the Slack-compatible text (a Slack URL is a credential: set it as a secret instead)",
+  },
 ];
 
 export const OPTIONAL_BINDINGS: readonly BindingRequirement[] = [

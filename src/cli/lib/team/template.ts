@@ -93,6 +93,11 @@ ${vars.join("\n")}
 ${OPTIONAL_VARS.filter((v) => v.name.startsWith("SHELF_OIDC_"))
   .map((v) => `# ${v.name} = ${JSON.stringify(v.teamDefault)}   # ${v.why}`)
   .join("\n")}
+# Webhooks after each publish, rollback and advisory change (skillshelf's docs/teams.md, "Webhooks"):
+# uncomment, and \`echo "whsec_$(openssl rand -base64 32)" | npx wrangler secret put SHELF_WEBHOOK_SECRET\`.
+${OPTIONAL_VARS.filter((v) => v.name.startsWith("SHELF_WEBHOOK_"))
+  .map((v) => `# ${v.name} = ${JSON.stringify(v.teamDefault)}   # ${v.why}`)
+  .join("\n")}
 
 # Secrets are not written here: \`npx wrangler secret put <NAME>\` (README.md, "Deploy"); locally,
 # \`skillshelf dev\` writes .dev.vars for you. ${SECRETS.map((s) => s.name).join(", ")}.
