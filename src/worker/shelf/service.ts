@@ -13,7 +13,7 @@ import type { FeedEntry } from "../../core/changes/atom.ts";
 import { LifecycleSchema, type Lifecycle } from "../../core/changes/lifecycle.ts";
 import { recentChanges, shelfHistory } from "./changes.ts";
 import { MissingObjectError, StorageUnavailableError } from "../storage/errors.ts";
-import { openGeneration, openGenerationById, type BlobHead, type Clock, type Generation, type StorageBindings } from "../storage/index.ts";
+import { openGeneration, openGenerationById, type BlobHead, type Clock, type OpenedBlob, type Generation, type StorageBindings } from "../storage/index.ts";
 import { r2Key } from "../storage/keys.ts";
 import { MemoryCache } from "../memory-cache.ts";
 import { NotOnShelfError, SkillBlockedError } from "./errors.ts";
@@ -54,8 +54,11 @@ export interface ShelfFile {
   size: number;
   /** The media type the build recorded (archives have none). */
   mediaType?: string;
-  /** Streams the bytes (or a range), never buffered. Throws StorageUnavailableError when they are not stored. */
-  open(range?: ByteRange): Promise<ReadableStream<Uint8Array>>;
+  /**
+   * Streams the bytes (or a range), never buffered, with R2's size and SHA-256 checksum of the
+   * whole object. Throws StorageUnavailableError when they are not stored.
+   */
+  open(range?: ByteRange): Promise<OpenedBlob>;
   /** Reads the whole bytes at once (for small files), unchecked; null when they are not stored. */
   read(): Promise<Uint8Array | null>;
   /** What R2 says of the bytes without reading them (size, and the SHA-256 it checked at upload); null when they are not stored. */
@@ -322,9 +325,9 @@ export class ShelfService {
       size,
       ...(mediaType !== undefined ? { mediaType } : {}),
       async open(range) {
-        const body = await (await generation).openBlob(sha256, range);
-        if (body === null) throw new MissingObjectError(r2Key("blob", sha256));
-        return body;
+        const opened = await (await generation).openBlob(sha256, range);
+        if (opened === null) throw new MissingObjectError(r2Key("blob", sha256));
+        return opened;
       },
       async read() {
         return (await generation).readBlobBytes(sha256);
