@@ -5,7 +5,7 @@
 // layout, well-known discovery, the read API, /mcp and the pages) is a thin sibling over it and
 // the modules beside it that derive from it (disclosure, trust, selection, search); the live
 // records besides the pointer and advisories (signatures, the version index) are read beside it.
-import type { SkillEntry, SkillRecord } from "../../core/generation/manifest.ts";
+import { shardOf, type SkillEntry, type SkillRecord } from "../../core/generation/manifest.ts";
 import { isSha256Hex, sha256Hex } from "../../core/skill/hash.ts";
 import { decodeSkillMd, parseSkillMd } from "../../core/skill/skill-md.ts";
 import type { AdvisoryEntry } from "../../core/trust/records.ts";
@@ -19,7 +19,7 @@ import { MemoryCache } from "../memory-cache.ts";
 import { NotOnShelfError, SkillBlockedError } from "./errors.ts";
 import { isPlausibleFilePath, isPlausibleSkillName } from "./names.ts";
 import { edgeVerdict, type BlockingAdvisory } from "./verdict.ts";
-import { generationSignatures, type SigningBindings } from "./signing.ts";
+import { generationSignatures, type SigningBindings, skillSigning, type SkillSigning } from "./signing.ts";
 import type { StoredSignatures } from "../storage/signatures.ts";
 import type { VersionSelector } from "../../core/versions/resolve.ts";
 import { resolveVersion, skillVersionsNow, type JudgedVersion, type ResolvedVersion, type VersionsView } from "./versions.ts";
@@ -131,6 +131,15 @@ export class ShelfService {
    */
   async signatures(generation?: string): Promise<StoredSignatures | null> {
     return generationSignatures(this.#env, generation ?? (await this.generation()).id);
+  }
+
+  /**
+   * One skill's signature in this request's generation, read from its shard's signatures (never
+   * the whole document); null when the generation was published unsigned or the shelf does not sign.
+   */
+  async skillSignature(name: string): Promise<SkillSigning | null> {
+    const generation = await this.generation();
+    return skillSigning(this.#env, generation.id, shardOf(name, generation.manifest.shard_count), name);
   }
 
   /**
