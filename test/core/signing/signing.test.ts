@@ -173,7 +173,12 @@ describe("a signed generation", () => {
 
 describe("signature shards", () => {
   const names = Array.from({ length: 40 }, (_, i) => `skill-${i}`);
-  const records = names.map((name, i) => ({ name, sha256: i.toString(16).padStart(64, "0"), version: null, files: [{ path: "SKILL.md", size: 1, sha256: "1".repeat(64) }] }));
+  const records = names.map((name, i) => ({
+    name,
+    sha256: i.toString(16).padStart(64, "0"),
+    version: null,
+    files: [{ path: "SKILL.md", size: 1, sha256: "1".repeat(64) }],
+  }));
 
   it("cut a document by the manifest's shards: each skill's entry in the shard shardOf names, none lost or repeated", async () => {
     const doc = await signGeneration("c".repeat(64), records, await testKey(), { origin: "https://o.test", keyId: "k1" });
