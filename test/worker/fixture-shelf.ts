@@ -101,7 +101,8 @@ export async function publishFixtureShelf(
     advisories: null,
   });
   for (const object of built.objects) {
-    await bucket.put(r2Key(object.kind, object.sha256), object.bytes);
+    // Blobs with the SHA-256 checksum the admin upload gives them (src/worker/admin/uploads.ts).
+    await bucket.put(r2Key(object.kind, object.sha256), object.bytes, object.kind === "blob" ? { sha256: object.sha256 } : {});
     const text = new TextDecoder().decode(object.bytes);
     if (object.kind === "record") {
       const record = JSON.parse(text) as SkillRecord;

@@ -1,9 +1,10 @@
 // A generation's signatures: one document stored beside its manifest (signatures/<generation id>),
-// never inside what it signs. Ed25519 is deterministic, so an unchanged skill gets the same
+// never inside what it signs, and the Worker's split of it by the manifest's shards (one
+// signature shard per records shard, so a route that needs one skill's signature reads one). Ed25519 is deterministic, so an unchanged skill gets the same
 // signature in every generation and re-signing an unchanged shelf gives the same bytes (a
 // republish uploads nothing new).
 import { z } from "zod";
-import { Sha256Schema } from "../generation/manifest.ts";
+import { Sha256Schema, shardOf } from "../generation/manifest.ts";
 import { compareCodePoints } from "../python-compat/py-text.ts";
 import { sign, toBase64, type SigningKey } from "./ed25519.ts";
 import { base64Of, KeyIdSchema, type Keyring, refusalMessage, type SignatureRefusal } from "./keys.ts";
@@ -39,6 +40,42 @@ export const SignaturesDocumentSchema = z.strictObject({
   skills: z.array(SkillSignatureEntrySchema),
 });
 export type SignaturesDocument = z.infer<typeof SignaturesDocumentSchema>;
+
+export const SIGNATURE_SHARD_SCHEMA = "skillshelf.signature-shard/1";
+
+/**
+ * The signatures of one shard's skills (those `shardOf(name, shard_count)` puts in shard `shard`),
+ * cut by the Worker from a verified signatures document: what a route that needs one skill's
+ * signature reads. Never uploaded; the generation signature stays in the whole document.
+ */
+export const SignatureShardSchema = z.strictObject({
+  schema: z.literal(SIGNATURE_SHARD_SCHEMA),
+  generation: Sha256Schema,
+  origin: OriginSchema,
+  shard: z.number().int().nonnegative(),
+  /** The shard's skills, names in code-point order (as in the whole document). */
+  skills: z.array(SkillSignatureEntrySchema),
+});
+export type SignatureShard = z.infer<typeof SignatureShardSchema>;
+
+/**
+ * A signatures document cut by the manifest's shards: one signature shard per shard that holds a
+ * skill, by shard index. Pure; the entries keep the document's order.
+ * @example signatureShards(doc, manifest.shard_count).get(shardOf("code-review", manifest.shard_count))
+ */
+export function signatureShards(doc: SignaturesDocument, shardCount: number): Map<number, SignatureShard> {
+  const out = new Map<number, SignatureShard>();
+  for (const entry of doc.skills) {
+    const index = shardOf(entry.name, shardCount);
+    let shard = out.get(index);
+    if (!shard) {
+      shard = { schema: SIGNATURE_SHARD_SCHEMA, generation: doc.generation, origin: doc.origin, shard: index, skills: [] };
+      out.set(index, shard);
+    }
+    shard.skills.push(entry);
+  }
+  return out;
+}
 
 /** A skill signature as served (`/v1/skills/{name}/signature`): agentskills-core's DetachedSignature plus what it covers. */
 export const SkillSignatureSchema = z

@@ -5,9 +5,9 @@ import { canonicalJson } from "../../core/generation/canonical-json.ts";
 import { GenerationManifestSchema, ShardReferencesSchema, SkillRecordSchema, type GenerationManifest } from "../../core/generation/manifest.ts";
 import { mapLimit } from "../../core/publish/map-limit.ts";
 import { readJsonText } from "../../core/publish/json-text.ts";
-import { recordRevision, SignaturesDocumentSchema, verifySignaturesDocument, type SignaturesDocument } from "../../core/signing/signatures.ts";
+import { recordRevision, SignaturesDocumentSchema, signatureShards, verifySignaturesDocument, type SignaturesDocument } from "../../core/signing/signatures.ts";
 import { sha256Hex } from "../../core/skill/hash.ts";
-import { r2Key, signaturesKey } from "../storage/keys.ts";
+import { r2Key, signatureShardKey, signaturesKey } from "../storage/keys.ts";
 import { resetSignaturesCache } from "../storage/signatures.ts";
 import { signingConfig, SigningConfigError, type SigningBindings, type SigningConfig } from "../shelf/signing.ts";
 import type { Clock } from "../storage/index.ts";
@@ -61,6 +61,8 @@ async function skillsOf(storage: AdminStorage, manifest: GenerationManifest, fai
  * revision and version the current generation's signatures have not already vouched for), the
  * configured origin, and every signature verifying under a configured key that is not revoked
  * (with SHELF_REQUIRE_SIGNATURES, an active one). Replacing differing signatures is a re-signing.
+ * The document is stored whole (what this API and the listings read) and cut by the manifest's
+ * shards (what a route that needs one skill's signature reads), the shards first.
  */
 export async function putSignatures(
   storage: AdminStorage,
@@ -148,6 +150,9 @@ export async function putSignatures(
   const existing = await storage.getJson(key, { failure: NOT_STORED });
   if (existing && (await sha256Hex(canonicalJson(existing.json))) === (await sha256Hex(bytes))) return { stored: false };
   await assertNoGcRunning(storage, clock);
+  await mapLimit([...signatureShards(doc, manifest.shard_count).values()], HEAD_CONCURRENCY, (shard) =>
+    storage.put(signatureShardKey(generation, shard.shard), canonicalJson(shard), { httpMetadata: { contentType: "application/json" } }, NOT_STORED),
+  );
   await storage.put(key, bytes, { httpMetadata: { contentType: "application/json" } }, NOT_STORED);
   resetSignaturesCache();
   return { stored: true };

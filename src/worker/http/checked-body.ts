@@ -3,13 +3,11 @@
 // clean 503); larger ones are hashed as they stream, their last chunk held back until it matches.
 import { toHex } from "../../core/skill/hash.ts";
 
-/** Objects up to this size are read whole and checked before the status is chosen. */
-export const CHECKED_BEFORE_ANSWER_BYTES = 64 * 1024;
 /**
- * Ranges of objects up to this size are cut from a read of the whole object, checked like a full
- * body; ranges of larger objects are read as ranges and rely on the SHA-256 R2 checked at upload.
+ * Objects up to this size are read whole and hashed before the status is chosen; larger ones are
+ * believed on R2's stored SHA-256 checksum and hashed here only when they carry none.
  */
-export const VERIFIED_RANGE_MAX_BYTES = 1024 * 1024;
+export const CHECKED_BEFORE_ANSWER_BYTES = 64 * 1024;
 
 /**
  * Bytes asked of a byte stream per read: each chunk costs a hash write, a slice and a hand-off

@@ -1,9 +1,10 @@
 // Turns one manifest file entry into an HTTP response: 304 from the digest alone (no storage
 // read), 206/416 for ranges, HEAD from a head of the object, and a GET whose bytes are checked
-// against the digest it advertises. Storage is reached only through the file's `open` and
+// against the digest it advertises: hashed up to 64 KiB, above that by the SHA-256 R2 checked
+// at upload (hashed only when the object carries none). Storage is reached only through the file's `open` and
 // `head`, so this module is testable without R2. Caching, CORS and security headers are the
 // route group's policy (middleware), not the representation's.
-import { BodyMismatchError, CHECKED_BEFORE_ANSWER_BYTES, checkedBody, hashesTo, VERIFIED_RANGE_MAX_BYTES } from "./checked-body.ts";
+import { BodyMismatchError, CHECKED_BEFORE_ANSWER_BYTES, checkedBody, hashesTo } from "./checked-body.ts";
 import { etagFor, ifNoneMatchMatches } from "./conditional.ts";
 import { reprDigest } from "./digest.ts";
 import { StorageUnavailableError } from "../storage/errors.ts";
@@ -23,13 +24,22 @@ export interface ServedFile {
 /** A byte range to read. */
 export type ByteRange = { offset: number; length: number };
 
+/** An opened object: its bytes (or a range of them) and what storage says of the whole object. */
+export interface OpenedBytes {
+  body: ReadableStream<Uint8Array>;
+  /** The whole stored object's size. */
+  size: number;
+  /** The SHA-256 storage checked the bytes against when they were stored (R2's checksum); null when it has none. */
+  sha256: string | null;
+}
+
 /**
  * Where a served file's bytes are. Either call may throw (a storage failure) or resolve null
  * (the object is missing: a storage inconsistency); both answer 503.
  */
 export interface StoredBytes {
-  /** Streams the whole object, or a range of it. */
-  open(range?: ByteRange): Promise<ReadableStream<Uint8Array> | null>;
+  /** Streams the whole object, or a range of it, with what storage says of the whole object. */
+  open(range?: ByteRange): Promise<OpenedBytes | null>;
   /** What storage says of the object without reading it: its size, and its SHA-256 when recorded. */
   head(): Promise<{ size: number; sha256: string | null } | null>;
   /**
@@ -64,10 +74,13 @@ function setTypeHeaders(headers: Headers, file: ServedFile, opts: FileResponseOp
 /**
  * Answers a GET or HEAD for one stored file. Throws a ShelfError for 416 and StorageUnavailableError for storage
  * failures (503, never a partial 200). A HEAD heads the object, so it answers 503 exactly when
- * the object is missing or of another size or digest. A GET never completes a body that does
- * not hash to the advertised digest: full bodies, and ranges of objects up to
- * VERIFIED_RANGE_MAX_BYTES, are read whole and checked (see checked-body.ts); ranges of larger
- * objects rely on the SHA-256 R2 checked when the blob was uploaded.
+ * the object is missing or of another size or digest. A GET never serves bytes other than those
+ * storage certified under the advertised digest: objects up to CHECKED_BEFORE_ANSWER_BYTES are
+ * read whole and hashed; larger ones (and ranges of them) are served when R2's stored SHA-256
+ * checksum and size are the manifest's (R2 refuses an upload whose bytes do not hash to the
+ * checksum it is given, so a substituted object cannot carry it), and hashed as they stream
+ * (see checked-body.ts) only when the object carries no checksum. Bytes altered inside R2 after
+ * upload are the accepted risk (docs/reliability.md).
  * @example return serveFile(c.req.raw, file)
  */
 export async function serveFile(request: Request, file: ServedFile & StoredBytes, opts: FileResponseOptions = {}): Promise<Response> {
@@ -92,15 +105,26 @@ export async function serveFile(request: Request, file: ServedFile & StoredBytes
     await confirmStored(file);
     return new Response(null, { status, headers });
   }
-  const checked = decision.kind === "full" || file.size <= VERIFIED_RANGE_MAX_BYTES;
-  if (checked && file.read && file.size <= CHECKED_BEFORE_ANSWER_BYTES) {
-    return new Response(await readChecked(file, file.read, window), { status, headers });
+  if (file.size <= CHECKED_BEFORE_ANSWER_BYTES && file.read) return new Response(await readChecked(file, file.read, window), { status, headers });
+
+  // Small objects are always hashed; a larger one is opened as asked and believed on R2's word.
+  const small = file.size <= CHECKED_BEFORE_ANSWER_BYTES;
+  let opened = await openStored(file, small ? undefined : window.length === file.size ? undefined : window);
+  if (!small && opened.sha256 !== null) {
+    if (opened.sha256 !== file.sha256 || opened.size !== file.size) {
+      opened.body.cancel().catch(() => {});
+      throw new StorageUnavailableError(`stored blob does not match the manifest (R2's checksum or size differs): ${file.sha256}`);
+    }
+    return new Response(opened.body, { status, headers });
   }
-  const source = await openStored(file, checked ? undefined : window);
-  if (!checked) return new Response(source, { status, headers });
+  // No checksum to go on: hash the whole object as it streams (a range means reading it all).
+  if (!small && window.length !== file.size) {
+    opened.body.cancel().catch(() => {});
+    opened = await openStored(file, undefined);
+  }
   let body: Uint8Array | ReadableStream<Uint8Array>;
   try {
-    body = await checkedBody(source, file, window);
+    body = await checkedBody(opened.body, file, window);
   } catch (err) {
     throw new StorageUnavailableError(`${err instanceof BodyMismatchError ? "blob bytes do not match the manifest" : "blob read failed"}: ${file.sha256}`, {
       cause: err,
@@ -125,15 +149,15 @@ async function readChecked(file: ServedFile, read: () => Promise<Uint8Array | nu
 }
 
 /** Opens the bytes; a failure or a missing object is a 503. */
-async function openStored(file: ServedFile & StoredBytes, range: ByteRange | undefined): Promise<ReadableStream<Uint8Array>> {
-  let body: ReadableStream<Uint8Array> | null;
+async function openStored(file: ServedFile & StoredBytes, range: ByteRange | undefined): Promise<OpenedBytes> {
+  let opened: OpenedBytes | null;
   try {
-    body = await file.open(range);
+    opened = await file.open(range);
   } catch (err) {
     throw new StorageUnavailableError(`blob read failed: ${file.sha256}`, { cause: err });
   }
-  if (body === null) throw new StorageUnavailableError(`blob missing from storage: ${file.sha256}`);
-  return body;
+  if (opened === null) throw new StorageUnavailableError(`blob missing from storage: ${file.sha256}`);
+  return opened;
 }
 
 /** For a HEAD: the object is stored, with the manifest's size and (when R2 recorded one) digest; 503 otherwise. */

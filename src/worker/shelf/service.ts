@@ -5,7 +5,7 @@
 // layout, well-known discovery, the read API, /mcp and the pages) is a thin sibling over it and
 // the modules beside it that derive from it (disclosure, trust, selection, search); the live
 // records besides the pointer and advisories (signatures, the version index) are read beside it.
-import type { SkillEntry, SkillRecord } from "../../core/generation/manifest.ts";
+import { shardOf, type SkillEntry, type SkillRecord } from "../../core/generation/manifest.ts";
 import { isSha256Hex, sha256Hex } from "../../core/skill/hash.ts";
 import { decodeSkillMd, parseSkillMd } from "../../core/skill/skill-md.ts";
 import type { AdvisoryEntry } from "../../core/trust/records.ts";
@@ -13,13 +13,13 @@ import type { FeedEntry } from "../../core/changes/atom.ts";
 import { LifecycleSchema, type Lifecycle } from "../../core/changes/lifecycle.ts";
 import { recentChanges, shelfHistory } from "./changes.ts";
 import { MissingObjectError, StorageUnavailableError } from "../storage/errors.ts";
-import { openGeneration, openGenerationById, type BlobHead, type Clock, type Generation, type StorageBindings } from "../storage/index.ts";
+import { openGeneration, openGenerationById, type BlobHead, type Clock, type OpenedBlob, type Generation, type StorageBindings } from "../storage/index.ts";
 import { r2Key } from "../storage/keys.ts";
 import { MemoryCache } from "../memory-cache.ts";
 import { NotOnShelfError, SkillBlockedError } from "./errors.ts";
 import { isPlausibleFilePath, isPlausibleSkillName } from "./names.ts";
 import { edgeVerdict, type BlockingAdvisory } from "./verdict.ts";
-import { generationSignatures, type SigningBindings } from "./signing.ts";
+import { generationSignatures, type SigningBindings, skillSigning, type SkillSigning } from "./signing.ts";
 import type { StoredSignatures } from "../storage/signatures.ts";
 import type { VersionSelector } from "../../core/versions/resolve.ts";
 import { resolveVersion, skillVersionsNow, type JudgedVersion, type ResolvedVersion, type VersionsView } from "./versions.ts";
@@ -54,8 +54,11 @@ export interface ShelfFile {
   size: number;
   /** The media type the build recorded (archives have none). */
   mediaType?: string;
-  /** Streams the bytes (or a range), never buffered. Throws StorageUnavailableError when they are not stored. */
-  open(range?: ByteRange): Promise<ReadableStream<Uint8Array>>;
+  /**
+   * Streams the bytes (or a range), never buffered, with R2's size and SHA-256 checksum of the
+   * whole object. Throws StorageUnavailableError when they are not stored.
+   */
+  open(range?: ByteRange): Promise<OpenedBlob>;
   /** Reads the whole bytes at once (for small files), unchecked; null when they are not stored. */
   read(): Promise<Uint8Array | null>;
   /** What R2 says of the bytes without reading them (size, and the SHA-256 it checked at upload); null when they are not stored. */
@@ -128,6 +131,15 @@ export class ShelfService {
    */
   async signatures(generation?: string): Promise<StoredSignatures | null> {
     return generationSignatures(this.#env, generation ?? (await this.generation()).id);
+  }
+
+  /**
+   * One skill's signature in this request's generation, read from its shard's signatures (never
+   * the whole document); null when the generation was published unsigned or the shelf does not sign.
+   */
+  async skillSignature(name: string): Promise<SkillSigning | null> {
+    const generation = await this.generation();
+    return skillSigning(this.#env, generation.id, shardOf(name, generation.manifest.shard_count), name);
   }
 
   /**
@@ -322,9 +334,9 @@ export class ShelfService {
       size,
       ...(mediaType !== undefined ? { mediaType } : {}),
       async open(range) {
-        const body = await (await generation).openBlob(sha256, range);
-        if (body === null) throw new MissingObjectError(r2Key("blob", sha256));
-        return body;
+        const opened = await (await generation).openBlob(sha256, range);
+        if (opened === null) throw new MissingObjectError(r2Key("blob", sha256));
+        return opened;
       },
       async read() {
         return (await generation).readBlobBytes(sha256);

@@ -6,7 +6,7 @@ import { Keyring, type KeysDocument, parseKeyList, type PublicKeyEntry } from ".
 import { originProblem, SigningError } from "../../core/signing/payloads.ts";
 import { documentGenerationPayloadValue, servedSignature, type SkillSignature } from "../../core/signing/signatures.ts";
 import type { StorageBindings } from "../storage/index.ts";
-import { readSignatures, type StoredSignatures } from "../storage/signatures.ts";
+import { readSignatures, readSkillSignature, type StoredSignatures } from "../storage/signatures.ts";
 
 /** The vars signing reads (wrangler.toml [vars] per environment; public keys are not secrets). */
 export interface SigningBindings {
@@ -74,23 +74,46 @@ export function keysDocument(env: SigningBindings): KeysDocument | null {
   return config.origin === null ? null : { origin: config.origin, keys: config.keys };
 }
 
-/**
- * A generation's signatures: null for one built before signing or published unsigned, and on a
- * shelf with no SHELF_SIGNING_ORIGIN, which serves none (and so reads no storage for them). A
- * malformed signing configuration serves none either (logged): the indexes and skills keep
- * answering, clients that require signatures refuse what they get, and keys.json says why.
- */
-export async function generationSignatures(env: StorageBindings & SigningBindings, generation: string): Promise<StoredSignatures | null> {
-  let origin: string | null;
+/** The configured origin, or null when the shelf serves no signatures (none configured, or a malformed configuration, logged). */
+function servingOrigin(env: SigningBindings): string | null {
   try {
-    origin = signingConfig(env).origin;
+    return signingConfig(env).origin;
   } catch (error) {
     if (!(error instanceof SigningConfigError)) throw error;
     console.error("signing configuration invalid; serving no signatures", error);
     return null;
   }
-  if (origin === null) return null;
+}
+
+/**
+ * A generation's signatures: null for one built before signing or published unsigned, and on a
+ * shelf with no SHELF_SIGNING_ORIGIN, which serves none (and so reads no storage for them). A
+ * malformed signing configuration serves none either (logged): the indexes and skills keep
+ * answering, clients that require signatures refuse what they get, and keys.json says why.
+ * The whole document: for the routes that show every skill's signature or the generation's.
+ */
+export async function generationSignatures(env: StorageBindings & SigningBindings, generation: string): Promise<StoredSignatures | null> {
+  if (servingOrigin(env) === null) return null;
   return readSignatures(env, generation);
+}
+
+/** One skill's signature as served, with the SHA-256 of the stored document it came from (for ETags). */
+export interface SkillSigning {
+  /** Null when the generation is signed but carries no signature for the skill. */
+  signature: SkillSignature | null;
+  sha256: string;
+}
+
+/**
+ * One skill's signature in a generation, read from its shard's signatures (one small read, never
+ * the whole shelf's); null where generationSignatures would be null.
+ * @example const signed = await skillSigning(env, generation.id, shardOf(name, generation.manifest.shard_count), name)
+ */
+export async function skillSigning(env: StorageBindings & SigningBindings, generation: string, shard: number, name: string): Promise<SkillSigning | null> {
+  if (servingOrigin(env) === null) return null;
+  const stored = await readSkillSignature(env, generation, shard, name);
+  if (stored === null) return null;
+  return { signature: stored.entry === null ? null : servedSignature(stored, stored.entry), sha256: stored.sha256 };
 }
 
 // Each document's entries by name, built once (the v0.2 index asks for every skill's).

@@ -294,13 +294,23 @@ export async function readShards(env: StorageBindings, refs: readonly ShardRef[]
   return refs.map((r) => result.get(r.sha256)!);
 }
 
+/** An opened blob: its bytes (or a range of them) and what R2 says of the whole stored object. */
+export interface OpenedBlob {
+  body: ReadableStream<Uint8Array>;
+  /** The stored object's whole size (not the range's). */
+  size: number;
+  /** The SHA-256 R2 checked the bytes against when they were stored; null when the upload gave none. */
+  sha256: string | null;
+}
+
 /**
- * Streams a content-addressed blob from R2 (never buffered), optionally a range; null when it
- * is missing. R2 errors become StorageUnavailableError. The bytes are not checked here: the
- * response checks them against the digest it advertises (src/worker/http/checked-body.ts).
- * @example const body = await readBlob(env, sha, { offset: 0, length: 10 })
+ * Streams a content-addressed blob from R2 (never buffered), optionally a range, with the size and
+ * SHA-256 checksum R2 keeps for the object; null when it is missing. R2 errors become
+ * StorageUnavailableError. The bytes are not checked here: the response compares R2's checksum,
+ * or hashes the bytes, against the digest it advertises (src/worker/http/file-response.ts).
+ * @example const opened = await readBlob(env, sha, { offset: 0, length: 10 })
  */
-export async function readBlob(env: StorageBindings, sha256: string, range?: { offset: number; length: number }): Promise<ReadableStream<Uint8Array> | null> {
+export async function readBlob(env: StorageBindings, sha256: string, range?: { offset: number; length: number }): Promise<OpenedBlob | null> {
   const key = r2Key("blob", sha256);
   let object: R2ObjectBody | null;
   try {
@@ -308,7 +318,16 @@ export async function readBlob(env: StorageBindings, sha256: string, range?: { o
   } catch (err) {
     throw new StorageUnavailableError(`R2 read of ${key} failed`, { cause: err });
   }
-  return object === null ? null : object.body;
+  return object === null ? null : { body: object.body, size: object.size, sha256: storedSha256(object) };
+}
+
+/** The SHA-256 checksum R2 recorded for an object at upload, as lowercase hex; null when it has none. */
+export function storedSha256(object: R2Object): string | null {
+  const checksum = object.checksums?.sha256;
+  if (checksum === undefined) return null;
+  let hex = "";
+  for (const byte of new Uint8Array(checksum)) hex += byte.toString(16).padStart(2, "0");
+  return hex;
 }
 
 /**
@@ -341,7 +360,7 @@ export interface BlobHead {
 export async function headBlob(env: StorageBindings, sha256: string): Promise<BlobHead | null> {
   const object = await headObject(env, r2Key("blob", sha256));
   if (object === null) return null;
-  return { size: object.size, sha256: object.checksums?.toJSON().sha256 ?? null };
+  return { size: object.size, sha256: storedSha256(object) };
 }
 
 /**

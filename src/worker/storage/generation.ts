@@ -18,6 +18,7 @@ import type { Clock, StorageBindings } from "./bindings.ts";
 import {
   type BlobHead,
   documentFromMemory,
+  type OpenedBlob,
   forgetDocument,
   headBlob,
   headObject,
@@ -117,10 +118,11 @@ export class Generation {
   }
 
   /**
-   * Opens a blob's bytes (optionally a range) as a stream; null when it is missing. Unchecked:
-   * src/worker/http/file-response.ts checks them against the digest it advertises.
+   * Opens a blob's bytes (optionally a range) as a stream, with R2's size and checksum of the
+   * object; null when it is missing. Unchecked: src/worker/http/file-response.ts checks them
+   * against the digest it advertises.
    */
-  async openBlob(sha256: string, range?: { offset: number; length: number }): Promise<ReadableStream<Uint8Array> | null> {
+  async openBlob(sha256: string, range?: { offset: number; length: number }): Promise<OpenedBlob | null> {
     return readBlob(this.#env, sha256, range);
   }
 
@@ -137,11 +139,11 @@ export class Generation {
    */
   async readJsonBlob(ref: BlobRef): Promise<string> {
     const key = r2Key("blob", ref.sha256);
-    const body = await readBlob(this.#env, ref.sha256);
-    if (body === null) throw new MissingObjectError(key);
+    const opened = await readBlob(this.#env, ref.sha256);
+    if (opened === null) throw new MissingObjectError(key);
     let bytes: Uint8Array;
     try {
-      bytes = new Uint8Array(await new Response(body).arrayBuffer());
+      bytes = new Uint8Array(await new Response(opened.body).arrayBuffer());
     } catch (err) {
       throw new StorageUnavailableError(`R2 read of ${key} failed`, { cause: err });
     }

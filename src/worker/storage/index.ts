@@ -5,6 +5,6 @@ export { Generation, openGeneration, openGenerationById, PINNED_CHECK_TTL_MS, re
 export type { OpenGenerationOptions } from "./generation.ts";
 export type { Clock, StorageBindings } from "./bindings.ts";
 export type { AdvisoriesInForce } from "./live.ts";
-export type { BlobHead } from "./documents.ts";
+export type { BlobHead, OpenedBlob } from "./documents.ts";
 export { MissingObjectError, StorageUnavailableError } from "./errors.ts";
 export { readChangeDocument, readPointerHistory } from "./changes.ts";

@@ -18,6 +18,13 @@ const R2_GENERATION_PREFIX = "generations/";
  */
 export const R2_SIGNATURES_PREFIX = "signatures/";
 /**
+ * R2: a generation's signatures cut by its shards (`signature-shards/<generation id>/<shard
+ * index>`, canonical JSON, src/core/signing/signatures.ts), written by the admin API beside the
+ * whole document once it verified, deleted by gc with the generation. Generations signed before
+ * these existed have only the whole document, which readers fall back to.
+ */
+export const R2_SIGNATURE_SHARDS_PREFIX = "signature-shards/";
+/**
  * R2: change documents (canonical JSON, src/core/changes/document.ts), by SHA-256 of the bytes:
  * written just before the history entry that names them, kept by gc while the history does.
  */
@@ -72,6 +79,12 @@ export function kvKey(kind: Exclude<ObjectKind, "blob">, sha256: string): string
 /** The R2 key of a generation's signatures. Throws on anything but 64 lowercase hex. */
 export function signaturesKey(generation: string): string {
   return R2_SIGNATURES_PREFIX + checkedHex(generation);
+}
+
+/** The R2 key of one shard's signatures of a generation. Throws on a bad id or index. */
+export function signatureShardKey(generation: string, shard: number): string {
+  if (!Number.isSafeInteger(shard) || shard < 0) throw new TypeError(`not a shard index: ${shard}`);
+  return `${R2_SIGNATURE_SHARDS_PREFIX}${checkedHex(generation)}/${shard}`;
 }
 
 /** The R2 key of a change document. Throws on anything but 64 lowercase hex. */

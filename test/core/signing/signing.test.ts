@@ -20,7 +20,8 @@ import {
 } from "../../../src/core/signing/ed25519.ts";
 import { Keyring, parseKeyList } from "../../../src/core/signing/keys.ts";
 import { contentRevision, generationPayload, SigningError, snapshotPayload } from "../../../src/core/signing/payloads.ts";
-import { signGeneration, verifySignaturesDocument } from "../../../src/core/signing/signatures.ts";
+import { SignatureShardSchema, signatureShards, signGeneration, verifySignaturesDocument } from "../../../src/core/signing/signatures.ts";
+import { shardOf } from "../../../src/core/generation/manifest.ts";
 import { fromHex, sha256Hex } from "../../../src/core/skill/hash.ts";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
@@ -167,5 +168,29 @@ describe("a signed generation", () => {
     await expect(signGeneration("c".repeat(64), records, key, { origin: "", keyId: "k1" })).rejects.toThrow(/origin must be a non-empty string/);
     await expect(signGeneration("c".repeat(64), records, key, { origin: "https://o\n", keyId: "k1" })).rejects.toThrow(/control characters/);
     await expect(signGeneration("c".repeat(64), records, key, { origin: "https://o", keyId: "has space" })).rejects.toThrow(/key id/);
+  });
+});
+
+describe("signature shards", () => {
+  const names = Array.from({ length: 40 }, (_, i) => `skill-${i}`);
+  const records = names.map((name, i) => ({
+    name,
+    sha256: i.toString(16).padStart(64, "0"),
+    version: null,
+    files: [{ path: "SKILL.md", size: 1, sha256: "1".repeat(64) }],
+  }));
+
+  it("cut a document by the manifest's shards: each skill's entry in the shard shardOf names, none lost or repeated", async () => {
+    const doc = await signGeneration("c".repeat(64), records, await testKey(), { origin: "https://o.test", keyId: "k1" });
+    const shards = signatureShards(doc, 8);
+    expect(shards.size).toBeGreaterThan(1);
+    for (const [index, shard] of shards) {
+      expect(SignatureShardSchema.parse(shard)).toEqual(shard);
+      expect(shard).toMatchObject({ generation: doc.generation, origin: doc.origin, shard: index });
+      for (const entry of shard.skills) expect(shardOf(entry.name, 8), entry.name).toBe(index);
+    }
+    const all = [...shards.values()].flatMap((s) => s.skills);
+    expect([...all].sort((a, b) => compareCodePoints(a.name, b.name))).toEqual(doc.skills);
+    expect([...signatureShards(doc, 1).values()].map((s) => s.skills)).toEqual([doc.skills]);
   });
 });

@@ -2,7 +2,8 @@
 // and a republish sends nothing; uploads that do not verify (flipped byte, wrong origin, revoked
 // or unknown key, another generation's skills, a revision of other files) are refused; with
 // SHELF_REQUIRE_SIGNATURES a pointer move or rollback to a generation not signed throughout by an
-// active configured key is refused with signatures_required; gc takes signatures with their generation.
+// active configured key is refused with signatures_required; gc takes signatures (and their
+// signature shards) with their generation.
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -12,9 +13,9 @@ import { canonicalJson } from "../../../src/core/generation/canonical-json.ts";
 import { SkillRecordSchema } from "../../../src/core/generation/manifest.ts";
 import { AdminClient, PublishError, publishGeneration } from "../../../src/core/publish/client.ts";
 import { generateSigningKey, importSeed, toBase64, type SigningKey } from "../../../src/core/signing/ed25519.ts";
-import { signGeneration, type SignaturesDocument } from "../../../src/core/signing/signatures.ts";
+import { signatureShards, signGeneration, type SignaturesDocument } from "../../../src/core/signing/signatures.ts";
 import { fromHex } from "../../../src/core/skill/hash.ts";
-import { signaturesKey } from "../../../src/worker/storage/keys.ts";
+import { R2_SIGNATURE_SHARDS_PREFIX, signatureShardKey, signaturesKey } from "../../../src/worker/storage/keys.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { adminEnv, adminRequest, buildGeneration, memorySource, pastMinGrace, skillInput, TOKEN, WORKER_URL, workerFetch } from "./helpers.ts";
 
@@ -74,6 +75,14 @@ describe("a signed publish", () => {
     expect(first.signaturesUploaded).toBe(true);
     const stored = await env.SHELF_BUCKET.get(signaturesKey(built.id));
     expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(canonicalJson(doc));
+    // And cut by the manifest's shards, one signature shard per shard with a skill, for the per-skill routes.
+    const shards = signatureShards(doc, built.manifest.shard_count);
+    const listed = (await env.SHELF_BUCKET.list({ prefix: R2_SIGNATURE_SHARDS_PREFIX })).objects.map((o) => o.key);
+    expect(listed.sort()).toEqual([...shards.keys()].map((i) => signatureShardKey(built.id, i)).sort());
+    for (const [index, shard] of shards) {
+      const part = await env.SHELF_BUCKET.get(signatureShardKey(built.id, index));
+      expect(new Uint8Array(await part!.arrayBuffer())).toEqual(canonicalJson(shard));
+    }
     const again = await publish(built, workerEnv, await sign(built, key));
     expect(again).toMatchObject({ alreadyCurrent: true, signaturesUploaded: false, bytesUploaded: 0 });
     // The admin API names the stored document by its SHA-256, so the client asks before it sends.
@@ -235,5 +244,9 @@ describe("gc", () => {
     expect(res.status).toBe(200);
     expect(await env.SHELF_BUCKET.head(signaturesKey(v1.id))).toBeNull();
     expect(await env.SHELF_BUCKET.head(signaturesKey(v2.id))).not.toBeNull();
+    // Their signature shards go with them.
+    const shards = (await env.SHELF_BUCKET.list({ prefix: R2_SIGNATURE_SHARDS_PREFIX })).objects.map((o) => o.key);
+    expect(shards.length).toBeGreaterThan(0);
+    expect(shards.every((k) => k.startsWith(`${R2_SIGNATURE_SHARDS_PREFIX}${v2.id}/`))).toBe(true);
   });
 });

@@ -9,7 +9,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import vector from "../../goldens/signing/vector.json";
 import type { BuiltGeneration } from "../../../src/core/generation/assemble.ts";
 import { canonicalJson } from "../../../src/core/generation/canonical-json.ts";
-import { SkillRecordSchema, type SkillRecord } from "../../../src/core/generation/manifest.ts";
+import { shardOf, SkillRecordSchema, type SkillRecord } from "../../../src/core/generation/manifest.ts";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
 import { fromBase64, importPublicKey, importSeed, toBase64, verify, type SigningKey } from "../../../src/core/signing/ed25519.ts";
 import { contentRevision, generationPayload, snapshotPayload } from "../../../src/core/signing/payloads.ts";
@@ -18,6 +18,7 @@ import { fromHex, sha256Hex } from "../../../src/core/skill/hash.ts";
 import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
+import { R2_SIGNATURE_SHARDS_PREFIX, signatureShardKey, signaturesKey } from "../../../src/worker/storage/keys.ts";
 import app from "../../../src/worker/index.ts";
 import { adminEnv, buildGeneration, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
 import { expectDocumented } from "./openapi-check.ts";
@@ -106,6 +107,61 @@ describe("skill signatures", () => {
     const index = (await (await get("/.well-known/agent-skills/index.json")).json()) as { skills: { name: string; signature: unknown }[] };
     const alone = await (await get("/v1/skills/alpha/signature")).json();
     expect(index.skills.find((s) => s.name === "alpha")!.signature).toEqual(alone);
+  });
+});
+
+describe("reading one skill's signature", () => {
+  it("reads its shard's signatures, never the whole document; a generation signed before signature shards falls back to the whole one with the same answers", async () => {
+    const names = ["alpha", ...Array.from({ length: 65 }, (_, i) => `filler-${String(i).padStart(2, "0")}`)];
+    const many = await buildGeneration(await Promise.all(names.map((n) => skillInput(n))));
+    expect(many.manifest.shard_count).toBe(2);
+    await publish(many, true);
+    const reads: string[] = [];
+    const bucket = env.SHELF_BUCKET;
+    const counted = {
+      ...(await bindings()),
+      SHELF_BUCKET: new Proxy(bucket, {
+        get(target, prop) {
+          if (prop === "get") {
+            return (key: string, options?: R2GetOptions) => {
+              reads.push(key);
+              return target.get(key, options);
+            };
+          }
+          const value = Reflect.get(target, prop) as unknown;
+          return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      }),
+    };
+    const signatureReads = async (path: string) => {
+      resetStorageMemory();
+      resetComputedCache();
+      resetBodyCache();
+      reads.length = 0;
+      const res = await get(path, {}, counted);
+      expect(res.status, path).toBe(200);
+      return { body: (await res.json()) as { tree_hash?: string }, reads: reads.filter((k) => k.startsWith("signature")) };
+    };
+    const { body: detail } = await signatureReads("/v1/skills/filler-07");
+    const paths = ["/v1/skills/filler-07", "/v1/skills/filler-07/signature", `/v1/skills/filler-07/versions/sha256:${detail.tree_hash}`];
+    const itsShard = signatureShardKey(many.id, shardOf("filler-07", 2));
+    const answers: unknown[] = [];
+    for (const path of paths) {
+      const { body, reads: read } = await signatureReads(path);
+      expect(read, path).toEqual([itsShard]);
+      answers.push(body);
+    }
+    expect((answers[0] as { signature: unknown }).signature).toEqual(answers[1]);
+    // Listings of every skill's signature read the whole document once.
+    expect((await signatureReads("/.well-known/agent-skills/index.json")).reads).toEqual([signaturesKey(many.id)]);
+
+    // As stored by a Worker before signature shards: the whole document only.
+    for (const object of (await bucket.list({ prefix: R2_SIGNATURE_SHARDS_PREFIX })).objects) await bucket.delete(object.key);
+    for (const [i, path] of paths.entries()) {
+      const { body, reads: read } = await signatureReads(path);
+      expect(body, path).toEqual(answers[i]);
+      expect(read, path).toEqual([itsShard, signaturesKey(many.id)]);
+    }
   });
 });
 

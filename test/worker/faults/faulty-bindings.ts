@@ -7,12 +7,19 @@ export interface BindingCall {
   key: string;
 }
 
-/** What a wrapped R2 call does instead of (or on top of) its real answer. */
+/**
+ * What a wrapped R2 call does instead of (or on top of) its real answer. "bytes" alters the
+ * object inside R2 (at rest): its size follows the bytes but its checksums stay the real
+ * object's, as R2 recorded them at upload ("none": an object stored without checksums).
+ * "swap" answers another stored object (`to` names its key) as R2 would hold it, with its own
+ * size and checksums: a substituted object.
+ */
 export type R2Fault =
   | { kind: "reject" }
   | { kind: "delay"; ms: number }
   | { kind: "missing" }
-  | { kind: "bytes"; alter: (bytes: Uint8Array, key: string) => Uint8Array }
+  | { kind: "bytes"; alter: (bytes: Uint8Array, key: string) => Uint8Array; checksums?: "kept" | "none" }
+  | { kind: "swap"; to: (key: string) => string }
   | { kind: "lose" };
 
 /** What a wrapped KV call does instead of its real answer. */
@@ -25,8 +32,14 @@ export type KvFault =
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** An R2 object body over `bytes` (what a damaged object would answer), with the real one's key and etag. */
-function objectBody(real: R2Object, bytes: Uint8Array): R2ObjectBody {
+/** Checksums of an object stored without any. */
+const NO_CHECKSUMS = { toJSON: () => ({}) } as unknown as R2Checksums;
+
+/**
+ * An R2 object body answering `bytes` (the requested range of an object of `size` bytes altered
+ * at rest), with the real one's key, etag and checksums (or none).
+ */
+function objectBody(real: R2Object, bytes: Uint8Array, size: number, checksums: "kept" | "none"): R2ObjectBody {
   const copy = () => bytes.slice();
   const body = {
     key: real.key,
@@ -34,10 +47,10 @@ function objectBody(real: R2Object, bytes: Uint8Array): R2ObjectBody {
     etag: real.etag,
     httpEtag: real.httpEtag,
     uploaded: real.uploaded,
-    checksums: real.checksums,
+    checksums: checksums === "kept" ? real.checksums : NO_CHECKSUMS,
     httpMetadata: real.httpMetadata,
     customMetadata: real.customMetadata,
-    size: bytes.byteLength,
+    size,
     body: new Response(copy()).body!,
     bodyUsed: false,
     arrayBuffer: async () => copy().buffer,
@@ -80,8 +93,11 @@ export function faultyBucket(bucket: R2Bucket, rule: (call: BindingCall) => R2Fa
             if (object === null) return null;
             const altered = fault.alter(new Uint8Array(await object.arrayBuffer()), String(args[0]));
             const range = (args[1] as { range?: { offset: number; length: number } } | undefined)?.range;
-            return objectBody(object, range ? altered.slice(range.offset, range.offset + range.length) : altered);
+            const answered = range ? altered.slice(range.offset, range.offset + range.length) : altered;
+            return objectBody(object, answered, altered.byteLength, fault.checksums ?? "kept");
           }
+          case "swap":
+            return prop === "get" || prop === "head" ? real(fault.to(String(args[0])), ...args.slice(1)) : real(...args);
         }
       };
     },

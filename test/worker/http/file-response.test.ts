@@ -2,20 +2,25 @@
 // bodies checked against the digest they advertise, without R2.
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
-import { VERIFIED_RANGE_MAX_BYTES } from "../../../src/worker/http/checked-body.ts";
+import { CHECKED_BEFORE_ANSWER_BYTES } from "../../../src/worker/http/checked-body.ts";
 import { ShelfError } from "../../../src/worker/errors.ts";
 import { plainErrorResponse } from "../../../src/worker/http/errors.ts";
 import { type ByteRange, serveFile, type StoredBytes } from "../../../src/worker/http/file-response.ts";
 
-/** A stored object: `stored` are the bytes storage holds (the manifest names `bytes`). */
-async function storedFile(bytes: Uint8Array, stored: Uint8Array | null = bytes, calls: Array<unknown> = []) {
+/**
+ * A stored object: `stored` are the bytes storage holds (the manifest names `bytes`); `checksum`
+ * is the SHA-256 storage certified for them at upload: theirs ("own", the default), the
+ * manifest's whatever they are ("manifest": bytes altered at rest), or none.
+ */
+async function storedFile(bytes: Uint8Array, stored: Uint8Array | null = bytes, calls: Array<unknown> = [], checksum: "own" | "manifest" | "none" = "own") {
   const sha256 = await sha256Hex(bytes);
   const storage: StoredBytes = {
     async open(range?: ByteRange) {
       calls.push({ open: range });
       if (stored === null) return null;
       const slice = range ? stored.slice(range.offset, range.offset + range.length) : stored;
-      return new Response(slice).body;
+      const certified = checksum === "none" ? null : checksum === "manifest" ? sha256 : await sha256Hex(stored);
+      return { body: new Response(slice).body!, size: stored.byteLength, sha256: certified };
     },
     async head() {
       calls.push("head");
@@ -113,12 +118,52 @@ describe("serveFile", () => {
     }
   });
 
-  it("reads a range of an object over VERIFIED_RANGE_MAX_BYTES as a range (R2 checked it at upload)", async () => {
-    const big = new Uint8Array(VERIFIED_RANGE_MAX_BYTES + 1).fill(7);
-    const calls: unknown[] = [];
-    const res = await serveFile(new Request("https://s/x", { headers: { Range: "bytes=10-19" } }), await storedFile(big, big, calls));
-    expect(res.status).toBe(206);
-    expect(new Uint8Array(await res.arrayBuffer())).toEqual(new Uint8Array(10).fill(7));
-    expect(calls).toEqual([{ open: { offset: 10, length: 10 } }]);
+  describe("objects over CHECKED_BEFORE_ANSWER_BYTES: R2's upload checksum, hashed only without one", () => {
+    const big = new Uint8Array(CHECKED_BEFORE_ANSWER_BYTES + 1000).map((_, i) => i % 251);
+    const other = big.map((b, i) => (i === 500 ? b ^ 1 : b));
+
+    it("reads a range as an R2 range when the object's checksum is the manifest's", async () => {
+      const calls: unknown[] = [];
+      const res = await serveFile(new Request("https://s/x", { headers: { Range: "bytes=10-19" } }), await storedFile(big, big, calls));
+      expect(res.status).toBe(206);
+      expect(new Uint8Array(await res.arrayBuffer())).toEqual(big.slice(10, 20));
+      expect(calls).toEqual([{ open: { offset: 10, length: 10 } }]);
+    });
+
+    it("serves bytes altered at rest under the manifest's checksum without hashing them (the accepted risk)", async () => {
+      const res = await serveFile(new Request("https://s/x"), await storedFile(big, other, [], "manifest"));
+      expect(res.status).toBe(200);
+      expect(new Uint8Array(await res.arrayBuffer())).toEqual(other);
+    });
+
+    it.each([
+      ["another object, with its own checksum", other, "own"],
+      ["an object of another size under the manifest's checksum", big.slice(1), "manifest"],
+    ] as const)("answers 503 for %s, full or ranged, reading no further", async (_label, stored, checksum) => {
+      for (const headers of [{}, { Range: "bytes=0-3" }, { Range: "bytes=-100" }] as Record<string, string>[]) {
+        const calls: unknown[] = [];
+        const res = await storageError(serveFile(new Request("https://s/x", { headers }), await storedFile(big, stored, calls, checksum)));
+        expect(res.status, JSON.stringify(headers)).toBe(503);
+        expect(calls.length).toBe(1);
+      }
+    });
+
+    it("hashes an object that carries no checksum: served when its bytes match, cut off when they do not", async () => {
+      const good = await serveFile(new Request("https://s/x"), await storedFile(big, big, [], "none"));
+      expect(new Uint8Array(await good.arrayBuffer())).toEqual(big);
+      const bad = await serveFile(new Request("https://s/x"), await storedFile(big, other, [], "none"));
+      expect(bad.status).toBe(200);
+      await expect(bad.arrayBuffer()).rejects.toThrow();
+    });
+
+    it("reads the whole object for a range of one that carries no checksum, and checks it", async () => {
+      const calls: unknown[] = [];
+      const res = await serveFile(new Request("https://s/x", { headers: { Range: "bytes=10-19" } }), await storedFile(big, big, calls, "none"));
+      expect(new Uint8Array(await res.arrayBuffer())).toEqual(big.slice(10, 20));
+      expect(calls).toEqual([{ open: { offset: 10, length: 10 } }, { open: undefined }]);
+      const tail = { Range: `bytes=${CHECKED_BEFORE_ANSWER_BYTES + 10}-${CHECKED_BEFORE_ANSWER_BYTES + 19}` };
+      const bad = await serveFile(new Request("https://s/x", { headers: tail }), await storedFile(big, other, [], "none"));
+      await expect(bad.arrayBuffer()).rejects.toThrow();
+    });
   });
 });

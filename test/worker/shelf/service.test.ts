@@ -101,14 +101,17 @@ describe("file() and archive()", () => {
     const file = await new ShelfService(counted(calls)).file("nested", "SKILL.md");
     expect(calls).toEqual({});
     expect(file.sha256).toBe(shelf.entries.get("nested")!.skill_md.sha256);
-    expect(await new Response(await file.open()).text()).toContain("name: nested");
+    expect(await new Response((await file.open()).body).text()).toContain("name: nested");
     expect(calls).toEqual({ "r2.get": 1 });
   });
 
   it("looks any other file up in the record, by exact path, and opens a range", async () => {
     const file = await new ShelfService(env).file("nested", "references/guide.md");
     expect(file.size).toBe(8);
-    expect(await new Response(await file.open({ offset: 2, length: 5 })).text()).toBe("Guide");
+    const range = await file.open({ offset: 2, length: 5 });
+    expect(await new Response(range.body).text()).toBe("Guide");
+    // A range still carries what R2 says of the whole object: the checksum the admin upload gave it.
+    expect({ size: range.size, sha256: range.sha256 }).toEqual({ size: 8, sha256: file.sha256 });
     const err = await new ShelfService(env).file("nested", "references/nope.md").catch((e: unknown) => e);
     expect((err as NotOnShelfError).kind).toBe("file");
     expect((err as NotOnShelfError).subject).toBe("File 'references/nope.md' of skill 'nested'");
@@ -123,7 +126,7 @@ describe("file() and archive()", () => {
     const zip = await service.archive("nested", "zip");
     expect(zip.path).toBe("nested.zip");
     expect(zip.sha256).toBe(shelf.entries.get("nested")!.archives.zip.sha256);
-    expect(new Uint8Array(await new Response(await zip.open()).arrayBuffer())).toEqual(shelf.archives.get("nested")!.zip);
+    expect(new Uint8Array(await new Response((await zip.open()).body).arrayBuffer())).toEqual(shelf.archives.get("nested")!.zip);
   });
 
   it("throws StorageUnavailableError when a blob the record lists is not stored", async () => {

@@ -87,8 +87,8 @@ describe("memory, then KV, then R2", () => {
     expect(gen!.id).toBe(built.id);
     const entry = (await gen!.findSkill("beta"))!;
     const record = await gen!.readRecord(entry);
-    const body = await gen!.openBlob(record.files[0]!.sha256);
-    expect(await new Response(body).text()).toContain("name: beta");
+    const opened = await gen!.openBlob(record.files[0]!.sha256);
+    expect(await new Response(opened!.body).text()).toContain("name: beta");
 
     // KV emptied (a cold edge): everything still resolves from R2.
     resetStorageMemory();

@@ -12,7 +12,6 @@ import { renderOutline, SectionNotFoundError } from "../../../core/disclosure/ou
 import { storedFile } from "../../read/context.ts";
 import { cachePolicy } from "../../read/policy.ts";
 import { missingSectionKeys, renderableOutline, resourceOf, resourceText, sectionText } from "../../shelf/disclosure.ts";
-import { skillSignatureOf } from "../../shelf/signing.ts";
 import { NotOnShelfError } from "../../shelf/errors.ts";
 import { skillTrust } from "../../shelf/trust.ts";
 import { problem } from "./problem.ts";
@@ -79,8 +78,8 @@ export function skillRoutes(app: ApiApp): void {
     if (version !== undefined) return resolvedSkillAnswer(c, name, version, "version");
     const renamed = await renamedOrSkill(c, name);
     if (renamed) return renamed;
-    // The signatures' own digest is in the key: a re-signing of the same generation changes the answer.
-    const signed = await c.get("shelf").signatures();
+    // The digest of the signatures read is in the key: a re-signing of the same generation changes the answer.
+    const signed = await c.get("shelf").skillSignature(name);
     return computedJson(
       c,
       "skill",
@@ -89,7 +88,7 @@ export function skillRoutes(app: ApiApp): void {
         const { skill, record } = await c.get("shelf").record(name);
         const trust = skillTrust((await c.get("shelf").generation()).advisories, skill, record);
         const lifecycle = lifecycleOf(await c.get("shelf").lifecycle(), name);
-        return skillDetail(await linkBase(c), skill, record, trust, skillSignatureOf(signed, name), lifecycle);
+        return skillDetail(await linkBase(c), skill, record, trust, signed?.signature ?? null, lifecycle);
       },
       true,
     );
@@ -99,7 +98,7 @@ export function skillRoutes(app: ApiApp): void {
     const { name } = paramsOf(c, SKILLS_API.signature);
     await c.get("shelf").skill(name);
     const generation = (await c.get("shelf").generation()).id;
-    const signature = skillSignatureOf(await c.get("shelf").signatures(generation), name);
+    const signature = (await c.get("shelf").skillSignature(name))?.signature ?? null;
     if (!signature) throw problem("not_found", `Skill '${name}' has no signature in generation ${generation}: it was published unsigned.`);
     return computedJson(c, "signature", { name, signature: signature.signature, key_id: signature.key_id }, async () => signature);
   });
