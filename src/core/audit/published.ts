@@ -106,3 +106,29 @@ export function recordAuditProblems(record: Pick<SkillRecord, "tree_hash" | "tru
   }
   return problems;
 }
+
+/** One finding as the API and the pages show it: its id (what `attest --accept` takes) and whether it is acknowledged. */
+export interface ServedFinding extends Finding {
+  id: string;
+  acknowledged: boolean;
+}
+
+/**
+ * A record's audit as /v1/skills/{name} serves it: the summary, then every finding with its id,
+ * most severe first (file and line order within a severity).
+ * @example servedAudit(record.audit).findings[0]?.id // "remote.pipe-to-shell@scripts/setup.sh:2"
+ */
+export function servedAudit(audit: RecordAudit): {
+  rule_set: string;
+  tree_hash: string;
+  summary: EntryAudit;
+  findings: ServedFinding[];
+  acknowledged: string[];
+} {
+  const acknowledged = new Set(audit.acknowledged);
+  const rank = (s: Severity) => ORDER.indexOf(s);
+  const findings = audit.findings
+    .map((f) => ({ id: findingId(f), ...f, acknowledged: acknowledged.has(findingId(f)) }))
+    .sort((a, b) => rank(a.severity) - rank(b.severity) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || a.column - b.column);
+  return { rule_set: audit.rule_set, tree_hash: audit.tree_hash, summary: entryAudit(audit), findings, acknowledged: audit.acknowledged };
+}
