@@ -156,21 +156,21 @@ describe("attest --accept", () => {
     expect(r.code, r.stderr).toBe(0);
     const out = `${dir}-out`;
     expect((await cli("build", dir, "--out", out)).code).toBe(0);
-    const read = (folder: string) =>
-      readdirSync(path.join(out, folder)).map((f) => JSON.parse(readFileSync(path.join(out, folder, f), "utf8")) as Record<string, any>);
+    type Audited = { name: string; tree_hash: string; audit: { findings: { rule: string; file: string; line: number }[]; acknowledged: string[] } };
+    const read = <T>(folder: string) => readdirSync(path.join(out, folder)).map((f) => JSON.parse(readFileSync(path.join(out, folder, f), "utf8")) as T);
     const manifest = JSON.parse(readFileSync(path.join(out, "manifest.json"), "utf8"));
     const ruleSet = manifest.audit.rule_set as string;
     expect(ruleSet).toMatch(/^skillshelf-audit\//);
-    const records = new Map(read("records").map((rec) => [rec.name as string, rec]));
+    const records = new Map(read<Audited>("records").map((rec) => [rec.name, rec]));
     const tool = records.get("tool")!;
     expect(tool.audit).toMatchObject({
       rule_set: ruleSet,
       tree_hash: tool.tree_hash,
       acknowledged: ["exfiltration.reverse-shell@scripts/b.sh:2", "remote.pipe-to-shell@scripts/a.sh:2"],
     });
-    expect(tool.audit.findings.map((f: { rule: string; file: string; line: number }) => `${f.rule}@${f.file}:${f.line}`).sort()).toEqual(tool.audit.acknowledged);
+    expect(tool.audit.findings.map((f) => `${f.rule}@${f.file}:${f.line}`).sort()).toEqual(tool.audit.acknowledged);
     expect(records.get("plain")!.audit).toEqual({ rule_set: ruleSet, tree_hash: records.get("plain")!.tree_hash, findings: [], acknowledged: [] });
-    const entries = read("shards").flatMap((shard) => shard.skills as Record<string, any>[]);
+    const entries = read<{ skills: { name: string; audit?: unknown }[] }>("shards").flatMap((shard) => shard.skills);
     expect(entries.find((e) => e.name === "tool")!.audit).toEqual({ rule_set: ruleSet, counts: { critical: 2 }, acknowledged: 2 });
     expect(entries.find((e) => e.name === "plain")!.audit).toEqual({ rule_set: ruleSet, counts: {} });
   });
