@@ -293,7 +293,13 @@ describe("a skill's page", () => {
     const item = page.locator("ul.skills > li", { has: page.getByRole("link", { name: "audit-probe", exact: true }) });
     assert.equal((await item.locator(".badge", { hasText: "audit: 1 high" }).innerText()).trim(), "audit: 1 high");
     // A skill without findings has no audit badge.
-    assert.equal(await page.locator("ul.skills > li", { has: page.getByRole("link", { name: "flaky-test-triage", exact: true }) }).getByText(/^audit:/).count(), 0);
+    assert.equal(
+      await page
+        .locator("ul.skills > li", { has: page.getByRole("link", { name: "flaky-test-triage", exact: true }) })
+        .getByText(/^audit:/)
+        .count(),
+      0,
+    );
     await page.getByRole("link", { name: "audit-probe", exact: true }).click();
     const panel = page.locator('section[aria-labelledby="audit"]');
     await panel.getByRole("heading", { name: "Audit findings" }).waitFor();
