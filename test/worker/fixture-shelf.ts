@@ -8,6 +8,7 @@ import { buildInventory } from "../../src/core/skill/inventory.ts";
 import { ADVISORIES_SCHEMA, POINTER_SCHEMA, type Advisory, type Shard, type SkillEntry, type SkillRecord } from "../../src/core/generation/manifest.ts";
 import type { SkillFile } from "../../src/core/skill/skill.ts";
 import { validateSkillMd } from "../../src/core/skill/validate.ts";
+import { withAudit } from "./audit-fixture.ts";
 import { R2_ADVISORIES_KEY, R2_POINTER_KEY, r2Key } from "../../src/worker/storage/keys.ts";
 
 /** An active critical advisory blocking the fixture skill `bad-skill` (any tree hash). */
@@ -65,7 +66,14 @@ export function fixtureSkillMd(name: string, description: string): string {
 export async function publishFixtureShelf(
   env: { SHELF_BUCKET: R2Bucket },
   skills: readonly FixtureSkill[],
-  options: { advisories?: Advisory[]; advisoriesSeq?: number; publishedAt?: string; seq?: number } = {},
+  options: {
+    advisories?: Advisory[];
+    advisoriesSeq?: number;
+    publishedAt?: string;
+    seq?: number;
+    /** Publish the audit with the generation, as `skillshelf build` does (the real scanner over each skill's files). */
+    audit?: boolean;
+  } = {},
 ): Promise<PublishedFixture> {
   const bucket = env.SHELF_BUCKET;
   const out: PublishedFixture = { generation: "", entries: new Map(), records: new Map(), files: new Map(), archives: new Map() };
@@ -92,6 +100,7 @@ export async function publishFixtureShelf(
         },
       }),
     });
+    if (options.audit) withAudit(inputs.at(-1)!);
     out.files.set(skill.name, new Map(files.map((f) => [f.path, f.bytes])));
     out.archives.set(skill.name, { tarGz: tarGzArchive(files), zip: zipArchive(files) });
   }

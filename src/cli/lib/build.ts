@@ -21,7 +21,8 @@ import { SKILL_RECORD_SCHEMA, type GenerationManifest, type SkillRecord } from "
 import { sha256Hex } from "../../core/skill/hash.ts";
 import { AUDIT_RULE_SET } from "../../core/audit/rules.ts";
 import { auditSkill, type Finding } from "../../core/audit/scan.ts";
-import { applyAudit, findingId } from "../../core/audit/verdict.ts";
+import { acknowledgedIds, applyAudit, findingId } from "../../core/audit/verdict.ts";
+import { recordAudit } from "../../core/audit/published.ts";
 import type { SkillFile } from "../../core/skill/skill.ts";
 import type { Problem } from "../../core/skill/validate.ts";
 import type { SignaturesDocument } from "../../core/signing/signatures.ts";
@@ -138,7 +139,7 @@ function trustOf(
   folder: string,
   described: DescribedSkill,
   findings: readonly Finding[],
-): { trust: SkillRecordInput["trust"] } | { blocked: Problem } {
+): { trust: SkillRecordInput["trust"]; audit: NonNullable<SkillRecordInput["audit"]> } | { blocked: Problem } {
   const notes: string[] = [];
   // The audit can only make a verdict stricter; without gating findings it is the same object.
   const verdict = applyAudit(
@@ -158,6 +159,8 @@ function trustOf(
   const hashBound = validationsFor(records, described.tree_hash);
   const bound = hashBound.length ? hashBound : records.validations.filter((r) => r.name === described.name);
   return {
+    // Published with the record: the findings for exactly this tree, and what the verdict's validation record acknowledges.
+    audit: recordAudit(AUDIT_RULE_SET, described.tree_hash, findings, acknowledgedIds(verdict.validation?.evidence)),
     trust: {
       source: sourceCandidates(records, described.name, described.tree_hash)[0]?.source ?? null,
       validations: bound.map(validationToDict),
@@ -229,6 +232,7 @@ export async function checkShelf(shelfDir: string, options: CheckShelfOptions = 
         checked.record = {
           ...scan.described,
           trust: judged.trust,
+          audit: judged.audit,
           ...(imported ? { provenance: publishedProvenance(imported, scan.described.tree_hash) } : {}),
         };
       }

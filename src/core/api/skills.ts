@@ -8,7 +8,7 @@ import { BuildVerdictSchema, Sha256Schema, SKILL_METADATA_FIELDS } from "../gene
 import { PublishedProvenanceSchema } from "../import/provenance.ts";
 import { TRUST_LEVELS } from "../trust/records.ts";
 import { MAX_RANGE_CHARS } from "../versions/resolve.ts";
-import { TrustVerdictSchema } from "./trust.ts";
+import { SkillAuditSchema, TrustVerdictSchema } from "./trust.ts";
 import { API_LIMITS, integerParam, NameParamSchema, skillFilterParams, SkillParamsSchema, type ApiRoute } from "./contract.ts";
 
 /** The folders whose files are a skill's resources (agentskills-core's RESOURCE_KINDS); SKILL.md is the body, not a resource. */
@@ -190,6 +190,9 @@ export const SkillDetailSchema = z
     ),
     provenance: PublishedProvenanceSchema.optional().describe(
       "Where an imported skill came from (the shelf's provenance.yaml, written by skillshelf import): source, ref, commit or digest, version, when, the tree imported, and whether the team modified it since. Absent for the team's own skills",
+    ),
+    audit: SkillAuditSchema.optional().describe(
+      "The static audit of this tree (docs/trust.md): every finding with file, line and an excerpt, and which are acknowledged. Absent when the generation was built before the audit was published",
     ),
     links: SkillLinksSchema.extend({ body: z.string(), outline: z.string(), resources: z.string() }),
   })

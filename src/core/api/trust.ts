@@ -5,6 +5,7 @@
 // is generated from the same schemas.
 import { z } from "zod";
 import { AdvisoryEntryObjectSchema, TRUST_LEVELS, ValidationRecordObjectSchema } from "../trust/records.ts";
+import { AuditFindingSchema, EntryAuditSchema } from "../generation/manifest.ts";
 import { API_LIMITS, SkillNameSchema, SkillParamsSchema, type ApiRoute } from "./contract.ts";
 
 /** Longest `enabled` entry: a skill name, "@", a 64-hex tree hash, and room for surrounding blanks. */
@@ -27,6 +28,29 @@ export const TrustVerdictSchema = z
   })
   .meta({ id: "TrustVerdict" });
 
+/** A skill's audit in brief: the shard entry's summary (src/core/audit/published.ts). */
+export const AuditSummarySchema = EntryAuditSchema.describe(
+  "The static audit's findings in brief (docs/trust.md): counts per severity (absent keys are zero), the critical and high findings no validation record acknowledges, and how many are acknowledged. Present only when the audit found something.",
+).meta({ id: "AuditSummary" });
+
+/** GET /v1/skills/{name}'s `audit`: every finding, with its id and whether it is acknowledged. */
+export const SkillAuditSchema = z
+  .object({
+    rule_set: z.string().describe("The audit rule set the findings were computed with"),
+    tree_hash: z.string().describe("The tree the findings are for (always the skill's tree_hash)"),
+    summary: EntryAuditSchema,
+    findings: z
+      .array(
+        AuditFindingSchema.extend({
+          id: z.string().describe("rule@file:line, what `skillshelf attest … --accept` takes"),
+          acknowledged: z.boolean().describe("True when a validation record bound to this tree accepts the finding"),
+        }),
+      )
+      .describe("Most severe first"),
+    acknowledged: z.array(z.string()).describe("The acknowledged finding ids (evidence.audit_accepted of a validation record bound to this tree)"),
+  })
+  .meta({ id: "SkillAudit" });
+
 /** One served skill's verdict under the advisories in force now. */
 export const SkillTrustSchema = z
   .object({
@@ -35,6 +59,7 @@ export const SkillTrustSchema = z
     source: z.string().nullable().describe("The provenance label the build derived from the validation records (null when none)."),
     has_scripts: z.boolean(),
     verdict: TrustVerdictSchema,
+    audit: AuditSummarySchema.optional(),
   })
   .meta({ id: "SkillVerdict" });
 export type SkillTrustView = z.infer<typeof SkillTrustSchema>;

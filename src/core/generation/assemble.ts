@@ -4,6 +4,7 @@
 import { tarGzArchive, zipArchive } from "./archive.ts";
 import { canonicalDocument } from "./canonical-json.ts";
 import { recordBlobs } from "./graph.ts";
+import { entryAudit } from "../audit/published.ts";
 import type { Lifecycle } from "../changes/lifecycle.ts";
 import { sha256Hex } from "../skill/hash.ts";
 import {
@@ -135,7 +136,24 @@ export function entryFor(record: SkillRecord, recordRef: BlobRef): SkillEntry {
       attachable: record.trust.verdict.attachable,
     },
     ...(record.provenance ? { provenance: record.provenance } : {}),
+    ...(record.audit ? { audit: entryAudit(record.audit) } : {}),
   };
+}
+
+/**
+ * The one audit rule set a generation's records were scanned with, or null when none carries an
+ * audit; throws when they mix rule sets or some lack one (the Worker refuses such a generation).
+ */
+export function generationRuleSet(records: readonly Pick<SkillRecord, "name" | "audit">[]): string | null {
+  const sets = new Set(records.map((r) => r.audit?.rule_set ?? null));
+  if (sets.size === 0) return null;
+  if (sets.size > 1) {
+    const odd = records.find((r) => (r.audit?.rule_set ?? null) !== (records[0]!.audit?.rule_set ?? null))!;
+    throw new Error(
+      `the records mix audit rule sets (${[...sets].map((s) => s ?? "none").join(", ")}; ${odd.name} differs); rebuild every skill with one skillshelf version`,
+    );
+  }
+  return [...sets][0]!;
 }
 
 /**
@@ -289,6 +307,7 @@ export async function assembleDocuments(
   const searchDoc = await documentOf("search", () => buildSearchIndex(searchable), { index: SEARCH_INDEX_SCHEMA, searchable });
   addDoc("blob", searchDoc);
 
+  const ruleSet = generationRuleSet(sorted);
   const manifest: GenerationManifest = GenerationManifestSchema.parse({
     schema: GENERATION_SCHEMA,
     shelf: {
@@ -303,6 +322,7 @@ export async function assembleDocuments(
     shard_count: shardCount,
     shards: shardRefs,
     search: ref(searchDoc),
+    ...(ruleSet ? { audit: { rule_set: ruleSet } } : {}),
   });
   const manifestDoc = await canonicalDocument(manifest);
   return { id: manifestDoc.sha256, manifest, manifestBytes: manifestDoc.bytes, objects: sortObjects(objects.values()), digests, records: signed };

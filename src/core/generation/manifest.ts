@@ -7,6 +7,7 @@ import { z } from "zod";
 import { SHA256_HEX_RE } from "../skill/hash.ts";
 import { PublishedProvenanceSchema } from "../import/provenance.ts";
 import { AdvisoryEntryObjectSchema, TRUST_LEVELS } from "../trust/records.ts";
+import { SEVERITIES } from "../audit/rules.ts";
 
 /** Schema identifiers; bump the number when a reader could misread the old shape. */
 export const GENERATION_SCHEMA = "skillshelf.generation/1";
@@ -105,6 +106,57 @@ export const SKILL_METADATA_FIELDS = {
   when_not_to_use: z.array(z.string()),
 };
 
+/** One audit finding as published (src/core/audit/scan.ts computes it; `skillshelf audit --json` prints the same fields). */
+export const AuditFindingSchema = z.strictObject({
+  rule: z.string().min(1),
+  severity: z.enum(SEVERITIES),
+  file: z.string().min(1),
+  line: z.number().int().positive(),
+  column: z.number().int().positive(),
+  message: z.string(),
+  excerpt: z.string(),
+});
+export type AuditFinding = z.infer<typeof AuditFindingSchema>;
+
+/**
+ * A skill's audit as the build computed it: every finding of the rule set for exactly this tree
+ * hash, and which of them a validation record bound to the same tree acknowledges (by id,
+ * `rule@file:line`). The Worker checks it against the record and never rescans.
+ */
+export const RecordAuditSchema = z.strictObject({
+  rule_set: z.string().min(1),
+  tree_hash: sha256Hex,
+  findings: z.array(AuditFindingSchema),
+  /** Finding ids acknowledged by the record's validation evidence (`audit_accepted`), sorted. */
+  acknowledged: z.array(z.string().min(1)),
+});
+export type RecordAudit = z.infer<typeof RecordAuditSchema>;
+
+const positiveCount = z.number().int().positive().optional();
+/** Finding counts per severity; a severity with none is absent, so a clean skill's counts are `{}`. */
+export const SeverityCountsSchema = z.strictObject({
+  critical: positiveCount,
+  high: positiveCount,
+  medium: positiveCount,
+  low: positiveCount,
+  info: positiveCount,
+});
+
+/**
+ * A shard entry's audit summary, derived from the record's audit (src/core/audit/published.ts):
+ * what listings show without reading records. Absent keys are zero.
+ */
+export const EntryAuditSchema = z.strictObject({
+  rule_set: z.string().min(1),
+  /** Every finding, acknowledged or not. */
+  counts: SeverityCountsSchema,
+  /** Critical and high findings no validation record acknowledges (the gating ones); absent when none. */
+  unacknowledged: z.strictObject({ critical: positiveCount, high: positiveCount }).optional(),
+  /** How many findings are acknowledged; absent when none. */
+  acknowledged: positiveCount,
+});
+export type EntryAudit = z.infer<typeof EntryAuditSchema>;
+
 /**
  * Everything known about one skill, stored once under the SHA-256 of its canonical JSON, so an
  * unchanged skill is the same record in every generation.
@@ -129,6 +181,8 @@ export const SkillRecordSchema = z.strictObject({
   trust: SkillTrustSchema,
   /** Where an imported skill came from (the shelf's provenance.yaml); absent for the team's own skills. */
   provenance: PublishedProvenanceSchema.optional(),
+  /** The audit's findings for this tree at the manifest's rule set; absent in records built before the audit was published. */
+  audit: RecordAuditSchema.optional(),
 });
 export type SkillRecord = z.infer<typeof SkillRecordSchema>;
 
@@ -165,6 +219,8 @@ export const SkillEntrySchema = z.strictObject({
   }),
   /** The record's provenance, so listings and MCP _meta name an imported skill's source without reading the record. */
   provenance: PublishedProvenanceSchema.optional(),
+  /** The record's audit in brief (present exactly when the record has one), so listings show findings without reading records. */
+  audit: EntryAuditSchema.optional(),
 });
 export type SkillEntry = z.infer<typeof SkillEntrySchema>;
 
@@ -239,6 +295,11 @@ export const GenerationManifestSchema = z.strictObject({
    * Optional so manifests built before it still read; the Worker indexes their entries instead.
    */
   search: BlobRefSchema.optional(),
+  /**
+   * The audit rule set every record of this generation was scanned with (each record's `audit`
+   * names it too; the Worker refuses a mix). Absent on generations built before the audit was published.
+   */
+  audit: z.strictObject({ rule_set: z.string().min(1) }).optional(),
 });
 export type GenerationManifest = z.infer<typeof GenerationManifestSchema>;
 

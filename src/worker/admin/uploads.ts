@@ -16,7 +16,7 @@ import { adminError } from "./errors.ts";
 import { assertNoGcRunning } from "./gc-lease.ts";
 import { mapLimit } from "../../core/publish/map-limit.ts";
 import { HEAD_CONCURRENCY, type AdminStorage } from "./storage.ts";
-import { checkManifestAgainstShards, checkRecordHashes, checkShardAgainstRecords, childrenOf, parseDocument, type Child } from "./verify.ts";
+import { checkManifestAgainstShards, checkRecordAudit, checkRecordHashes, checkShardAgainstRecords, childrenOf, parseDocument, type Child } from "./verify.ts";
 
 /** Verification reads that failed: R2 did not answer, so nothing was stored. */
 const NOT_STORED = "R2 did not answer; nothing was stored. Retry shortly";
@@ -99,7 +99,7 @@ export async function putDocument(
 
   const document = parseDocument(kind, json);
   if ("code" in document) throw adminError(document.code, document.message);
-  const problem = document.kind === "record" ? await checkRecordHashes(document.record) : null;
+  const problem = document.kind === "record" ? ((await checkRecordHashes(document.record)) ?? checkRecordAudit(document.record)) : null;
   if (problem) throw adminError(problem.code, problem.message);
   const missing =
     document.kind === "shard"

@@ -3,6 +3,7 @@
 // records, and a manifest against its shards. Readers trust what these checks accept.
 import { canonicalJson } from "../../core/generation/canonical-json.ts";
 import { entryFor } from "../../core/generation/assemble.ts";
+import { recordAuditProblems } from "../../core/audit/published.ts";
 import { generationReferences, recordReferences, recordBlobs, shardReferences, type DocumentKind } from "../../core/generation/graph.ts";
 import {
   GenerationManifestSchema,
@@ -97,6 +98,17 @@ export async function checkRecordHashes(record: SkillRecord): Promise<DocumentPr
 }
 
 /**
+ * A record's published audit checked against the record itself, never by rescanning (that would
+ * read every blob): findings for this tree hash, acknowledgements its validation records make, and
+ * a verdict that says what the findings imply (422 invalid_document naming each mismatch); null when consistent.
+ */
+export function checkRecordAudit(record: SkillRecord): DocumentProblem | null {
+  const problems = recordAuditProblems(record);
+  if (!problems.length) return null;
+  return invalid(`the record's audit does not match the record: ${problems.slice(0, 3).join("; ")}; nothing was stored. Rebuild it with skillshelf build`);
+}
+
+/**
  * The stored objects a document references with the sizes it gives them (a shard's blob list
  * carries no sizes; its records vouch for those blobs, see checkShardAgainstRecords).
  */
@@ -164,6 +176,20 @@ export function checkManifestAgainstShards(manifest: GenerationManifest, shards:
     for (const entry of shard.skills) {
       files += entry.file_count;
       bytes += entry.total_bytes;
+    }
+  }
+  // The audit: every record was scanned with the rule set the manifest names (entries carry it,
+  // checked against their records when each shard was stored), or none carries an audit at all.
+  const ruleSet = manifest.audit?.rule_set ?? null;
+  for (const shard of shards) {
+    for (const entry of shard.skills) {
+      const entrySet = entry.audit?.rule_set ?? null;
+      if (entrySet === ruleSet) continue;
+      return fail(
+        ruleSet === null
+          ? `the manifest names no audit rule set, but ${entry.name}'s record has findings at ${entrySet}`
+          : `the manifest's audit rule set is ${ruleSet}, but ${entry.name}'s record has ${entrySet === null ? "no audit findings" : `findings at ${entrySet}`}: the audit document does not match the records`,
+      );
     }
   }
   if (skills !== manifest.skill_count || files !== manifest.file_count || bytes !== manifest.total_bytes) {

@@ -1,7 +1,8 @@
 // The index documents each client family reads, built from a generation's skill entries (and,
 // for the per-skill listing, the skill's record). Pure functions: same inputs, same
 // bytes, so an index's ETag can be derived from what it was built from.
-import { discoveryType, type SkillEntry, type SkillRecord } from "../../core/generation/manifest.ts";
+import { discoveryType, type EntryAudit, type SkillEntry, type SkillRecord } from "../../core/generation/manifest.ts";
+import { hasFindings } from "../../core/audit/published.ts";
 import type { SkillSignature } from "../../core/signing/signatures.ts";
 import { lifecycleOf, type Lifecycle } from "../../core/changes/lifecycle.ts";
 import { DISCOVERY_SCHEMA_V2, immutableArchiveUrl, immutableSkillMdUrl } from "./urls.ts";
@@ -66,7 +67,7 @@ export interface DiscoveryEntryV2 {
  * The well-known v0.2.0 index. Each `url` is immutable (pinned to `generation`) and `digest` is
  * the SHA-256 of exactly the bytes served there: SKILL.md for a lone SKILL.md, the .tar.gz
  * archive otherwise. Extra fields (`version` when the skill declares one, `requires_review`, `signature` on a signed shelf, and
- * `deprecated`/`replaced_by` from lifecycle.yaml) ride along;
+ * `deprecated`/`replaced_by` from lifecycle.yaml, and `audit`, the entry's audit summary when the audit found something) ride along;
  * clients ignore unknown fields, as the RFC requires them to.
  */
 export function discoveryIndexV2(
@@ -77,7 +78,9 @@ export function discoveryIndexV2(
   lifecycle: Lifecycle | null = null,
 ): {
   $schema: string;
-  skills: Array<DiscoveryEntryV2 & { version?: string; requires_review?: true; signature?: SkillSignature; deprecated?: string; replaced_by?: string }>;
+  skills: Array<
+    DiscoveryEntryV2 & { version?: string; requires_review?: true; signature?: SkillSignature; deprecated?: string; replaced_by?: string; audit?: EntryAudit }
+  >;
 } {
   const skills = [...entries]
     .sort((a, b) => byCodePoint(a.name, b.name))
@@ -99,6 +102,8 @@ export function discoveryIndexV2(
         ...(signature ? { signature } : {}),
         ...(deprecated !== null ? { deprecated } : {}),
         ...(replacedBy !== null ? { replaced_by: replacedBy } : {}),
+        // The audit summary only when it found something, so an index without findings is as before.
+        ...(hasFindings(entry.audit) ? { audit: entry.audit } : {}),
       };
     });
   return { $schema: DISCOVERY_SCHEMA_V2, skills };

@@ -5,6 +5,7 @@
 // never get here, and a skill the edge holds for review is never reported attachable.
 import type { ShelfTrustView, SkillTrustView } from "../../core/api/trust.ts";
 import type { SkillRecord } from "../../core/generation/manifest.ts";
+import { hasFindings } from "../../core/audit/published.ts";
 import { evaluateTrust, type TrustVerdict } from "../../core/trust/evaluate.ts";
 import { ValidationRecordSchema, type AdvisoryEntry, type ValidationRecord } from "../../core/trust/records.ts";
 import type { ServedSkill, ShelfService } from "./service.ts";
@@ -46,7 +47,15 @@ export function skillTrust(advisories: readonly AdvisoryEntry[], skill: ServedSk
           reasons: [...evaluated.reasons, `review: the build's verdict requires review (${record.trust.verdict.reasons.join("; ") || "no reason recorded"})`],
         }
       : evaluated;
-  return { name: skill.name, tree_hash: skill.tree_hash, source: skill.trust.source, has_scripts: skill.has_scripts, verdict };
+  // The audit summary rides on the shard entry; a skill without findings answers as before.
+  return {
+    name: skill.name,
+    tree_hash: skill.tree_hash,
+    source: skill.trust.source,
+    has_scripts: skill.has_scripts,
+    verdict,
+    ...(hasFindings(skill.audit) ? { audit: skill.audit } : {}),
+  };
 }
 
 /**

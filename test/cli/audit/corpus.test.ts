@@ -58,6 +58,20 @@ describe("docs/trust.md", () => {
     const doc = readFileSync("docs/trust.md", "utf8");
     for (const r of AUDIT_RULES) expect(doc, r.id).toContain(`| \`${r.id}\` | ${r.family} | ${r.severity} |`);
   });
+
+  it("names, per rule, exactly the hostile samples expected.json gives it, at their intended severity", () => {
+    const doc = readFileSync("docs/trust.md", "utf8");
+    const expected = JSON.parse(readFileSync(path.join(FIXTURES, "expected.json"), "utf8")) as Record<string, { rule: string; severity: string }>;
+    for (const r of AUDIT_RULES) {
+      const samples = Object.entries(expected)
+        .filter(([, e]) => e.rule === r.id)
+        .map(([name, e]) => `${name} (${e.severity})`)
+        .sort();
+      const row = doc.split("\n").find((line) => line.startsWith(`| \`${r.id}\` |`))!;
+      const cell = row.split("|").at(-2)!.trim();
+      expect(cell.startsWith("—") ? [] : cell.split(", "), r.id).toEqual(samples);
+    }
+  });
 });
 
 describe("the benign set", () => {

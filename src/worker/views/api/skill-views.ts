@@ -8,6 +8,7 @@ import { API_BASE, splitList } from "../../../core/api/contract.ts";
 import { RESOURCE_KINDS, type ResourceKind } from "../../../core/api/skills.ts";
 import { catalogSelection, type CatalogSkill } from "../../../core/disclosure/catalog.ts";
 import type { BlobRef, FileEntry, SkillRecord } from "../../../core/generation/manifest.ts";
+import { servedAudit } from "../../../core/audit/published.ts";
 import { compareCodePoints } from "../../../core/python-compat/py-text.ts";
 import { SKILL_NAME_RE } from "../../../core/skill/skill.ts";
 import { staticSkillIndex } from "../../read/indexes.ts";
@@ -184,6 +185,7 @@ export function skillDetail(
     trust: { ...trust.verdict, source: trust.source, build: record.trust.verdict },
     signature,
     ...(record.provenance ? { provenance: record.provenance } : {}),
+    ...(record.audit ? { audit: servedAudit(record.audit) } : {}),
     links: { ...skillLinks(base, skill), body: `${self}/body`, outline: `${self}/outline`, resources: `${self}/resources` },
   };
 }

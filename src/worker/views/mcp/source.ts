@@ -3,6 +3,7 @@
 // sizes recorded at build time, never re-hashed per request) and the stored bytes. Not the SDK's
 // folder loader, which walks and hashes every file when it starts.
 import { lifecycleOf } from "../../../core/changes/lifecycle.ts";
+import { hasFindings } from "../../../core/audit/published.ts";
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "@modelcontextprotocol/server";
 import { DIRECTORY_MIME_TYPE, type Skill, type SkillReadResult, type SkillSource } from "@modelcontextprotocol/server/ext/skills";
 import type { SkillRecord } from "../../../core/generation/manifest.ts";
@@ -21,6 +22,9 @@ export const MCP_PAGE_SIZE = 100;
 export const TRUST_META_KEY = "dev.skillshelf/trust";
 /** Where an imported skill came from (the record's provenance), beside the trust verdict. */
 export const PROVENANCE_META_KEY = "dev.skillshelf/provenance";
+
+/** The audit's summary of the skill (the shard entry's): present only when the audit found something. */
+export const AUDIT_META_KEY = "dev.skillshelf/audit";
 
 /** Our `_meta` key for what the shelf says of a skill's name (lifecycle.yaml): present only when deprecated. */
 export const LIFECYCLE_META_KEY = "dev.skillshelf/lifecycle";
@@ -71,8 +75,8 @@ async function servedSkill(shelf: ShelfService, scope: McpScope, name: string, u
 
 /**
  * The SEP-2640 entry of a served skill: every file with the digest and size the build recorded,
- * the frontmatter as the SDK reads SKILL.md, our trust verdict under TRUST_META_KEY, and a
- * deprecation (with its replacement) under LIFECYCLE_META_KEY.
+ * the frontmatter as the SDK reads SKILL.md, our trust verdict under TRUST_META_KEY, a
+ * deprecation (with its replacement) under LIFECYCLE_META_KEY, and the audit's summary under AUDIT_META_KEY.
  */
 export async function skillEntryOf(shelf: ShelfService, skill: ServedSkill): Promise<Skill> {
   const [{ record }, facts, lifecycle] = await Promise.all([shelf.record(skill.name), skillMdFacts(shelf, skill), shelf.lifecycle()]);
@@ -86,6 +90,7 @@ export async function skillEntryOf(shelf: ShelfService, skill: ServedSkill): Pro
       [TRUST_META_KEY]: { level: skill.trust.level, requires_review: skill.trust.requires_review },
       ...(deprecated !== null ? { [LIFECYCLE_META_KEY]: { deprecated, replaced_by: replacedBy } } : {}),
       ...(record.provenance ? { [PROVENANCE_META_KEY]: record.provenance } : {}),
+      ...(hasFindings(skill.audit) ? { [AUDIT_META_KEY]: skill.audit } : {}),
     },
   };
 }

@@ -6,6 +6,7 @@ import { API_LIMITS } from "../../../core/api/contract.ts";
 import { entryTitle, type FeedEntry } from "../../../core/changes/atom.ts";
 import type { AdvisoryEntry } from "../../../core/trust/records.ts";
 import type { ServedSkill, ShelfStatus } from "../../shelf/service.ts";
+import { AuditBadge } from "./audit.tsx";
 import { formatBytes, Layout, ScriptMarker, Timestamp, TrustBadges, type PageLinks } from "./layout.tsx";
 
 /** Skills on one page of the listing. */
@@ -80,6 +81,7 @@ function SkillItem(props: { links: PageLinks; skill: ServedSkill }) {
       <div class="meta">
         {s.version !== null && <span>v{s.version}</span>}
         <TrustBadges level={s.trust.level} requiresReview={s.trust.requires_review} />
+        <AuditBadge audit={s.audit} />
         {s.has_scripts && <ScriptMarker />}
         <span>
           {s.file_count} {s.file_count === 1 ? "file" : "files"}, {formatBytes(s.total_bytes)}

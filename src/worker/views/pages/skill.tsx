@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 // A skill's page: its rendered instructions with the outline as a table of contents (tokens per
 // section), when to use it and when not, its files (sizes, media types, digests; view, download,
-// images shown), the trust verdict with its reasons, any advisory, and install snippets for each
+// images shown), the trust verdict with its reasons, the audit's findings, any advisory, and install snippets for each
 // client. A blocked skill's page says why and offers nothing to install.
 import type { LifecycleStatus } from "../../../core/changes/lifecycle.ts";
 import type { SkillTrustView } from "../../../core/api/trust.ts";
@@ -9,6 +9,7 @@ import type { SkillRecord } from "../../../core/generation/manifest.ts";
 import type { ServedSkill } from "../../shelf/service.ts";
 import type { BlockingAdvisory } from "../../shelf/verdict.ts";
 import { formatBytes, Layout, ScriptMarker, TrustBadges, type PageLinks } from "./layout.tsx";
+import { AuditBadge, AuditPanel } from "./audit.tsx";
 import { installSnippets, type InstallSnippet, type InstallTargets } from "./install.ts";
 import { PAGE_MAX_SECTIONS, sectionAnchor } from "./markdown.ts";
 
@@ -263,6 +264,7 @@ export function SkillPage(view: SkillView) {
       <div class="meta">
         {record.version !== null && <span>v{record.version}</span>}
         <TrustBadges level={trust.verdict.level} requiresReview={trust.verdict.requires_review} />
+        <AuditBadge audit={skill.audit} />
         {skill.has_scripts && <ScriptMarker />}
         <span>
           {record.files.length} {record.files.length === 1 ? "file" : "files"}, {formatBytes(record.total_bytes)}
@@ -323,6 +325,7 @@ export function SkillPage(view: SkillView) {
           </section>
           <Files view={view} />
           <Trust view={view} />
+          <AuditPanel audit={record.audit} fileUrl={view.fileUrl} />
           {record.provenance && <Provenance provenance={record.provenance} />}
         </div>
       </div>
