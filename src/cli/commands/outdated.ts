@@ -73,7 +73,9 @@ async function installedInLock(file: string | undefined, url: string, stderr: (t
   const { mine, others } = fromShelf(parsed.data, url);
   if (others.length)
     stderr(
-      printable(`skillshelf: ${others.length} skill(s) in ${chosen} were not installed from ${url}'s well-known index, so not checked: ${others.sort().join(", ")}\n`),
+      printable(
+        `skillshelf: ${others.length} skill(s) in ${chosen} were not installed from ${url}'s well-known index, so not checked: ${others.sort().join(", ")}\n`,
+      ),
     );
   return mine.filter((m) => SKILL_NAME_RE.test(m.name)).map((m) => ({ name: m.name, tree_hash: null, version: null, well_known_digest: m.digest }));
 }

@@ -28,7 +28,9 @@ beforeAll(async () => {
     locked[name] = { range: "latest", version: "1.0.0", tree_hash: tree, generation: GEN, files: [{ path: "SKILL.md", size: bytes.byteLength, sha256 }] };
     answers[`/v1/skills/${name}`] = { json: { name, tree_hash: tree, version: "1.0.0", deprecated: null, replaced_by: null } };
   }
-  answers["/v1/skills/retired"] = { json: { name: "retired", tree_hash: "0".repeat(64), version: "1.0.0", deprecated: "superseded by review-kit", replaced_by: "review-kit" } };
+  answers["/v1/skills/retired"] = {
+    json: { name: "retired", tree_hash: "0".repeat(64), version: "1.0.0", deprecated: "superseded by review-kit", replaced_by: "review-kit" },
+  };
   answers["/v1/skills/old-name"] = { status: 301, json: { name: "old-name", replaced_by: "new-name" } };
   answers["/v1/skills/bad"] = { status: 410, json: { code: "blocked", detail: "Skill 'bad' is blocked: leaks tokens", advisory: { advisory_id: "ASA-7" } } };
   delete answers["/v1/skills/vanished"];

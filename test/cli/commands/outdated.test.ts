@@ -5,11 +5,12 @@
 // it recorded as wellKnownDigest; its computedHash is the CLI's own folder hash and is ignored).
 // --json, and exit 1 only when blocked or gone. The real CLI's skills-lock.json against a real
 // Worker is in the interop suite (test/interop/skills-update.ts).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildInventory } from "../../../src/core/skill/inventory.ts";
+import { fromShelf, looksLikeSkillsLock, SkillsLockSchema } from "../../../src/cli/lib/skills-lock.ts";
 import { LOCK_SCHEMA } from "../../../src/core/versions/lock.ts";
 import { fakeShelf, type Answer } from "../lib/fake-shelf.ts";
 import { runInProcess } from "../run-in-process.ts";
@@ -124,18 +125,36 @@ describe("skillshelf outdated", () => {
     expect(r.stderr).toContain("1 skill(s) in");
     expect(r.stderr).toContain("from-github");
     const moved = JSON.parse(r.stdout).skills.find((s: Row) => s.name === "moved-on");
-    expect(moved).toMatchObject({ installed: { tree_hash: null, well_known_digest: `sha256:${hex("b")}` }, available: { well_known_digest: `sha256:${hex("c")}` } });
+    expect(moved).toMatchObject({
+      installed: { tree_hash: null, well_known_digest: `sha256:${hex("b")}` },
+      available: { well_known_digest: `sha256:${hex("c")}` },
+    });
     // Only the soft states: exit 0.
     const soft = await runInProcess(["outdated", "--url", shelf.url, "--lock", skillsLockFile("soft-skills-lock.json", ["same", "moved-on", "retired"])]);
     expect(soft.code, soft.stderr).toBe(0);
     expect(soft.stdout).toContain(`moved-on\tnewer available\tsha256:${"b".repeat(12)} -> 1.1.0`);
   });
 
+  it("reads the skills-lock.json the real skills CLI 1.7.4 wrote (test/fixtures/skills-lock)", () => {
+    const json: unknown = JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../../fixtures/skills-lock/skills-1.7.4.json"), "utf8"));
+    expect(looksLikeSkillsLock(json)).toBe(true);
+    const lock = SkillsLockSchema.parse(json);
+    expect(fromShelf(lock, "http://127.0.0.1:46269/").mine.map((m) => m.name)).toEqual(["alpha", "beta"]);
+    expect(fromShelf(lock, "http://127.0.0.1:46269/c/sk_token").mine[0]?.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(fromShelf(lock, "http://127.0.0.1:9").others).toEqual(["alpha", "beta"]);
+  });
+
   it("finds skills-lock.json in the current folder when there is no skillshelf-lock.json", async () => {
     const dir = path.join(root, "project");
     mkdirSync(dir, { recursive: true });
     const cwd = process.cwd();
-    writeFileSync(path.join(dir, "skills-lock.json"), JSON.stringify({ version: 1, skills: { same: { source: "x", sourceUrl: shelf.url, sourceType: "well-known", computedHash: hex("7"), wellKnownDigest: `sha256:${hex("a")}` } } }));
+    writeFileSync(
+      path.join(dir, "skills-lock.json"),
+      JSON.stringify({
+        version: 1,
+        skills: { same: { source: "x", sourceUrl: shelf.url, sourceType: "well-known", computedHash: hex("7"), wellKnownDigest: `sha256:${hex("a")}` } },
+      }),
+    );
     process.chdir(dir);
     try {
       const r = await runInProcess(["outdated", "--url", shelf.url, "--json"]);
