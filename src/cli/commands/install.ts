@@ -29,15 +29,21 @@ export const run: Command = async (ctx) => {
   const url = workerUrl(values.url ?? lock.shelf, USAGE, { capability: true });
   const names = Object.keys(lock.skills).sort();
   const failures: string[] = [];
+  const unasked: { name: string; message: string }[] = [];
   const answers = await mapLimit(names, 8, async (name): Promise<ShelfAnswer | null> => {
     try {
       return await askShelf(url.replace(/\/+$/, ""), token, name);
     } catch (error) {
       if (!(error instanceof CliError)) throw error;
-      ctx.stderr(`warning: cannot ask the shelf whether ${name} is deprecated or blocked: ${error.message}\n`);
+      unasked.push({ name, message: error.message });
       return null;
     }
   });
+  // One line, not one per skill: an unreachable or refusing shelf fails every look-up alike.
+  if (unasked.length)
+    ctx.stderr(
+      `warning: cannot ask the shelf whether ${unasked.length} skill(s) are deprecated or blocked (${unasked[0]!.message}); installing the locked bytes\n`,
+    );
   const blocked = new Set<string>();
   for (const [i, name] of names.entries()) {
     const answer = answers[i];

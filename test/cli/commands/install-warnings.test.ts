@@ -68,4 +68,27 @@ describe("skillshelf install warns about the lock's deprecated and blocked skill
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toContain("warning");
   });
+
+  it("says once, not per skill, when the shelf cannot be asked, and installs the locked bytes", async () => {
+    const all = JSON.parse(readFileSync(lock, "utf8"));
+    const answers: Record<string, Answer> = {};
+    for (const name of ["fine", "retired"]) {
+      answers[`/g/${GEN}/skills/${name}/SKILL.md`] = {
+        body: `---\nname: ${name}\ndescription: A locked skill for the install warning tests.\n---\n# ${name}\n`,
+      };
+      answers[`/v1/skills/${name}`] = { status: 503, json: { code: "storage_unavailable" } };
+    }
+    const down = await fakeShelf(answers);
+    try {
+      const two = path.join(root, "down-lock.json");
+      writeFileSync(two, JSON.stringify({ ...all, shelf: down.url, skills: { fine: all.skills.fine, retired: all.skills.retired } }));
+      const r = await runInProcess(["install", "--to", path.join(root, "down"), "--lock", two]);
+      expect(r.code, r.stderr).toBe(0);
+      const warnings = r.stderr.split("\n").filter((l) => l.startsWith("warning: "));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain("cannot ask the shelf whether 2 skill(s) are deprecated or blocked");
+    } finally {
+      await down.close();
+    }
+  });
 });
