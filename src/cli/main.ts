@@ -105,7 +105,7 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
   outdated: {
     summary:
-      "outdated --url <shelf-url> [--lock skillshelf-lock.json | --dir <skills-folder>] [--json] [--token-env NAME]  per installed skill: current, newer, deprecated, blocked or gone (exit 1 when blocked or gone)",
+      "outdated --url <shelf-url> [--lock skillshelf-lock.json | --lock skills-lock.json | --dir <skills-folder>] [--json] [--token-env NAME]  per installed skill: current, newer, deprecated, blocked or gone (exit 1 when blocked or gone)",
     example: "skillshelf outdated --url https://skills.example.com --dir .claude/skills",
     load: () => import("./commands/outdated.ts"),
   },

@@ -26,7 +26,11 @@
 //  2. the `skills` CLI installing the client shelf through the v0.2 index, through the legacy
 //     v0.1 index (SHELF_DISCOVERY=v0.1), and through a private shelf's capability URL (where
 //     `skills find` searches and `skills add --skill` installs through it too).
+//  2u. the `skills` CLI across publishes (test/interop/skills-update.ts): `skills check` names a
+//     changed skill and `skills update` installs it byte-identical; a deprecated skill says so in
+//     the v0.2 index; `skillshelf outdated` reads the skills-lock.json the CLI wrote.
 // Everything started here is stopped whatever happens; the whole run is bounded.
+// One part alone: `npm run test:interop -- --only <part>`, a part being one of SUITES.
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -38,6 +42,7 @@ import { compareToolGoldens, readEverySkill, writeGoldenShelf } from "./mcp.ts";
 import { LOCAL_SIGNING_KEY_ID } from "../../scripts/start.ts";
 import { startShelf, stopAll, type RunningShelf } from "./shelf-server.ts";
 import { installAndCompare } from "./skills-cli.ts";
+import { skillsUpdateChecks } from "./skills-update.ts";
 import { findAndInstall } from "./skills-find.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -50,6 +55,17 @@ const OTHER_FORMS = path.join(FIXTURES, "other-forms.json");
 const PYTHON = path.join(ROOT, ".venv-refs", "bin", "python");
 const RUN_TIMEOUT_MS = 8 * 60_000;
 const PYTEST_TIMEOUT_MS = 4 * 60_000;
+
+/** The parts `--only` can name, in the order they run. */
+const SUITES = ["conformance", "curated", "mcp-goldens", "other-forms", "skills-cli", "skills-update", "clawhub", "claude-code"] as const;
+const onlyAt = process.argv.indexOf("--only");
+const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
+if (onlyAt >= 0 && !SUITES.includes(only as (typeof SUITES)[number])) {
+  console.error(`interop: --only takes one of ${SUITES.join(", ")}`);
+  process.exit(2);
+}
+/** Whether this run includes the part. */
+const runs = (suite: (typeof SUITES)[number]) => only === undefined || only === suite;
 
 let failures = 0;
 function report(name: string, problems: string[], output = ""): void {
@@ -126,110 +142,132 @@ async function main(): Promise<void> {
   const work = await mkdtemp(path.join(tmpdir(), "skillshelf-interop-"));
   try {
     // --- agentskills-http conformance -------------------------------------------------------
-    const contractState = path.join(work, "contract-state");
-    await withShelf(CONTRACT_SHELF, contractState, {}, async (shelf) => {
-      const { code, output } = await pytest(shelf.url);
-      const summary = output.trim().split("\n").at(-1) ?? "";
-      report(
-        `agentskills-http ProviderConformanceSuite against ${shelf.url}/skills (${summary})`,
-        code === 0 ? [] : [`pytest exited ${code}`],
-        code === 0 ? "" : output,
-      );
-    });
+    if (runs("conformance")) {
+      const contractState = path.join(work, "contract-state");
+      await withShelf(CONTRACT_SHELF, contractState, {}, async (shelf) => {
+        const { code, output } = await pytest(shelf.url);
+        const summary = output.trim().split("\n").at(-1) ?? "";
+        report(
+          `agentskills-http ProviderConformanceSuite against ${shelf.url}/skills (${summary})`,
+          code === 0 ? [] : [`pytest exited ${code}`],
+          code === 0 ? "" : output,
+        );
+      });
+    }
 
     // --- the curated shelf in every client we can run ----------------------------------------
-    await withShelf(CURATED_SHELF, path.join(work, "curated-state"), {}, async (shelf) => {
-      const { code, output } = await pytest(shelf.url, "test_curated_shelf.py", { SKILLSHELF_CURATED_SHELF: CURATED_SHELF });
-      const summary = output.trim().split("\n").at(-1) ?? "";
-      report(
-        `agentskills-http on the curated shelf: register_all registers all of it, snapshot and signing checks pass, files read back byte-identical (${summary})`,
-        code === 0 ? [] : [`pytest exited ${code}`],
-        code === 0 ? "" : output,
-      );
-      const installed = await installAndCompare(shelf.url, CURATED_SHELF);
-      report("skills add installs the whole curated shelf, byte-identical", installed.problems, installed.problems.length ? installed.output : "");
-      const found = await findAndInstall(shelf.url, CURATED_SHELF, ["a", "test", "keeps", "failing", "on", "CI"], "flaky-test-triage");
-      report(
-        "SKILLS_API_URL=<shelf> skills find lists a curated skill with the shelf as source; skills add <source> --skill installs it, byte-identical",
-        found.problems,
-        found.problems.length ? found.output : "",
-      );
-      const mcp = await readEverySkill(shelf.url, CURATED_SHELF);
-      report(`MCP SkillsClient reads every file of the curated shelf at /mcp, verified (${mcp.summary})`, mcp.problems);
-      await signatureChecks(shelf);
-      const clawhub = await clawhubOnCuratedShelf(shelf.url, CURATED_SHELF);
-      report(
-        "clawhub 0.23.3 on the curated shelf: search finds a skill, install writes every skill byte-identical (release-checklist, held for review, only with --force), inspect --files lists the sha256s, --site finds the API",
-        clawhub.problems,
-        clawhub.output,
-      );
-    });
+    if (runs("curated")) {
+      await withShelf(CURATED_SHELF, path.join(work, "curated-state"), {}, async (shelf) => {
+        const { code, output } = await pytest(shelf.url, "test_curated_shelf.py", { SKILLSHELF_CURATED_SHELF: CURATED_SHELF });
+        const summary = output.trim().split("\n").at(-1) ?? "";
+        report(
+          `agentskills-http on the curated shelf: register_all registers all of it, snapshot and signing checks pass, files read back byte-identical (${summary})`,
+          code === 0 ? [] : [`pytest exited ${code}`],
+          code === 0 ? "" : output,
+        );
+        const installed = await installAndCompare(shelf.url, CURATED_SHELF);
+        report("skills add installs the whole curated shelf, byte-identical", installed.problems, installed.problems.length ? installed.output : "");
+        const found = await findAndInstall(shelf.url, CURATED_SHELF, ["a", "test", "keeps", "failing", "on", "CI"], "flaky-test-triage");
+        report(
+          "SKILLS_API_URL=<shelf> skills find lists a curated skill with the shelf as source; skills add <source> --skill installs it, byte-identical",
+          found.problems,
+          found.problems.length ? found.output : "",
+        );
+        const mcp = await readEverySkill(shelf.url, CURATED_SHELF);
+        report(`MCP SkillsClient reads every file of the curated shelf at /mcp, verified (${mcp.summary})`, mcp.problems);
+        await signatureChecks(shelf);
+        const clawhub = await clawhubOnCuratedShelf(shelf.url, CURATED_SHELF);
+        report(
+          "clawhub 0.23.3 on the curated shelf: search finds a skill, install writes every skill byte-identical (release-checklist, held for review, only with --force), inspect --files lists the sha256s, --site finds the API",
+          clawhub.problems,
+          clawhub.output,
+        );
+      });
+    }
 
     // --- MCP tools: the agentskills-mcp-server 0.6.0 goldens over HTTP -----------------------
-    const goldenShelf = path.join(work, "mcp-golden-shelf");
-    await writeGoldenShelf(goldenShelf);
-    await withShelf(goldenShelf, path.join(work, "mcp-golden-state"), {}, async (shelf) => {
-      const tools = await compareToolGoldens(shelf.url);
-      report(`MCP tools at /mcp answer as agentskills-mcp-server 0.6.0 (${tools.summary})`, tools.problems);
-    });
+    if (runs("mcp-goldens")) {
+      const goldenShelf = path.join(work, "mcp-golden-shelf");
+      await writeGoldenShelf(goldenShelf);
+      await withShelf(goldenShelf, path.join(work, "mcp-golden-state"), {}, async (shelf) => {
+        const tools = await compareToolGoldens(shelf.url);
+        report(`MCP tools at /mcp answer as agentskills-mcp-server 0.6.0 (${tools.summary})`, tools.problems);
+      });
+    }
 
     // --- the other forms: refused by exactly the clients validate names ----------------------
-    await withShelf(OTHER_FORMS_SHELF, path.join(work, "other-forms-state"), {}, async (shelf) => {
-      const { code, output } = await pytest(shelf.url, "test_other_forms.py", { SKILLSHELF_OTHER_FORMS: OTHER_FORMS });
-      const summary = output.trim().split("\n").at(-1) ?? "";
-      report(
-        `agentskills-core on the other forms: refused by exactly the checks other-forms.json (and validate's warnings) name (${summary})`,
-        code === 0 ? [] : [`pytest exited ${code}`],
-        code === 0 ? "" : output,
-      );
-    });
+    if (runs("other-forms")) {
+      await withShelf(OTHER_FORMS_SHELF, path.join(work, "other-forms-state"), {}, async (shelf) => {
+        const { code, output } = await pytest(shelf.url, "test_other_forms.py", { SKILLSHELF_OTHER_FORMS: OTHER_FORMS });
+        const summary = output.trim().split("\n").at(-1) ?? "";
+        report(
+          `agentskills-core on the other forms: refused by exactly the checks other-forms.json (and validate's warnings) name (${summary})`,
+          code === 0 ? [] : [`pytest exited ${code}`],
+          code === 0 ? "" : output,
+        );
+      });
+    }
 
     // --- the skills CLI ---------------------------------------------------------------------
-    const clientState = path.join(work, "client-state");
+    if (runs("skills-cli")) {
+      const clientState = path.join(work, "client-state");
 
-    await withShelf(CLIENT_SHELF, clientState, {}, async (shelf) => {
-      const index = (await (await fetch(`${shelf.url}/.well-known/agent-skills/index.json`)).json()) as { skills: Array<{ type: string }> };
-      const types = index.skills
-        .map((s) => s.type)
-        .sort()
-        .join(",");
-      const { problems, output } = await installAndCompare(shelf.url, CLIENT_SHELF);
-      if (types !== "archive,archive,skill-md") problems.push(`v0.2 index types were ${types}`);
-      report("skills add via the well-known v0.2.0 index", problems, problems.length ? output : "");
-    });
+      await withShelf(CLIENT_SHELF, clientState, {}, async (shelf) => {
+        const index = (await (await fetch(`${shelf.url}/.well-known/agent-skills/index.json`)).json()) as { skills: Array<{ type: string }> };
+        const types = index.skills
+          .map((s) => s.type)
+          .sort()
+          .join(",");
+        const { problems, output } = await installAndCompare(shelf.url, CLIENT_SHELF);
+        if (types !== "archive,archive,skill-md") problems.push(`v0.2 index types were ${types}`);
+        report("skills add via the well-known v0.2.0 index", problems, problems.length ? output : "");
+      });
 
-    await withShelf(CLIENT_SHELF, clientState, { SHELF_DISCOVERY: "v0.1" }, async (shelf) => {
-      const problems: string[] = [];
-      const v2 = await fetch(`${shelf.url}/.well-known/agent-skills/index.json`);
-      if (v2.status !== 404) problems.push(`v0.2 index answered ${v2.status}, expected 404 in a v0.1-only configuration`);
-      const result = await installAndCompare(shelf.url, CLIENT_SHELF);
-      problems.push(...result.problems);
-      report("skills add via the legacy v0.1 index", problems, problems.length ? result.output : "");
-    });
+      await withShelf(CLIENT_SHELF, clientState, { SHELF_DISCOVERY: "v0.1" }, async (shelf) => {
+        const problems: string[] = [];
+        const v2 = await fetch(`${shelf.url}/.well-known/agent-skills/index.json`);
+        if (v2.status !== 404) problems.push(`v0.2 index answered ${v2.status}, expected 404 in a v0.1-only configuration`);
+        const result = await installAndCompare(shelf.url, CLIENT_SHELF);
+        problems.push(...result.problems);
+        report("skills add via the legacy v0.1 index", problems, problems.length ? result.output : "");
+      });
 
-    const token = `sk_interop_${randomBytes(16).toString("hex")}`;
-    const vars = { SHELF_VISIBILITY: "private", SHELF_CAPABILITY_URLS: "on", READ_TOKEN_SHA256: createHash("sha256").update(token).digest("hex") };
-    await withShelf(CLIENT_SHELF, clientState, vars, async (shelf) => {
-      const problems: string[] = [];
-      const anonymous = await fetch(`${shelf.url}/.well-known/agent-skills/index.json`);
-      if (anonymous.status !== 401) problems.push(`anonymous index read answered ${anonymous.status}, expected 401`);
-      const result = await installAndCompare(`${shelf.url}/c/${token}`, CLIENT_SHELF);
-      problems.push(...result.problems);
-      report("skills add via a private shelf's capability URL", problems, problems.length ? result.output : "");
-      const found = await findAndInstall(`${shelf.url}/c/${token}`, CLIENT_SHELF, ["preflight", "before", "a", "release"], "run-check");
-      report("skills find and skills add --skill through a private shelf's capability URL", found.problems, found.problems.length ? found.output : "");
-    });
+      const token = `sk_interop_${randomBytes(16).toString("hex")}`;
+      const vars = { SHELF_VISIBILITY: "private", SHELF_CAPABILITY_URLS: "on", READ_TOKEN_SHA256: createHash("sha256").update(token).digest("hex") };
+      await withShelf(CLIENT_SHELF, clientState, vars, async (shelf) => {
+        const problems: string[] = [];
+        const anonymous = await fetch(`${shelf.url}/.well-known/agent-skills/index.json`);
+        if (anonymous.status !== 401) problems.push(`anonymous index read answered ${anonymous.status}, expected 401`);
+        const result = await installAndCompare(`${shelf.url}/c/${token}`, CLIENT_SHELF);
+        problems.push(...result.problems);
+        report("skills add via a private shelf's capability URL", problems, problems.length ? result.output : "");
+        const found = await findAndInstall(`${shelf.url}/c/${token}`, CLIENT_SHELF, ["preflight", "before", "a", "release"], "run-check");
+        report("skills find and skills add --skill through a private shelf's capability URL", found.problems, found.problems.length ? found.output : "");
+      });
+    }
+
+    // --- the skills CLI across publishes: check, update, lifecycle, skillshelf outdated ---
+    if (runs("skills-update")) {
+      const updates = await skillsUpdateChecks(work, withShelf);
+      report(
+        "skills 1.7.4 across publishes: skills check names a changed skill and brings it byte-identical, skills update too, then nothing is left; the v0.2 index says deprecated/replaced_by; skillshelf outdated reads the CLI's skills-lock.json (current, newer, deprecated, gone)",
+        updates.problems,
+        updates.output,
+      );
+    }
 
     // --- the clawhub CLI: versions, update after a publish, a private shelf ------------------
-    await clawhubVersionChecks(work);
+    if (runs("clawhub")) await clawhubVersionChecks(work);
 
     // --- Claude Code: the shelf as a plugin marketplace, over https at a test host -----------
-    const claude = await claudeMarketplaceChecks(work, attestFolder);
-    report(
-      "Claude Code 2.1.332: plugin marketplace add + plugin install write the skill byte-identical (https, test host in /etc/hosts); after a publish marketplace update + plugin update bring the new bytes; a private shelf's capability URL installs, an anonymous read is a 401",
-      claude.problems,
-      claude.output,
-    );
+    if (runs("claude-code")) {
+      const claude = await claudeMarketplaceChecks(work, attestFolder);
+      report(
+        "Claude Code 2.1.332: plugin marketplace add + plugin install write the skill byte-identical (https, test host in /etc/hosts); after a publish marketplace update + plugin update bring the new bytes; a private shelf's capability URL installs, an anonymous read is a 401",
+        claude.problems,
+        claude.output,
+      );
+    }
   } finally {
     await rm(work, { recursive: true, force: true });
   }

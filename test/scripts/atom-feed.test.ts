@@ -1,7 +1,10 @@
 // The Atom feeds (src/core/changes/atom.ts) over a publish sequence's change documents: valid
 // against RFC 4287's RELAX NG schema (Appendix B, test/fixtures/atom/rfc4287.rnc) with jing, and
 // read back by Python's feedparser with the titles, ids, links and times we wrote. jing is the
-// Debian package `jing`; feedparser is found in SKILLSHELF_FEEDPARSER_PYTHON, .venv-refs or python3.
+// Debian package `jing`; feedparser is found in SKILLSHELF_FEEDPARSER_PYTHON, .venv-refs (pinned in
+// scripts/refs/requirements.txt) or python3. Without them `npm test` skips these, naming why;
+// .ci/run installs both before npm test and sets SKILLSHELF_REQUIRE_FEED_TOOLS=1, which turns a
+// missing tool into a failure, so CI never passes on a skip.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +24,13 @@ const JING = has("jing", []) || spawnSync("jing", [], { stdio: "ignore" }).error
 const PYTHON = [process.env.SKILLSHELF_FEEDPARSER_PYTHON, path.resolve(".venv-refs/bin/python"), "python3"].find(
   (p) => p !== undefined && has(p, ["-c", "import feedparser"]),
 );
+
+if (process.env.SKILLSHELF_REQUIRE_FEED_TOOLS === "1") {
+  it("has jing and feedparser (SKILLSHELF_REQUIRE_FEED_TOOLS=1, as .ci/run sets it)", () => {
+    expect(JING, "jing is not on PATH (apt-get install jing)").toBe(true);
+    expect(PYTHON, "no python with feedparser (scripts/refs/setup.sh installs it into .venv-refs)").toBeDefined();
+  });
+}
 
 const hex = (c: string) => c.repeat(64);
 const skill = (name: string, tree: string, version: string | null = null): ChangeSkill => ({

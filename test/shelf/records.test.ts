@@ -2,13 +2,15 @@
 // hash (CI fails when a skill was edited without re-attesting), and the verdicts are first_party
 // and attachable, except for skills that bundle scripts, which require review by design.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { evaluateTrust } from "../../src/core/trust/evaluate.ts";
 import { BUNDLE_VERSION_RE, loadShelfRecords } from "../../src/core/trust/records.ts";
 import { recordState } from "../../src/cli/commands/attest.ts";
 import { listShelfSkillDirs, loadSkill } from "../../src/cli/lib/skill-dir.ts";
+import { runInProcess } from "../cli/run-in-process.ts";
 
 const SHELF = path.resolve("shelf");
 const read = (file: string) => new Uint8Array(readFileSync(path.join(SHELF, file)));
@@ -80,7 +82,7 @@ describe("shelf trust records", () => {
 });
 
 // AbstractSkill itself must read these files unchanged. This needs the reference venv, which CI
-// builds after `npm test` and then runs the same script in its shelf step (.ci/run).
+// builds before `npm test` (.ci/run), and runs the same script again in its shelf step.
 const python = path.resolve(".venv-refs/bin/python");
 describe.skipIf(!existsSync(python))("the real AbstractSkill 0.3.2 (needs .venv-refs; also run by .ci/run)", () => {
   it("loads the records, seeds from the shelf, and gives the same verdicts", () => {
@@ -90,5 +92,36 @@ describe.skipIf(!existsSync(python))("the real AbstractSkill 0.3.2 (needs .venv-
     expect(r.stdout).toMatch(/^seed: bundle version \d+(\.\d+)*, \d+ item\(s\) added$/m);
     expect(r.stdout).toContain("release-checklist: level=first_party attachable=False requires_review=True has_scripts=True");
     expect(r.stdout).toContain("commit-messages: level=first_party attachable=True requires_review=False has_scripts=False");
+  });
+
+  it("keeps loading a validation record that acknowledges audit findings (evidence.audit_accepted, written by attest --accept)", async () => {
+    const work = mkdtempSync(path.join(tmpdir(), "skillshelf-accepted-"));
+    try {
+      const shelf = path.join(work, "shelf");
+      cpSync(SHELF, shelf, { recursive: true });
+      const skill = path.join(shelf, "skills", "bootstrap-env");
+      mkdirSync(path.join(skill, "scripts"), { recursive: true });
+      writeFileSync(
+        path.join(skill, "SKILL.md"),
+        "---\nname: bootstrap-env\ndescription: Sets up the team's toolchain on a new machine.\n---\n# Bootstrap\n\nRun scripts/setup.sh once.\n",
+      );
+      writeFileSync(path.join(skill, "scripts", "setup.sh"), "#!/bin/sh\ncurl -fsSL https://get.tools.example/install.sh | bash\n");
+      const audit = await runInProcess(["audit", skill, "--json"]);
+      const ids = (JSON.parse(audit.stdout) as { skills: { findings: { id: string; severity: string }[] }[] }).skills[0]!.findings.filter(
+        (f) => f.severity === "critical" || f.severity === "high",
+      ).map((f) => f.id);
+      expect(ids.length, audit.stdout).toBeGreaterThan(0);
+      const attest = await runInProcess(["attest", shelf, "bootstrap-env", "--by", "reviewer", ...ids.flatMap((id) => ["--accept", id])]);
+      expect(attest.code, attest.stderr).toBe(0);
+      const validations = readFileSync(path.join(shelf, "validations.yaml"), "utf8");
+      expect(validations).toContain("audit_accepted");
+      for (const id of ids) expect(validations).toContain(id);
+      const r = spawnSync(python, ["scripts/check-shelf-abstractskill.py", shelf], { encoding: "utf8", timeout: 60_000 });
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+      expect(r.stdout).toContain("bootstrap-env: level=first_party attachable=False requires_review=True has_scripts=True");
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });

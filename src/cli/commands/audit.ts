@@ -1,6 +1,8 @@
 // skillshelf audit <skill-or-shelf> [--json | --sarif] [--min-severity S]: every skill's audit
 // findings (core/audit), with the acknowledgements its validation record holds. Exit 0 when no
-// unacknowledged finding is at or above --min-severity (default high), 1 otherwise.
+// unacknowledged finding is at or above --min-severity (default high), 1 otherwise. --since lists
+// what changed per skill relative to a build folder, or to what a shelf publishes (its URL, or a
+// generation id with --url): files, scripts, executables, network hosts, new findings.
 import path from "node:path";
 import { AUDIT_RULE_SET, SEVERITIES, type Severity } from "../../core/audit/rules.ts";
 import { toSarif } from "../../core/audit/sarif.ts";
@@ -9,15 +11,19 @@ import { diffGenerations, type SkillChange } from "../../core/generation/diff.ts
 import { auditTarget } from "../lib/audit.ts";
 import { readBuildTrees } from "../lib/build-trees.ts";
 import { parseCommandArgs, printable, UsageError, type Command } from "../lib/cli.ts";
+import { readTokenFrom } from "../lib/install.ts";
+import { publishedSource, readPublishedTrees } from "../lib/shelf-trees.ts";
+import { isShelfDir } from "../lib/skill-dir.ts";
 
-const USAGE = "skillshelf audit <skill-or-shelf-dir> [--json | --sarif] [--since <build-dir>] [--min-severity critical|high|medium|low|info]";
+const USAGE =
+  "skillshelf audit <skill-or-shelf-dir> [--json | --sarif] [--since <build-dir | shelf-url | generation> [--url <shelf-url>] [--token-env NAME]] [--min-severity critical|high|medium|low|info]";
 
-/** One skill's change since the build, in a reviewer's words (nothing for an unchanged skill). */
-function describeChange(c: SkillChange): string[] {
+/** One skill's change since `then` ("the build", "generation 1a2b…"), in a reviewer's words (nothing for an unchanged skill). */
+function describeChange(c: SkillChange, then: string): string[] {
   if (c.status === "unchanged") return [];
-  if (c.status === "removed") return [`${c.name}: removed since the build`];
-  if (c.status === "added") return [`${c.name}: new since the build (${c.files_added.length} file(s))`, ...detail(c)];
-  return [`${c.name}: changed since the build (tree ${c.from_tree?.slice(0, 12)} → ${c.to_tree?.slice(0, 12)})`, ...detail(c)];
+  if (c.status === "removed") return [`${c.name}: removed since ${then}`];
+  if (c.status === "added") return [`${c.name}: new since ${then} (${c.files_added.length} file(s))`, ...detail(c)];
+  return [`${c.name}: changed since ${then} (tree ${c.from_tree?.slice(0, 12)} → ${c.to_tree?.slice(0, 12)})`, ...detail(c)];
 }
 
 function detail(c: SkillChange): string[] {
@@ -37,7 +43,14 @@ function detail(c: SkillChange): string[] {
 export const run: Command = async (ctx) => {
   const { values, positionals } = parseCommandArgs(
     ctx.args,
-    { json: { type: "boolean" }, sarif: { type: "boolean" }, "min-severity": { type: "string" }, since: { type: "string" } },
+    {
+      json: { type: "boolean" },
+      sarif: { type: "boolean" },
+      "min-severity": { type: "string" },
+      since: { type: "string" },
+      url: { type: "string" },
+      "token-env": { type: "string" },
+    },
     USAGE,
   );
   if (positionals.length !== 1) throw new UsageError(`expected one skill or shelf folder\nusage: ${USAGE}`);
@@ -49,13 +62,28 @@ export const run: Command = async (ctx) => {
     min = parsed;
   }
   const target = positionals[0]!;
-  if (values.since !== undefined && /^https?:\/\/|^[0-9a-f]{8,64}$/.test(values.since)) {
-    throw new UsageError(`--since takes a build folder here (skillshelf build --out); a shelf URL or a generation id is not supported yet: ${values.since}`);
-  }
   if (values.since !== undefined && values.sarif) throw new UsageError("--since reports changes, which SARIF cannot carry; use it with --json or alone");
-  const before = values.since !== undefined ? await readBuildTrees(values.since) : null;
+  const published = values.since !== undefined ? publishedSource(values.since, values.url, USAGE) : null;
+  if (values.url !== undefined && !(values.since !== undefined && /^[0-9a-f]{64}$/.test(values.since)))
+    throw new UsageError(`--url names the shelf a --since <generation id> is read from\nusage: ${USAGE}`);
+  const token = published ? readTokenFrom(ctx.env, values["token-env"], USAGE) : undefined;
   const warnings: string[] = [];
   const { skills } = await auditTarget(target, (w) => warnings.push(w));
+  let before: Awaited<ReturnType<typeof readBuildTrees>> | null = null;
+  let then = "the build";
+  let sinceJson: Record<string, string> = {};
+  if (published) {
+    const local = new Map(skills.flatMap((s) => (s.tree_hash ? [[s.name, s.tree_hash] as const] : [])));
+    const read = await readPublishedTrees(published, token, local);
+    before = read.trees;
+    then = `generation ${read.generation.slice(0, 12)}`;
+    sinceJson = { shelf: printable(new URL(published.base).origin), generation: read.generation };
+  } else if (values.since !== undefined) {
+    before = await readBuildTrees(values.since);
+    sinceJson = { build: values.since };
+  }
+  // One skill folder is compared with its own published tree, not with the whole shelf's.
+  if (before && !(await isShelfDir(target))) before = before.filter((t) => skills.some((s) => s.name === t.name));
   const open = skills.map((s) => unacknowledgedAtLeast(s.findings, s.acknowledged, min));
   const failing = open.reduce((n, fs) => n + fs.length, 0);
   const changes = before
@@ -97,7 +125,7 @@ export const run: Command = async (ctx) => {
           acknowledged: s.acknowledged.has(findingId(f)),
         })),
       })),
-      ...(changes ? { since: { build: values.since, changes: changes.filter((c) => c.status !== "unchanged") } } : {}),
+      ...(changes ? { since: { ...sinceJson, changes: changes.filter((c) => c.status !== "unchanged") } } : {}),
     };
     ctx.stdout(`${JSON.stringify(out, null, 2)}\n`);
   } else {
@@ -112,8 +140,9 @@ export const run: Command = async (ctx) => {
       }
     }
     if (changes) {
-      const lines = changes.flatMap(describeChange);
-      ctx.stdout(lines.length ? `since ${values.since}:\n${lines.join("\n")}\n` : `since ${values.since}: nothing changed\n`);
+      const lines = changes.flatMap((c) => describeChange(c, then));
+      const label = published ? `${then} of ${printable(new URL(published.base).origin)}` : values.since;
+      ctx.stdout(lines.length ? `since ${label}:\n${lines.join("\n")}\n` : `since ${label}: nothing changed\n`);
     }
     const total = skills.reduce((n, s) => n + s.findings.length, 0);
     ctx.stdout(

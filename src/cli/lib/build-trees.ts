@@ -18,14 +18,14 @@ async function readJson<T>(file: string, schema: z.ZodType<T>, what: string): Pr
     text = await readFile(file, "utf8");
   } catch (error) {
     throw new UsageError(
-      `cannot read ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; --since takes a build folder (skillshelf build --out)`,
+      `cannot read ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; --since takes a build folder (skillshelf build --out), a shelf URL, or a generation id with --url`,
     );
   }
   let parsed: z.ZodSafeParseResult<T>;
   try {
     parsed = schema.safeParse(JSON.parse(text));
   } catch {
-    throw new UsageError(`${file} is not JSON; --since takes a build folder (skillshelf build --out)`);
+    throw new UsageError(`${file} is not JSON; --since takes a build folder (skillshelf build --out), a shelf URL, or a generation id with --url`);
   }
   if (!parsed.success) throw new UsageError(`${file} is not a build's ${what}: ${parsed.error.issues[0]!.message}`);
   return parsed.data;

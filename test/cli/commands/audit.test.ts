@@ -104,9 +104,14 @@ describe("audit --since <build-dir>", () => {
     expect(json.since.changes[0]).toMatchObject({ name: "tool", status: "changed", files_added: ["scripts/get.sh"], new_hosts: ["new.example"] });
   });
 
-  it("refuses what is not a build folder, and URLs for now", async () => {
+  it("refuses what is not a build folder, a shelf's root URL or a full generation id with --url (a shelf is in audit-since-shelf.test.ts)", async () => {
     expect((await cli("audit", "shelf", "--since", root)).stderr).toMatch(/--since takes a build folder/);
-    expect((await cli("audit", "shelf", "--since", "https://shelf.example")).code).toBe(2);
+    const notRoot = await cli("audit", "shelf", "--since", "https://shelf.example/ui/");
+    expect(notRoot.code).toBe(2);
+    expect(notRoot.stderr).toContain("give the shelf's root");
+    expect((await cli("audit", "shelf", "--since", "1a2b3c4d")).stderr).toContain("give the full 64-digit generation id");
+    expect((await cli("audit", "shelf", "--since", "a".repeat(64))).stderr).toContain("add --url <shelf-url>");
+    expect((await cli("audit", "shelf", "--url", "https://shelf.example")).code).toBe(2);
   });
 });
 
