@@ -15,7 +15,7 @@ import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
-import { r2Key } from "../../../src/worker/storage/keys.ts";
+import { kvKey, R2_ADVISORIES_KEY, R2_POINTER_KEY, r2Key } from "../../../src/worker/storage/keys.ts";
 import { adminEnv, adminRequest, buildGeneration, memorySource, newCounts, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
 import { expectDocumented } from "../api/openapi-check.ts";
 import { BLOCKING_ADVISORY } from "../fixture-shelf.ts";
@@ -135,10 +135,15 @@ describe("the marketplace's reads", () => {
     const { res, keys } = await coldRead("/.claude-plugin/marketplace.json");
     expect(res.status).toBe(200);
     const doc = (await res.json()) as Marketplace;
-    // The manifest and each shard from KV or R2 (the publish wrote both); never a record or a blob.
+    // The pointer and the advisories in force (read with it), the manifest and each shard (from KV
+    // or R2: the publish wrote both), and nothing else: no record, no blob.
+    const allowed = new Set([`R2 ${R2_POINTER_KEY}`, `R2 ${R2_ADVISORIES_KEY}`]);
+    for (const sha of [built.id, ...built.manifest.shards.map((s) => s.sha256)]) {
+      const kind = sha === built.id ? "generation" : "shard";
+      allowed.add(`R2 ${r2Key(kind, sha)}`).add(`KV ${kvKey(kind, sha)}`);
+    }
+    expect(keys.filter((k) => !allowed.has(k))).toEqual([]);
     expect(r2Reads(keys, "blob")).toEqual([]);
-    expect(r2Reads(keys, "record")).toEqual([]);
-    expect(keys.filter((k) => k.startsWith("KV record:"))).toEqual([]);
     for (const shard of built.manifest.shards) expect(keys.some((k) => k.endsWith(shard.sha256))).toBe(true);
     const recordOf = (name: string) =>
       built.objects

@@ -216,7 +216,7 @@ describe("lifecycle in ClawHub's terms", () => {
     const records = { validations: null, advisories: null, guidance: null, catalog: null };
     await publish(await buildGeneration(skills));
     const before = await json<Detail>("/api/v1/skills/plain");
-    const lifecycle = { schema: LIFECYCLE_SCHEMA, skills: { plain: { deprecated: "Folded into code-review", replaced_by: "code-review" } } };
+    const lifecycle = { schema: LIFECYCLE_SCHEMA, skills: { plain: { deprecated: "Folded into code-review", replaced_by: "code-review" } } } as const;
     await publish(await assembleGeneration(skills, { catalogVersion: null, recordDigests: records, advisories: null, lifecycle }));
 
     const note = "Deprecated: Folded into code-review. Use code-review instead.";
