@@ -134,7 +134,7 @@ const OwnerSchema = z.object({ handle: z.null(), displayName: z.string(), image:
 
 const SkillSchema = z.object({
   slug: z.string(),
-  displayName: z.string().describe("The skill's name, with \" (deprecated)\" when the shelf deprecates it"),
+  displayName: z.string().describe('The skill\'s name, with " (deprecated)" when the shelf deprecates it'),
   summary: z.string().describe("The skill's description, after the deprecation when the shelf deprecates it"),
   deprecation: DeprecationSchema,
   tags: z.record(z.string(), z.string()).describe("`latest`: the highest release (as /v1 resolves latest)"),

@@ -115,7 +115,9 @@ async function withoutPluginZips(built: BuiltGeneration): Promise<BuiltGeneratio
       const { claude_plugin: _plugin, ...archives } = record.archives;
       return { ...record, archives };
     });
-  const plugins = new Set(built.objects.flatMap((o) => (o.kind === "record" ? [SkillRecordSchema.parse(JSON.parse(text.decode(o.bytes))).archives.claude_plugin!.sha256] : [])));
+  const plugins = new Set(
+    built.objects.flatMap((o) => (o.kind === "record" ? [SkillRecordSchema.parse(JSON.parse(text.decode(o.bytes))).archives.claude_plugin!.sha256] : [])),
+  );
   const documents = await assembleDocuments(records, {
     catalogVersion: null,
     recordDigests: { validations: null, advisories: null, guidance: null, catalog: null },
