@@ -1,8 +1,8 @@
 // The heavy half of a build, one skill at a time: read its files again, check each against the
 // digest the scan found (a file edited mid-build refuses the build rather than storing bytes
 // under another file's name), write the blobs the build folder lacks, and compress the archives
-// (.tar.gz, .zip and the Claude Code plugin zip) when no earlier build made them for this tree hash. Runs inline or on a worker thread
-// (skill-objects-worker.ts); either way the bytes are the same.
+// (.tar.gz, .zip and the Claude Code plugin zip) when no earlier build made them for this tree
+// hash. Runs inline or on a worker thread (skill-objects-worker.ts); either way the bytes are the same.
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
