@@ -2,8 +2,9 @@
 // skill folder, the stat fields of its files and what those files alone decided (validation
 // problems, the record without its trust section, the archives' digests, the Claude Code plugin
 // zip's included). A skill whose files all stat the same is not read again; its record is still
-// recomputed from the cached fields and this build's trust records, so verdicts always follow the shelf's records. Archives are keyed by tree
-// hash, so a skill whose files changed back, or moved, reuses them too. `build --verify` ignores
+// recomputed from the cached fields and this build's trust records, so verdicts always follow the
+// shelf's records. Archives are keyed by tree hash, so a skill whose files changed back, or moved,
+// reuses them too. `build --verify` ignores
 // the cache and rehashes everything. The file starts with the SHA-256 of its JSON, so a damaged
 // cache is ignored rather than trusted, and so is one whose JSON does not have the cache's shape
 // (an edit with the checksum recomputed) or that is not a regular file (a named pipe would hang).
