@@ -12,6 +12,7 @@ import { cpus, homedir, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Pool } from "undici";
+import { GenerationManifestSchema, ShardSchema, shardOf } from "../src/core/generation/manifest.ts";
 import { type BudgetRoute, budgetRoutes } from "../test/worker/budget/routes.ts";
 import { type StorageOps, sum, totalOps } from "../test/worker/budget/storage-ops.ts";
 import { Inspector } from "./budget/inspector.ts";
@@ -123,6 +124,17 @@ async function preparedShelf(skills: number): Promise<{ shelf: string; build: st
   return { shelf, build, state: path.join(home, "state"), note: `shelf ${note}, build ${built.seconds.toFixed(0)} s` };
 }
 
+/** The marketplace's path to a skill's plugin zip in a build folder's generation (manifest → its shard → the entry). */
+function pluginArchivePath(build: string, name: string): string {
+  const read = (file: string) => JSON.parse(readFileSync(path.join(build, file), "utf8")) as unknown;
+  const manifest = GenerationManifestSchema.parse(read("manifest.json"));
+  const ref = manifest.shards.find((s) => s.index === shardOf(name, manifest.shard_count));
+  const entry = ref && ShardSchema.parse(read(`shards/${ref.sha256}`)).skills.find((e) => e.name === name);
+  const plugin = entry?.archives.claude_plugin;
+  if (!plugin) throw new Error(`the build in ${build} has no Claude Code plugin zip for ${name}; rebuild it with this checkout`);
+  return `/.claude-plugin/plugins/${name}/${plugin.sha256}.zip`;
+}
+
 async function measureSize(skills: number, bundle: { dir: string; main: string }): Promise<SizeResult> {
   const t0 = performance.now();
   const { shelf, build, state, note } = await preparedShelf(skills);
@@ -141,6 +153,7 @@ async function measureSize(skills: number, bundle: { dir: string; main: string }
     section: benchSkillName(1),
     query: "deploy",
     adminToken: token,
+    pluginArchive: pluginArchivePath(build, benchSkillName(1)),
   });
 
   // The warm isolate: publishes the build (uploading only what the cached state lacks), then serves every route.

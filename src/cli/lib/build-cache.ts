@@ -1,9 +1,10 @@
 // The build's local cache, kept in the build folder (build-cache.json, never published): for each
 // skill folder, the stat fields of its files and what those files alone decided (validation
-// problems, the record without its trust section, the archives' digests). A skill whose files all
-// stat the same is not read again; its record is still recomputed from the cached fields and this
-// build's trust records, so verdicts always follow the shelf's records. Archives are keyed by tree
-// hash, so a skill whose files changed back, or moved, reuses them too. `build --verify` ignores
+// problems, the record without its trust section, the archives' digests, the Claude Code plugin
+// zip's included). A skill whose files all stat the same is not read again; its record is still
+// recomputed from the cached fields and this build's trust records, so verdicts always follow the
+// shelf's records. Archives are keyed by tree hash, so a skill whose files changed back, or moved,
+// reuses them too. `build --verify` ignores
 // the cache and rehashes everything. The file starts with the SHA-256 of its JSON, so a damaged
 // cache is ignored rather than trusted, and so is one whose JSON does not have the cache's shape
 // (an edit with the checksum recomputed) or that is not a regular file (a named pipe would hang).
@@ -229,7 +230,12 @@ export class BuildCache {
   /** Records the archives of a tree hash (kept only for skills in this build). */
   rememberArchives(treeHash: string, archives: SkillRecord["archives"]): void {
     const previous = this.#previousArchives[treeHash];
-    if (previous?.tar_gz.sha256 !== archives.tar_gz.sha256 || previous?.zip.sha256 !== archives.zip.sha256) this.#dirty = true;
+    if (
+      previous?.tar_gz.sha256 !== archives.tar_gz.sha256 ||
+      previous?.zip.sha256 !== archives.zip.sha256 ||
+      previous?.claude_plugin?.sha256 !== archives.claude_plugin?.sha256
+    )
+      this.#dirty = true;
     this.#archives[treeHash] = archives;
   }
 

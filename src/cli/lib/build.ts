@@ -104,6 +104,11 @@ export interface CheckShelfOptions {
 /** How many skill folders are walked ahead of the one being checked. */
 const SCAN_AHEAD = 16;
 
+/** The blobs of a skill's archives; null where a cached entry predates the Claude Code plugin zip. */
+function archiveBlobs(archives: SkillRecord["archives"]): (string | null)[] {
+  return [archives.tar_gz.sha256, archives.zip.sha256, archives.claude_plugin?.sha256 ?? null];
+}
+
 type ScannedFolder = { folder: string; dir: string } & (
   | { entries: SkillDirEntry[]; scan: SkillScan; cached: boolean; files?: SkillFile[] }
   | { error: string }
@@ -383,7 +388,8 @@ async function buildInto(
     const writeBlobs = [...new Set(record.files.map((f) => f.sha256))].filter((sha) => !heldOrStaged(sha));
     for (const sha of writeBlobs) staged.add(sha);
     const reusable = options.verify ? null : cache.archivesFor(record.tree_hash);
-    const archive = !reusable || !heldOrStaged(reusable.tar_gz.sha256) || !heldOrStaged(reusable.zip.sha256);
+    // A cache entry from before the plugin zip existed has none: those archives are made again.
+    const archive = !reusable || archiveBlobs(reusable).some((sha) => sha === null || !heldOrStaged(sha));
     if (!archive) {
       archivesOf.set(record.name, reusable!);
       cache.rememberArchives(record.tree_hash, reusable!);
@@ -399,7 +405,14 @@ async function buildInto(
     progress.staging++;
     report();
     const task = pool
-      .run({ skill: record.name, files, writeBlobs, archive, staging: staging.dir })
+      .run({
+        skill: record.name,
+        files,
+        writeBlobs,
+        archive,
+        plugin: { name: record.name, description: record.description, version: record.version, tree_hash: record.tree_hash },
+        staging: staging.dir,
+      })
       .then(
         (result) => {
           count(result);
@@ -407,8 +420,7 @@ async function buildInto(
             archived++;
             archivesOf.set(record.name, result.archives);
             cache.rememberArchives(record.tree_hash, result.archives);
-            staged.add(result.archives.tar_gz.sha256);
-            staged.add(result.archives.zip.sha256);
+            for (const sha of archiveBlobs(result.archives)) staged.add(sha!);
           }
           progress.staged++;
           report();
@@ -481,8 +493,7 @@ async function buildInto(
   const keep: HeldObjects = { blob: new Set(documents.digests.blob), record: new Set(documents.digests.record), shard: new Set(documents.digests.shard) };
   for (const { record } of documents.records) {
     for (const f of record.files) keep.blob.add(f.sha256);
-    keep.blob.add(record.archives.tar_gz.sha256);
-    keep.blob.add(record.archives.zip.sha256);
+    for (const sha of archiveBlobs(record.archives)) if (sha !== null) keep.blob.add(sha);
   }
   for (const object of documents.objects) {
     if (held[object.kind].has(object.sha256) || (object.kind === "blob" && staged.has(object.sha256))) continue;

@@ -1,12 +1,13 @@
 // The heavy half of a build, one skill at a time: read its files again, check each against the
 // digest the scan found (a file edited mid-build refuses the build rather than storing bytes
 // under another file's name), write the blobs the build folder lacks, and compress the archives
-// when no earlier build made them for this tree hash. Runs inline or on a worker thread
-// (skill-objects-worker.ts); either way the bytes are the same.
+// (.tar.gz, .zip and the Claude Code plugin zip) when no earlier build made them for this tree
+// hash. Runs inline or on a worker thread (skill-objects-worker.ts); either way the bytes are the same.
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { skillArchives } from "../../core/generation/assemble.ts";
+import type { PluginSource } from "../../core/generation/claude-plugin.ts";
 import type { SkillRecord } from "../../core/generation/manifest.ts";
 import type { SkillFile } from "../../core/skill/skill.ts";
 
@@ -22,6 +23,8 @@ export interface StageTask {
   writeBlobs: string[];
   /** True when the archives must be built (no earlier build has them). */
   archive: boolean;
+  /** What the plugin zip's plugin.json is made from (the record's name, description, version, tree hash). */
+  plugin: PluginSource;
   /** The build's staging folder (holds blobs/). */
   staging: string;
 }
@@ -100,11 +103,12 @@ export async function stageSkillObjects(task: StageTask): Promise<StageResult> {
     }
   }
   if (task.archive) {
-    const archives = await skillArchives(files, (bytes) => createHash("sha256").update(bytes).digest("hex"));
+    const archives = await skillArchives(files, task.plugin, (bytes) => createHash("sha256").update(bytes).digest("hex"));
     writeBlob(task.staging, archives.refs.tar_gz.sha256, archives.tarGz);
     writeBlob(task.staging, archives.refs.zip.sha256, archives.zip);
-    result.written += 2;
-    result.bytes += archives.tarGz.length + archives.zip.length;
+    writeBlob(task.staging, archives.refs.claude_plugin.sha256, archives.claudePlugin);
+    result.written += 3;
+    result.bytes += archives.tarGz.length + archives.zip.length + archives.claudePlugin.length;
     result.archives = archives.refs;
   }
   return result;

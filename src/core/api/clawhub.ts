@@ -3,6 +3,7 @@
 // and the answers' schemas (the Worker's clawhub view builds them; the OpenAPI document lists them).
 import semver from "semver";
 import { z } from "zod";
+import { deprecationNote, type LifecycleStatus } from "../changes/lifecycle.ts";
 import { sha256Hex } from "../skill/hash.ts";
 import { RAW_RESOURCE_MEDIA_TYPES } from "./skills.ts";
 
@@ -78,6 +79,35 @@ export function clawhubFingerprint(files: readonly { path: string; sha256: strin
 
 // --- the answers, as the CLI validates them (unknown keys are ignored by it) --------------------
 
+/**
+ * How ClawHub clients see a skill lifecycle.yaml deprecates. The clawhub CLI 0.23.3 reads no
+ * deprecation field, so it is said where the CLI prints text: the display name (`search` and
+ * `inspect` print it) gets " (deprecated)" and the summary (`explore` and `inspect`) starts with the
+ * deprecation and its replacement. `deprecation` carries the same for other clients.
+ * @example clawhubLifecycle("old-review", "Reviews code.", { deprecated: "superseded", replaced_by: "code-review" }).displayName // "old-review (deprecated)"
+ */
+export function clawhubLifecycle(
+  name: string,
+  description: string,
+  status: LifecycleStatus,
+): { displayName: string; summary: string; deprecation?: { reason: string; replacedBy: string | null } } {
+  const note = deprecationNote(status);
+  if (note === null) return { displayName: name, summary: description };
+  return {
+    displayName: `${name} (deprecated)`,
+    summary: `${note} ${description}`,
+    deprecation: { reason: status.deprecated!, replacedBy: status.replaced_by },
+  };
+}
+
+const DeprecationSchema = z
+  .object({
+    reason: z.string().describe("Why the shelf deprecated the skill (lifecycle.yaml)"),
+    replacedBy: z.string().nullable().describe("The skill that replaces it, if any"),
+  })
+  .optional()
+  .describe("Present only when the shelf's lifecycle.yaml deprecates the skill (a skillshelf field; the clawhub CLI shows the summary and display name)");
+
 const VersionRefSchema = z.object({ version: z.string() });
 
 /** A version as the skill and list answers name it. */
@@ -104,8 +134,9 @@ const OwnerSchema = z.object({ handle: z.null(), displayName: z.string(), image:
 
 const SkillSchema = z.object({
   slug: z.string(),
-  displayName: z.string(),
-  summary: z.string(),
+  displayName: z.string().describe('The skill\'s name, with " (deprecated)" when the shelf deprecates it'),
+  summary: z.string().describe("The skill's description, after the deprecation when the shelf deprecates it"),
+  deprecation: DeprecationSchema,
   tags: z.record(z.string(), z.string()).describe("`latest`: the highest release (as /v1 resolves latest)"),
   stats: z.object({}),
   createdAt: z.number(),
@@ -123,6 +154,7 @@ export const ClawhubSearchAnswerSchema = z
         slug: z.string(),
         displayName: z.string(),
         summary: z.string(),
+        deprecation: DeprecationSchema,
         version: z.string().nullable(),
         score: z.number(),
         updatedAt: z.number().optional(),

@@ -47,6 +47,20 @@ export function lifecycleOf(lifecycle: Lifecycle | null | undefined, name: strin
   return lifecycle?.skills[name] ?? NONE;
 }
 
+/**
+ * One sentence for a deprecated skill, for clients that show only free text (the ClawHub CLI's
+ * summary, a Claude Code plugin's description); null when the skill is not deprecated. A reason
+ * that only says what replaced it is not repeated.
+ * @example deprecationNote({ deprecated: "superseded", replaced_by: "code-review" }) // "Deprecated: superseded. Use code-review instead."
+ */
+export function deprecationNote(status: LifecycleStatus): string | null {
+  if (status.deprecated === null) return null;
+  const reason = status.deprecated.trim().replace(/[.\s]+$/, "");
+  const replacement = status.replaced_by;
+  const use = replacement !== null && reason.toLowerCase() !== `replaced by ${replacement}` ? ` Use ${replacement} instead.` : "";
+  return `Deprecated: ${reason}.${use}`;
+}
+
 /** One problem in lifecycle.yaml, naming the entry. */
 export interface LifecycleProblem {
   name: string | null;

@@ -2,6 +2,7 @@
 // manifest, all as canonical JSON under their SHA-256. Pure (Web APIs only) so the same code could run anywhere;
 // the CLI's build reads the shelf from disk and hands the pieces here.
 import { tarGzArchive, zipArchive } from "./archive.ts";
+import { pluginManifest, pluginZip, type PluginSource } from "./claude-plugin.ts";
 import { canonicalDocument } from "./canonical-json.ts";
 import { recordBlobs } from "./graph.ts";
 import { entryAudit } from "../audit/published.ts";
@@ -171,27 +172,34 @@ export function searchableRecord(record: Pick<SkillRecord, "name" | "description
   };
 }
 
-/** A skill's two archives: the bytes and their references, as the record stores them. */
+/** A skill's archives: the bytes and their references, as the record stores them. */
 export interface SkillArchives {
   tarGz: Uint8Array;
   zip: Uint8Array;
-  refs: SkillRecord["archives"];
+  /** The Claude Code plugin zip (claude-plugin.ts), made from `zip`. */
+  claudePlugin: Uint8Array;
+  refs: Required<SkillRecord["archives"]>;
 }
 
 /**
- * Compresses a skill's files into its .tar.gz and .zip (the expensive part of a build: the CLI
- * runs it on worker threads, and reuses the result while the skill's tree hash is unchanged).
- * @example const { refs } = await skillArchives(files); refs.tar_gz.sha256 // 64 hex
+ * Compresses a skill's files into its .tar.gz and .zip and makes its Claude Code plugin zip from
+ * the .zip and `plugin` (what plugin.json says: the record's name, description, version and tree
+ * hash). The expensive part of a build: the CLI runs it on worker threads, and reuses the result
+ * while the skill's tree hash is unchanged (the tree hash decides `plugin` too, as SKILL.md does).
+ * @example const { refs } = await skillArchives(files, record); refs.claude_plugin?.sha256 // 64 hex
  */
-export async function skillArchives(files: readonly SkillFile[], sha256: Sha256 = sha256Hex): Promise<SkillArchives> {
+export async function skillArchives(files: readonly SkillFile[], plugin: PluginSource, sha256: Sha256 = sha256Hex): Promise<SkillArchives> {
   const tarGz = tarGzArchive(files);
   const zip = zipArchive(files);
+  const claudePlugin = pluginZip(zip, pluginManifest(plugin));
   return {
     tarGz,
     zip,
+    claudePlugin,
     refs: {
       tar_gz: { sha256: await sha256(tarGz), size: tarGz.length },
       zip: { sha256: await sha256(zip), size: zip.length },
+      claude_plugin: { sha256: await sha256(claudePlugin), size: claudePlugin.length },
     },
   };
 }
@@ -347,9 +355,10 @@ export async function assembleGeneration(skills: readonly SkillBuildInput[], she
       if (!source) throw new Error(`record of ${skill.record.name} lists ${file.path} but no bytes were given`);
       add(file.sha256, source.bytes);
     }
-    const archives = await skillArchives(skill.files);
+    const archives = await skillArchives(skill.files, skill.record);
     add(archives.refs.tar_gz.sha256, archives.tarGz);
     add(archives.refs.zip.sha256, archives.zip);
+    add(archives.refs.claude_plugin.sha256, archives.claudePlugin);
     records.push({ schema: SKILL_RECORD_SCHEMA, ...skill.record, archives: archives.refs });
   }
   const documents = await assembleDocuments(records, shelf);

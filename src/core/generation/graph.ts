@@ -26,15 +26,17 @@ export interface ShardLinks {
 }
 
 /**
- * Every blob a record references: its files, then both archives (a blob may repeat when two
- * files have the same bytes).
+ * Every blob a record references: its files, then its archives (.tar.gz, .zip, and the Claude Code
+ * plugin zip when the record has one); a blob may repeat when two files have the same bytes.
  * @example recordBlobs(record).map((b) => b.sha256)
  */
 export function recordBlobs(record: Pick<SkillRecord, "files" | "archives">): { sha256: string; size: number }[] {
+  const { tar_gz: tarGz, zip, claude_plugin: plugin } = record.archives;
   return [
     ...record.files.map((f) => ({ sha256: f.sha256, size: f.size })),
-    { sha256: record.archives.tar_gz.sha256, size: record.archives.tar_gz.size },
-    { sha256: record.archives.zip.sha256, size: record.archives.zip.size },
+    { sha256: tarGz.sha256, size: tarGz.size },
+    { sha256: zip.sha256, size: zip.size },
+    ...(plugin ? [{ sha256: plugin.sha256, size: plugin.size }] : []),
   ];
 }
 
@@ -56,7 +58,7 @@ export function shardReferences(shard: ShardLinks): ObjectRef[] {
   return refs;
 }
 
-/** What a record references: its files' blobs and its two archives. */
+/** What a record references: its files' blobs and its archives. */
 export function recordReferences(record: Pick<SkillRecord, "files" | "archives">): ObjectRef[] {
   return recordBlobs(record).map((b) => ({ kind: "blob", sha256: b.sha256, size: b.size }));
 }

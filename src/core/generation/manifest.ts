@@ -41,8 +41,13 @@ export const FileEntrySchema = z.strictObject({
 });
 export type FileEntry = z.infer<typeof FileEntrySchema>;
 
-/** The two deterministic archives of a skill folder (files at the archive root). */
-export const ArchivesSchema = z.strictObject({ tar_gz: BlobRefSchema, zip: BlobRefSchema });
+/**
+ * The deterministic archives of a skill folder: .tar.gz and .zip (files at the archive root), and
+ * the Claude Code plugin zip (`.claude-plugin/plugin.json` + `skills/<name>/…`,
+ * src/core/generation/claude-plugin.ts). The plugin zip is absent from records built before it;
+ * the Worker then derives it from the .zip (src/worker/views/claude).
+ */
+export const ArchivesSchema = z.strictObject({ tar_gz: BlobRefSchema, zip: BlobRefSchema, claude_plugin: BlobRefSchema.optional() });
 export type Archives = z.infer<typeof ArchivesSchema>;
 
 /** One outline section as src/core/disclosure/outline.ts computes it; extra fields are kept as built. */
@@ -231,7 +236,7 @@ export const ShardSchema = z.strictObject({
   shard_count: z.number().int().positive(),
   skills: z.array(SkillEntrySchema),
   /**
-   * Every blob the shard's skills reference (files and both archives), sorted and unique. The
+   * Every blob the shard's skills reference (files and archives), sorted and unique. The
    * Worker checks it against the records when the shard is stored; gc reads it instead of every
    * record, so collecting a 10,000-skill shelf reads ~256 shards, not 10,000 records.
    */

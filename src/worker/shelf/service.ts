@@ -301,6 +301,15 @@ export class ShelfService {
     return this.#blob(`${name}.${format}`, ref.sha256, ref.size);
   }
 
+  /**
+   * A servable skill's Claude Code plugin zip as the build stored it (the record's
+   * `archives.claude_plugin`); null when its generation was built before the build made one.
+   */
+  async pluginArchive(name: string): Promise<ShelfFile | null> {
+    const ref = (await this.skill(name)).archives.claude_plugin;
+    return ref ? this.#blob(`${name}.plugin.zip`, ref.sha256, ref.size) : null;
+  }
+
   /** The shelf's state: generation, counts, skills needing review, blocked skills, advisories in force. */
   async status(): Promise<ShelfStatus> {
     const generation = await this.generation();

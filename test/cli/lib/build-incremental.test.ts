@@ -252,6 +252,7 @@ describe("skillshelf build, incremental", () => {
       files: [{ path: "SKILL.md", abs: file, sha256: "0".repeat(64), size: 6 }],
       writeBlobs: ["0".repeat(64)],
       archive: true,
+      plugin: { name: "x", description: "x", version: null, tree_hash: "0".repeat(64) },
       staging,
     };
     await expect(stageSkillObjects(task)).rejects.toBeInstanceOf(StagingError);

@@ -33,16 +33,20 @@ const shas = (generation: Awaited<ReturnType<typeof built>>, kind: string) =>
     .sort();
 
 describe("references", () => {
-  it("a record references its files' blobs, then its two archives (repeats kept)", async () => {
+  it("a record references its files' blobs, then its three archives (repeats kept)", async () => {
     const g = await built();
     const beta = g.objects
       .filter((o) => o.kind === "record")
       .map((o) => SkillRecordSchema.parse(JSON.parse(new TextDecoder().decode(o.bytes))))
       .find((r) => r.name === "beta")!;
     const blobs = recordBlobs(beta);
-    expect(blobs).toHaveLength(beta.files.length + 2);
-    expect(blobs.slice(-2)).toEqual([beta.archives.tar_gz, beta.archives.zip]);
+    expect(blobs).toHaveLength(beta.files.length + 3);
+    expect(beta.archives.claude_plugin).toBeDefined();
+    expect(blobs.slice(-3)).toEqual([beta.archives.tar_gz, beta.archives.zip, beta.archives.claude_plugin]);
     expect(new Set(blobs.map((b) => b.sha256)).size).toBe(blobs.length - 1); // guide.md and same.txt share bytes
+    // A record built before the plugin zip existed references its two archives only.
+    const { claude_plugin: _plugin, ...older } = beta.archives;
+    expect(recordBlobs({ ...beta, archives: older })).toHaveLength(beta.files.length + 2);
   });
 
   it("a manifest references its shards, its advisories blob and its search index; a shard its records and its blob list", async () => {

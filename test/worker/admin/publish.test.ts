@@ -100,8 +100,8 @@ describe("publish into empty storage", () => {
     await publish(await shelfV1());
     const v2 = await shelfV2();
     const result = await publish(v2);
-    // beta's guide.md, beta's two archives; beta's record; the one shard; the manifest.
-    expect(result.uploaded).toEqual({ blob: 3, record: 1, shard: 1, generation: 1 });
+    // beta's guide.md, beta's three archives (.tar.gz, .zip, plugin zip); beta's record; the one shard; the manifest.
+    expect(result.uploaded).toEqual({ blob: 4, record: 1, shard: 1, generation: 1 });
     expect((await getText("/skills/beta/references/guide.md")).text).toBe("# Guide\n\nRead me. Updated.\n");
   });
 });
@@ -641,7 +641,7 @@ describe("gc", () => {
       deletable: Record<string, number>;
     };
     expect(dry.applied).toBe(false);
-    expect(dry.deletable).toEqual({ generation: 1, shard: 1, record: 1, blob: 3 });
+    expect(dry.deletable).toEqual({ generation: 1, shard: 1, record: 1, blob: 4 });
     expect(await bucketKeys(env.SHELF_BUCKET)).toEqual(before);
 
     // keep=1 keeps v1 too: nothing to delete.
@@ -653,7 +653,7 @@ describe("gc", () => {
     const applied = (await pastMinGrace(async () => (await call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }))).json())) as {
       deleted: Record<string, number>;
     };
-    expect(applied.deleted).toEqual({ generation: 1, shard: 1, record: 1, blob: 3 });
+    expect(applied.deleted).toEqual({ generation: 1, shard: 1, record: 1, blob: 4 });
     expect(await env.SHELF_BUCKET.head(r2Key("generation", v1.id))).toBeNull();
     // Everything v2 references is still there, including blobs v1 shared with it.
     for (const o of v2.objects) expect(await env.SHELF_BUCKET.head(r2Key(o.kind, o.sha256)), `${o.kind} ${o.sha256}`).not.toBeNull();

@@ -86,8 +86,8 @@ describe("the search index in publish and gc", () => {
     expect(searchRef(v2).sha256).not.toBe(searchRef(v1).sha256);
     await publish(v1);
     const second = await publish(v2);
-    // Only beta-notes changed: its SKILL.md, archives, record, the shard and the index.
-    expect(second.uploaded).toEqual({ blob: 4, record: 1, shard: 1, generation: 1 });
+    // Only beta-notes changed: its SKILL.md, three archives, record, the shard and the index.
+    expect(second.uploaded).toEqual({ blob: 5, record: 1, shard: 1, generation: 1 });
     const stored = async (sha: string) => (await env.SHELF_BUCKET.head(r2Key("blob", sha))) !== null;
 
     const gc = async (keep: number) =>

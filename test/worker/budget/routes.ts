@@ -16,11 +16,16 @@ export interface BudgetSubject {
   query: string;
   /** The publish token the admin routes send. */
   adminToken: string;
+  /**
+   * The skill's Claude Code plugin zip as the marketplace names it
+   * (`/.claude-plugin/plugins/<skill>/<sha256>.zip`): only the built generation knows the digest.
+   */
+  pluginArchive: string;
 }
 
 /** One counted route: the family the bench table groups it under, a unique label, the request and its answer's status. */
 export interface BudgetRoute {
-  family: "static" | "well-known" | "v1" | "mcp" | "ui" | "clawhub" | "admin";
+  family: "static" | "well-known" | "v1" | "mcp" | "ui" | "clawhub" | "claude" | "admin";
   label: string;
   method: "GET" | "POST";
   path: string;
@@ -81,7 +86,7 @@ function tool(name: string, args: Record<string, unknown>): BudgetRoute {
 /**
  * Every route family's routes over `s`. Labels are unique and name the request, not the shelf,
  * except where the path holds the subject's names.
- * @example budgetRoutes({ skill: "nested", reference: "references/guide.md", asset: "assets/logo.png", script: "scripts/run.sh", section: "nested", query: "guide", adminToken })
+ * @example budgetRoutes({ skill: "nested", reference: "references/guide.md", asset: "assets/logo.png", script: "scripts/run.sh", section: "nested", query: "guide", adminToken, pluginArchive })
  */
 export function budgetRoutes(s: BudgetSubject): BudgetRoute[] {
   const k = s.skill;
@@ -148,6 +153,10 @@ export function budgetRoutes(s: BudgetSubject): BudgetRoute[] {
     get("clawhub", `/api/v1/skills/${k}/versions`),
     get("clawhub", `/api/v1/skills/${k}/file?path=SKILL.md`),
     get("clawhub", `/api/v1/download?slug=${k}`),
+    get("claude", "/.claude-plugin/marketplace.json"),
+    get("claude", "/.claude-plugin/marketplace.json", { conditional: true }),
+    // Labelled without the digest, which changes with the plugin zip's format.
+    get("claude", s.pluginArchive, { label: `GET /.claude-plugin/plugins/${k}/<sha256>.zip` }),
     get("admin", "/admin/v1/pointer", { headers: { Authorization: `Bearer ${s.adminToken}` } }),
     get("admin", "/admin/v1/history", { headers: { Authorization: `Bearer ${s.adminToken}` } }),
   ];

@@ -5,6 +5,7 @@
 // recording, which is re-recorded on purpose with `npx vitest run test/worker/budget -u` and
 // explained in the commit. Counting, not timing: the budget bench measures CPU (docs/benchmarks.md).
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { SkillRecordSchema } from "../../../src/core/generation/manifest.ts";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
 import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { resetSearchIndexCache } from "../../../src/worker/shelf/search.ts";
@@ -26,15 +27,8 @@ type Recording = Record<string, Counted>;
 
 const RECORDED: Recording = recordedCounts;
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
-const ROUTES = budgetRoutes({
-  skill: "nested",
-  reference: "references/guide.md",
-  asset: "assets/logo.png",
-  script: "scripts/run.sh",
-  section: "nested",
-  query: "guide",
-  adminToken: TOKEN,
-});
+/** The routes over the published shelf (the plugin archive's path names its digest, known once built). */
+let ROUTES: BudgetRoute[] = [];
 
 /** Forgets everything the isolate keeps between requests: the next request is a cold isolate's. */
 function coldIsolate(): void {
@@ -122,6 +116,20 @@ beforeAll(async () => {
     await skillInput("third", { "references/x.md": "x\n" }),
   ]);
   await publishGeneration(memorySource(built), { url: WORKER_URL, token: TOKEN, fetch: workerFetch(await adminEnv()), sleep: async () => {} });
+  const nested = built.objects
+    .filter((o) => o.kind === "record")
+    .map((o) => SkillRecordSchema.parse(JSON.parse(new TextDecoder().decode(o.bytes))))
+    .find((r) => r.name === "nested")!;
+  ROUTES = budgetRoutes({
+    skill: "nested",
+    reference: "references/guide.md",
+    asset: "assets/logo.png",
+    script: "scripts/run.sh",
+    section: "nested",
+    query: "guide",
+    adminToken: TOKEN,
+    pluginArchive: `/.claude-plugin/plugins/nested/${nested.archives.claude_plugin!.sha256}.zip`,
+  });
 });
 
 afterAll(() => {

@@ -7,7 +7,8 @@ import { reset } from "cloudflare:test";
 import { unzipSync } from "fflate";
 import { beforeEach, describe, expect, it } from "vitest";
 import { clawhubFingerprint } from "../../../src/core/api/clawhub.ts";
-import type { SkillBuildInput } from "../../../src/core/generation/assemble.ts";
+import { assembleGeneration, type SkillBuildInput } from "../../../src/core/generation/assemble.ts";
+import { LIFECYCLE_SCHEMA } from "../../../src/core/changes/lifecycle.ts";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { resetComputedCache } from "../../../src/worker/read/respond.ts";
@@ -203,6 +204,40 @@ describe("trust in ClawHub's terms", () => {
     expect(search.results).toEqual([]);
     const list = await json<{ items: Array<{ slug: string }> }>("/api/v1/skills");
     expect(list.items.map((i) => i.slug)).toEqual(["code-review", "held"]);
+  });
+});
+
+describe("lifecycle in ClawHub's terms", () => {
+  it("says a deprecation where the CLI prints text (display name, summary) and in `deprecation`; other skills unchanged", async () => {
+    const skills = [
+      attachable(await skillInput("code-review", { "SKILL.md": versionedMd("code-review", "1.0.0") })),
+      attachable(await skillInput("plain", { "references/a.md": "Plain steps.\n" })),
+    ];
+    const records = { validations: null, advisories: null, guidance: null, catalog: null };
+    await publish(await buildGeneration(skills));
+    const before = await json<Detail>("/api/v1/skills/plain");
+    const lifecycle = { schema: LIFECYCLE_SCHEMA, skills: { plain: { deprecated: "Folded into code-review", replaced_by: "code-review" } } } as const;
+    await publish(await assembleGeneration(skills, { catalogVersion: null, recordDigests: records, advisories: null, lifecycle }));
+
+    const note = "Deprecated: Folded into code-review. Use code-review instead.";
+    const detail = await json<Detail & { skill: { displayName: string; deprecation?: unknown } }>("/api/v1/skills/plain");
+    expect(detail.skill.displayName).toBe("plain (deprecated)");
+    expect(detail.skill.summary).toBe(`${note} ${before.skill.summary}`);
+    expect(detail.skill.deprecation).toEqual({ reason: "Folded into code-review", replacedBy: "code-review" });
+    // Still installable as it was: a deprecation is not a review hold.
+    expect(detail.moderation).toMatchObject({ isSuspicious: false, verdict: "clean" });
+    // The same bytes: an unversioned skill's derived version keeps its tree part (its seq is the pointer's).
+    expect(detail.latestVersion.version.split(".t")[1]).toBe(before.latestVersion.version.split(".t")[1]);
+
+    const list = await json<{ items: Array<{ slug: string; displayName: string; summary: string; deprecation?: unknown }> }>("/api/v1/skills");
+    expect(list.items.map((i) => [i.slug, i.displayName, i.summary.startsWith(note), i.deprecation !== undefined])).toEqual([
+      ["code-review", "code-review", false, false],
+      ["plain", "plain (deprecated)", true, true],
+    ]);
+    const search = await json<{ results: Array<{ slug: string; displayName: string; summary: string }> }>("/api/v1/search?q=plain&mode=exact");
+    expect(search.results.map((r) => [r.slug, r.displayName, r.summary.startsWith(note)])).toEqual([["plain", "plain (deprecated)", true]]);
+    const review = await json<Detail & { skill: { displayName: string; deprecation?: unknown } }>("/api/v1/skills/code-review");
+    expect([review.skill.displayName, review.skill.deprecation]).toEqual(["code-review", undefined]);
   });
 });
 

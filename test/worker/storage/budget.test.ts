@@ -68,7 +68,8 @@ describe("a 1,000-skill shelf", () => {
     for (const name of names) skills.push(await skillInput(name, name.endsWith("7") ? { "references/notes.md": `# Notes for ${name}\n` } : {}));
     v1 = await buildGeneration(skills);
     await seed(v1);
-  }, 120_000);
+    // Three archives per skill since the plugin zip: building 1,000 in workerd takes longer.
+  }, 240_000);
 
   it("publishes a change to one skill with uploads, writes and requests in proportion to the change", async () => {
     const skills = [];
@@ -87,8 +88,8 @@ describe("a 1,000-skill shelf", () => {
     };
     const result = await publishGeneration(memorySource(v2), { url: WORKER_URL, token: TOKEN, fetch: fetchCounting, sleep: async () => {} });
 
-    // Only skill-0517's notes and two archives, its record, its shard and the manifest.
-    expect(result.uploaded).toEqual({ blob: 3, record: 1, shard: 1, generation: 1 });
+    // Only skill-0517's notes and three archives (.tar.gz, .zip, plugin zip), its record, its shard and the manifest.
+    expect(result.uploaded).toEqual({ blob: 4, record: 1, shard: 1, generation: 1 });
     const record = v2.objects.find((o) => o.kind === "record" && !v1.objects.some((p) => p.kind === "record" && p.sha256 === o.sha256))!;
     const shard = v2.manifest.shards.find((s) => !v1.manifest.shards.some((p) => p.sha256 === s.sha256))!;
     const changedBlobs = v2.objects.filter((o) => o.kind === "blob" && !v1.objects.some((p) => p.sha256 === o.sha256));
@@ -100,7 +101,7 @@ describe("a 1,000-skill shelf", () => {
     expect(requestBytes.reduce((a, b) => a + b, 0)).toBeLessThan(expectedBytes + 16 * 1024);
     // Writes: one R2 put per uploaded object, the change document, the pointer and the version
     // index; one KV put per document, the pointer and the version index's announcement.
-    expect(counts.calls["R2.put"]).toBe(3 + 1 + 1 + 1 + 1 + 1 + 1);
+    expect(counts.calls["R2.put"]).toBe(4 + 1 + 1 + 1 + 1 + 1 + 1);
     expect(counts.calls["KV.put"]).toBe(1 + 1 + 1 + 1 + 1);
     expect(counts.calls["R2.delete"] ?? 0).toBe(0);
     expect(maxOps.value).toBeLessThan(1000);
@@ -113,8 +114,8 @@ describe("a 1,000-skill shelf", () => {
     const res = await pastMinGrace(async () => workerFetch(await adminEnv(counts))(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0 })));
     expect(res.status).toBe(200);
     const report = (await res.json()) as { deletable: Record<string, number> };
-    // The first generation's manifest, shard, record and the three blobs only it used.
-    expect(report.deletable).toEqual({ generation: 1, shard: 1, record: 1, blob: 3 });
+    // The first generation's manifest, shard, record and the four blobs only it used.
+    expect(report.deletable).toEqual({ generation: 1, shard: 1, record: 1, blob: 4 });
     expect(counts.calls["R2.get"]).toBeLessThan(40); // pointer, one manifest, 16 shards
     expect(total(counts, "R2.")).toBeLessThan(100);
   });

@@ -11,8 +11,10 @@ import {
   CLAWHUB_MAX_LIMIT,
   CLAWHUB_RESOLVE_MAX_VERSIONS,
   clawhubFingerprint,
+  clawhubLifecycle,
   clawhubVersion,
 } from "../../../core/api/clawhub.ts";
+import { lifecycleOf, type Lifecycle } from "../../../core/changes/lifecycle.ts";
 import { parseQuery, SearchQueryTooLongError, type SearchQuery } from "../../../core/search/bm25.ts";
 import { isSha256Hex } from "../../../core/skill/hash.ts";
 import { matching } from "../../../core/versions/resolve.ts";
@@ -62,14 +64,13 @@ function ownerOf(c: ReadContext) {
   return { handle: null, displayName: new URL(c.req.url).host, image: null };
 }
 
-/** The skill part of the detail and list answers. */
-function skillJson(s: SkillVersions) {
+/** The skill part of the detail and list answers (a deprecation from the generation's lifecycle.yaml said in its names and summary). */
+function skillJson(s: SkillVersions, lifecycle: Lifecycle | null) {
   const created = Math.min(...s.versions.map((v) => epochMs(v.first_published_at)));
   const updated = Math.max(...s.versions.map((v) => epochMs(v.published_at)));
   return {
     slug: s.name,
-    displayName: s.name,
-    summary: s.skill.description,
+    ...clawhubLifecycle(s.name, s.skill.description, lifecycleOf(lifecycle, s.name)),
     tags: { latest: clawhubVersion(s.latest) },
     stats: {},
     createdAt: created,
@@ -142,7 +143,7 @@ export function clawhubRoutes(): Hono<ReadEnv> {
         const ranked = exact
           ? (await shelf.skills()).filter((s) => s.name === query.text).map((skill) => ({ skill, score: 1 }))
           : await searchShelf(shelf, query, limit);
-        const view = await shelf.versions(ranked.map((r) => r.skill.name));
+        const [view, lifecycle] = await Promise.all([shelf.versions(ranked.map((r) => r.skill.name)), shelf.lifecycle()]);
         return {
           results: ranked.map(({ skill, score }) => {
             const latest = matching(
@@ -151,8 +152,7 @@ export function clawhubRoutes(): Hono<ReadEnv> {
             )[0];
             return {
               slug: skill.name,
-              displayName: skill.name,
-              summary: skill.description,
+              ...clawhubLifecycle(skill.name, skill.description, lifecycleOf(lifecycle, skill.name)),
               version: latest ? clawhubVersion(latest) : null,
               score: Math.round(score * 1e4) / 1e4,
               ...(latest ? { updatedAt: epochMs(latest.published_at) } : {}),
@@ -173,10 +173,11 @@ export function clawhubRoutes(): Hono<ReadEnv> {
     return computedJson(c, "clawhub-skills", { prefix, cursor, limit, index: index.index.seq, current: index.generation }, async () => {
       const all = (await shelf.skills()).filter((s) => s.name.startsWith(prefix) && (cursor === "" || s.name > cursor));
       const page = all.slice(0, limit);
+      const lifecycle = await shelf.lifecycle();
       const items = [];
       for (const skill of page) {
         const s = await skillVersions(c, skill.name);
-        items.push({ ...skillJson(s), latestVersion: versionJson(s.latest) });
+        items.push({ ...skillJson(s, lifecycle), latestVersion: versionJson(s.latest) });
       }
       return { items, nextCursor: all.length > limit ? page.at(-1)!.name : null };
     });
@@ -186,7 +187,7 @@ export function clawhubRoutes(): Hono<ReadEnv> {
     const s = await skillVersions(c, c.req.param("slug"));
     const owner = ownerOf(c);
     return computedJson(c, "clawhub-skill", { name: s.name, owner: owner.displayName, ...s.key }, async () => ({
-      skill: skillJson(s),
+      skill: skillJson(s, await c.get("shelf").lifecycle()),
       latestVersion: versionJson(s.latest),
       owner,
       moderation: moderationOf(s.latest),
