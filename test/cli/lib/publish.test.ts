@@ -60,7 +60,8 @@ describe("npm start's publish path and the publish CLI", () => {
     expect(published.code, published.stderr).toBe(0);
     expect(published.stderr).toMatch(/ serves [0-9a-f]{12}… \(after [0-2] s\)/);
     expect(published.stdout).toMatch(/published generation [0-9a-f]{64} \(previous: [0-9a-f]{64}\)/);
-    expect(published.stdout).toMatch(/uploaded 3 blob\(s\), 1 record\(s\), 1 shard\(s\), 1 manifest\(s\)/);
+    // The edited file, the skill's three archives (.tar.gz, .zip, Claude Code plugin zip), its record, the shard, the manifest.
+    expect(published.stdout).toMatch(/uploaded 4 blob\(s\), 1 record\(s\), 1 shard\(s\), 1 manifest\(s\)/);
     expect(published.stderr).toMatch(/^uploading \d+\/\d+ objects, .* of .*, .*\/s$/m);
 
     const again = await cli(["publish", "--url", shelf!.url, "--dir", out]);
