@@ -66,7 +66,13 @@ async function pinnedDetail(prefix: string, resolved: ResolvedVersion<ShelfServi
   const generation = await resolved.shelf.generation();
   // The signature that generation was published with, as /g/<id>/v1/skills/{name} serves it.
   const signature = skillSignatureOf(await resolved.shelf.signatures(), skill.name);
-  const detail = skillDetail({ prefix, generation: generation.id }, skill, record, skillTrust(generation.advisories, skill, recordTrustInputs(record)), signature);
+  const detail = skillDetail(
+    { prefix, generation: generation.id },
+    skill,
+    record,
+    skillTrust(generation.advisories, skill, recordTrustInputs(record)),
+    signature,
+  );
   const self = `${prefix}/g/${generation.id}${API_BASE}/skills/${skill.name}`;
   const pin = <T extends { url: string; pinned_url: string }>(link: T): T => ({ ...link, url: link.pinned_url });
   return {

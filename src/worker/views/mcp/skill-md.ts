@@ -1,11 +1,11 @@
 // What the MCP views need from a SKILL.md beyond the build's record: the frontmatter as the MCP
 // SDK reads it (YAML 1.2; SkillsClient checks an entry's frontmatter against its own reading of
 // the file, and the record holds the YAML 1.1 reading), and get_skill_metadata's text (Python's
-// json.dumps of PyYAML's reading, so `1.0` stays a float). Both come from one read of the bytes
-// and are kept per isolate by the SKILL.md's digest, so a warm skills/list reads nothing.
+// json.dumps of PyYAML's reading, so `1.0` stays a float). Both are read from the SKILL.md head a
+// shard entry carries (no storage read), else from one read of the file, and kept per isolate by
+// the SKILL.md's digest, so a warm skills/list reads nothing.
 import { skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { isScalar, visit } from "yaml";
-import type { SkillRecord } from "../../../core/generation/manifest.ts";
 import { parsePyYaml, pyTypeOfNode } from "../../../core/python-compat/yaml11.ts";
 import { decodeSkillMd, parseSkillMd } from "../../../core/skill/skill-md.ts";
 import { readVerified, type ServedSkill, type ShelfService } from "../../shelf/service.ts";
@@ -41,7 +41,12 @@ async function factSource(shelf: ShelfService, skill: ServedSkill): Promise<Uint
   return readVerified(await shelf.file(skill.name, "SKILL.md"));
 }
 
-async function fact<K extends keyof SkillMdFacts>(shelf: ShelfService, skill: ServedSkill, kind: K, compute: (bytes: Uint8Array) => Promise<SkillMdFacts[K]> | SkillMdFacts[K]): Promise<SkillMdFacts[K]> {
+async function fact<K extends keyof SkillMdFacts>(
+  shelf: ShelfService,
+  skill: ServedSkill,
+  kind: K,
+  compute: (bytes: Uint8Array) => Promise<SkillMdFacts[K]> | SkillMdFacts[K],
+): Promise<SkillMdFacts[K]> {
   const key = `${kind}:${skill.skill_md.sha256}`;
   const cached = facts.get(key);
   if (cached !== undefined) return cached.value as SkillMdFacts[K];
