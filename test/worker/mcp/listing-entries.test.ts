@@ -13,7 +13,7 @@ import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
 import { R2_POINTER_KEY, r2Key } from "../../../src/worker/storage/keys.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { resetSkillMdFacts } from "../../../src/worker/views/mcp/skill-md.ts";
-import { publishFixtureShelf, type FixtureSkill } from "../fixture-shelf.ts";
+import { BLOCKING_ADVISORY, publishFixtureShelf, type FixtureSkill } from "../fixture-shelf.ts";
 import { appFetch, BASE, connectMcp } from "./helpers.ts";
 
 const SDK_CASES: Record<string, string> = {
@@ -141,5 +141,27 @@ describe("listings over entries with and without `listing`", () => {
     expect(fromEntries.trust.reads).toBeLessThan(8);
     expect(fromRecords.mcp.reads).toBeGreaterThanOrEqual(fromEntries.mcp.reads + SKILLS.length);
     expect(fromRecords.trust.reads).toBeGreaterThanOrEqual(fromEntries.trust.reads + SKILLS.length);
+  }, 60_000);
+});
+
+describe("an /mcp request on a shelf of many shards with an advisory in force", () => {
+  it("opens no shard to rule out the fast path (the manifest's count says more than one skill is served)", async () => {
+    const many: FixtureSkill[] = [
+      { name: "bad-skill", description: "Blocked after the build." },
+      ...Array.from({ length: 70 }, (_, i) => ({ name: `many-${i}`, description: `Skill ${i}.` })),
+    ];
+    await publishFixtureShelf(env, many, { advisories: [BLOCKING_ADVISORY] });
+    const { reads, answer } = await coldReads(async (bindings) => {
+      const { client } = await connectMcp({ bindings });
+      try {
+        return (await client.listTools()).tools.length;
+      } finally {
+        await client.close();
+      }
+    });
+    expect(answer).toBeGreaterThan(1);
+    // The pointer, the advisories and the manifest (a KV look-up and an R2 read); before, the
+    // shelf's two shards too (a KV bulk get and an R2 read each).
+    expect(reads).toBeLessThanOrEqual(4);
   }, 60_000);
 });
