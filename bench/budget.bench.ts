@@ -5,7 +5,7 @@
 // bytes read and the isolate's heap after the request; then an admin publish of one changed skill.
 // Shelves (bench/shelf-gen.ts's lean skills), their builds and the published Miniflare state are
 // cached under ~/.cache/skillshelf/bench-budget, so a second run starts in seconds.
-// Run: npm run bench -- --only budget (--quick: 200 skills only).
+// Run: npm run bench -- --only budget (--quick: 200 skills only; SKILLSHELF_BENCH_BUDGET_SIZES=1000: those sizes only).
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, homedir, loadavg, tmpdir } from "node:os";
@@ -23,7 +23,12 @@ import { median, ms, QUICK, reportSection, table } from "./report.ts";
 import { benchSkillName, writeBenchShelf, writeBenchSkill } from "./shelf-gen.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
-const SIZES = QUICK ? [200] : [1_000, 10_000];
+/** SKILLSHELF_BENCH_BUDGET_SIZES=1000 (comma-separated) measures only those shelf sizes. */
+const SIZES = process.env.SKILLSHELF_BENCH_BUDGET_SIZES
+  ? process.env.SKILLSHELF_BENCH_BUDGET_SIZES.split(",").map((n) => Number.parseInt(n, 10))
+  : QUICK
+    ? [200]
+    : [1_000, 10_000];
 /** Timed repetitions of each warm request (after one untimed warm-up); their mean is reported. */
 const WARM_RUNS = QUICK ? 4 : 10;
 /** Cold isolates per route (each its own copy of the Worker); the median is reported. */

@@ -24,7 +24,8 @@ import type { SkillDirEntry } from "./skill-dir.ts";
 
 /** The cache's file name inside a build folder. */
 export const BUILD_CACHE_FILE = "build-cache.json";
-const CACHE_SCHEMA = "skillshelf-build-cache/1";
+/** /2: described skills carry `skill_md_head` (a /1 cache is rebuilt, so every record gets one). */
+const CACHE_SCHEMA = "skillshelf-build-cache/2";
 
 /**
  * Files modified this recently are not cached: a write in the same clock tick as our stat could

@@ -20,6 +20,7 @@ import {
   type GenerationManifest,
   type Shard,
   type SkillEntry,
+  type SkillListing,
   type SkillRecord,
 } from "./manifest.ts";
 import type { Inventory, Sha256 } from "../skill/inventory.ts";
@@ -75,6 +76,7 @@ export function describeSkillFiles(metadata: SkillMetadata, parsed: ParsedSkillM
     total_bytes: inventory.total_bytes,
     has_scripts: inventory.has_scripts,
     outline: { ...outline, sections: outline.sections.map((section) => ({ ...section })) },
+    ...(parsed.head !== undefined ? { skill_md_head: parsed.head } : {}),
   };
 }
 
@@ -138,6 +140,21 @@ export function entryFor(record: SkillRecord, recordRef: BlobRef): SkillEntry {
     },
     ...(record.provenance ? { provenance: record.provenance } : {}),
     ...(record.audit ? { audit: entryAudit(record.audit) } : {}),
+    listing: listingOf(record),
+  };
+}
+
+/**
+ * What listings need of a record without reading it (SkillEntry `listing`), derived from it alone.
+ * @example listingOf(record).file_sha256.length === record.files.length
+ */
+export function listingOf(record: SkillRecord): SkillListing {
+  return {
+    file_sha256: record.files.map((f) => f.sha256),
+    file_sizes: record.files.map((f) => f.size),
+    ...(record.skill_md_head !== undefined ? { skill_md_head: record.skill_md_head } : {}),
+    validations: record.trust.validations,
+    build_reasons: record.trust.verdict.reasons,
   };
 }
 

@@ -188,8 +188,34 @@ export const SkillRecordSchema = z.strictObject({
   provenance: PublishedProvenanceSchema.optional(),
   /** The audit's findings for this tree at the manifest's rule set; absent in records built before the audit was published. */
   audit: RecordAuditSchema.optional(),
+  /**
+   * SKILL.md's text from its start through its closing `---` line (see frontmatterHead in
+   * src/core/skill/skill-md.ts): enough for the MCP SDK to read the frontmatter exactly as from the
+   * whole file, so MCP listings never read SKILL.md. Absent in records built before it, and when
+   * the closing line is not exactly `---`.
+   */
+  skill_md_head: z.string().optional(),
 });
 export type SkillRecord = z.infer<typeof SkillRecordSchema>;
+
+/**
+ * The part of a shard entry that lets a listing answer without the record: each file's digest and
+ * size (parallel to the entry's `paths`: an MCP entry's resources), the SKILL.md head the MCP SDK
+ * reads frontmatter from, and what a trust verdict is re-evaluated from per request.
+ */
+export const SkillListingSchema = z.strictObject({
+  /** `files[i].sha256` of the record, in `paths` order. */
+  file_sha256: z.array(sha256Hex),
+  /** `files[i].size` of the record, in `paths` order. */
+  file_sizes: z.array(z.number().int().nonnegative()),
+  /** The record's `skill_md_head`, when it has one. */
+  skill_md_head: z.string().optional(),
+  /** The record's `trust.validations`, verbatim. */
+  validations: z.array(z.record(z.string(), z.unknown())),
+  /** The record's `trust.verdict.reasons` (named when the build's verdict holds a skill for review). */
+  build_reasons: z.array(z.string()),
+});
+export type SkillListing = z.infer<typeof SkillListingSchema>;
 
 /**
  * A skill's line in a shard: what listings (indexes, catalogs) need without reading the record,
@@ -226,6 +252,11 @@ export const SkillEntrySchema = z.strictObject({
   provenance: PublishedProvenanceSchema.optional(),
   /** The record's audit in brief (present exactly when the record has one), so listings show findings without reading records. */
   audit: EntryAuditSchema.optional(),
+  /**
+   * What the listings that used to read every record need (MCP skills/list, /v1/trust), copied
+   * from the record at build. Absent on entries built before it: readers then read the record.
+   */
+  listing: SkillListingSchema.optional(),
 });
 export type SkillEntry = z.infer<typeof SkillEntrySchema>;
 

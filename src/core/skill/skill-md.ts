@@ -33,6 +33,8 @@ export interface ParsedSkillMd {
   closingLine: number;
   /** The parsed YAML, kept for type-aware validation messages. */
   yaml: ParsedYaml;
+  /** The text through the closing delimiter line, when exact (see {@link frontmatterHead}). */
+  head: string | undefined;
 }
 
 const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -164,5 +166,29 @@ export function parseSkillMd(text: string): ParsedSkillMd {
     body: pyStrip(split.rest),
     closingLine: split.closingLine,
     yaml,
+    head: frontmatterHead(text),
   };
+}
+
+/**
+ * SKILL.md's text from its start through the first line after the first that is `---` with
+ * trailing whitespace removed, when that line is exactly `---` (LF or CRLF ended) and no lone CR
+ * comes before it; undefined otherwise. Any reader that ends the frontmatter at a `---` line
+ * (trailing spaces or tabs allowed), as this module and the MCP SDK both do, finds the same end in
+ * the head as in the whole file, so the head stands in for the file when only the frontmatter is
+ * read (MCP listings).
+ * @example frontmatterHead("---\nname: a\n---\nbody") // => "---\nname: a\n---\n"
+ */
+export function frontmatterHead(text: string): string | undefined {
+  let start = text.indexOf("\n") + 1;
+  if (start === 0 || /\r(?!\n)/.test(text.slice(0, start))) return undefined;
+  while (start < text.length) {
+    const next = text.indexOf("\n", start);
+    const end = next === -1 ? text.length : next + 1;
+    const line = text.slice(start, end).replace(/\r?\n$/, "");
+    if (line.includes("\r")) return undefined;
+    if (pyRstrip(line) === "---") return line === "---" ? text.slice(0, end) : undefined;
+    start = end;
+  }
+  return undefined;
 }

@@ -125,8 +125,9 @@ export function childrenOf(document: UploadedDocument): Child[] {
 /**
  * Checks a shard against its records, which readers would otherwise trust blindly: its blob
  * list is exactly the blobs they reference (gc keeps what it lists), and each entry is exactly
- * what `entryFor` derives from its record, field by field (listings, indexes and digests are
- * served from the entries without reading the records). Returns the first problem, or null.
+ * what `entryFor` derives from its record, field by field (listings, indexes, digests, MCP entries
+ * and trust verdicts are served from the entries without reading the records; an entry without
+ * `listing`, as older builds wrote, is checked without it). Returns the first problem, or null.
  */
 export function checkShardAgainstRecords(shard: Shard, recordOf: (entry: SkillEntry) => SkillRecord): DocumentProblem | null {
   const expected = new Set<string>();
@@ -144,6 +145,9 @@ export function checkShardAgainstRecords(shard: Shard, recordOf: (entry: SkillEn
     } catch (err) {
       return invalid(`shard ${shard.index}'s entry for ${entry.name}: ${(err as Error).message}`);
     }
+    // An entry built before `listing` existed may leave it out (readers then read the record);
+    // one that has it must carry exactly the record's.
+    if (entry.listing === undefined) delete derived.listing;
     if (!same(derived, entry)) {
       const fields = (Object.keys(derived) as (keyof SkillEntry)[]).filter((k) => !same(derived[k], entry[k]));
       return invalid(`shard ${shard.index}'s entry for ${entry.name} differs from its record in ${fields.join(", ")}; rebuild it with skillshelf build`);

@@ -21,16 +21,18 @@ const KV_IMMUTABLE_CACHE_TTL_S = 3_600;
 const KV_REQUEST_BYTE_BUDGET = 1_800_000;
 /**
  * Memory budget for parsed documents per isolate (isolates have 128 MB), in estimated heap bytes
- * (see MEMORY_COST_PER_TEXT_CHAR): roughly 16 MiB of document JSON, so the shards of a
- * 10,000-skill shelf (about 12.5 MiB) stay in memory and a warm listing reads none of them.
+ * (see MEMORY_COST_PER_TEXT_CHAR): roughly 22 MiB of document JSON, so the shards of a
+ * 10,000-skill shelf (about 18.7 MB of JSON since entries carry `listing`, 11.2 MB before) stay in
+ * memory with room for records, and a warm listing reads none of them.
  */
-const MEMORY_CACHE_BYTES = 32 * 1024 * 1024;
+const MEMORY_CACHE_BYTES = 44 * 1024 * 1024;
 /**
  * Estimated heap bytes a parsed document costs per character of its JSON text. Measured in V8
- * (Node 24, the engine workerd embeds): the 256 shards of a 10,000-skill shelf parse into 1.16
- * bytes of heap per character (short keys, 64-character digests, a Map of the entries); 2 leaves
- * room for records with many small values. An estimate of 4 made that shelf's shards overflow the
- * budget, so every warm listing re-read about 90 of them from R2.
+ * (Node 24, the engine workerd embeds) on 2026-12-02: the 256 shards of a 10,000-skill shelf (bench/shelf-gen.ts's
+ * lean skills, five files each) parse into 1.50 bytes of heap per character with `listing` (28.0 MB
+ * for 18.7 MB of JSON) and 1.55 without (17.4 MB for 11.2 MB); 2 leaves room for records with many
+ * small values. An estimate of 4 made that shelf's shards overflow the budget, so every warm
+ * listing re-read about 90 of them from R2.
  */
 export const MEMORY_COST_PER_TEXT_CHAR = 2;
 /** KV bulk get takes at most 100 keys and counts as one operation. */

@@ -22,6 +22,7 @@ import {
   forgetDocument,
   headBlob,
   headObject,
+  once,
   parseShard,
   parseWith,
   readBlob,
@@ -105,11 +106,16 @@ export class Generation {
     return shard.entries.get(name);
   }
 
-  /** Every skill's entry, sorted bytewise by name. Reads all shards (KV within budget, then R2). */
-  async listSkills(): Promise<SkillEntry[]> {
-    const shards = await readShards(this.#env, this.manifest.shards, this.#budget);
-    const all = shards.flatMap((s) => s.skills);
-    return all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  /**
+   * Every skill's entry, sorted bytewise by name. Reads all shards (KV within budget, then R2),
+   * once per request however many callers ask at once (/v1/trust asks for the status and the list).
+   */
+  listSkills(): Promise<SkillEntry[]> {
+    return once(this.#budget, "listing", async () => {
+      const shards = await readShards(this.#env, this.manifest.shards, this.#budget);
+      const all = shards.flatMap((s) => s.skills);
+      return all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    });
   }
 
   /** The full record of a skill (frontmatter, files, outline, trust). */

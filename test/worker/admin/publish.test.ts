@@ -214,6 +214,10 @@ describe("verified uploads", () => {
       ["description", (e) => void (e.description = "Something else entirely.")],
       ["archives", (e) => void ((e.archives as { zip: { size: number } }).zip.size += 1)],
       ["has_scripts", (e) => void (e.has_scripts = !e.has_scripts)],
+      // What MCP skills/list and /v1/trust serve from the entry: file digests, the SKILL.md head, validations.
+      ["listing", (e) => void ((e.listing as { file_sizes: number[] }).file_sizes[0]! += 1)],
+      ["listing", (e) => void ((e.listing as { skill_md_head: string }).skill_md_head = "---\nname: other\ndescription: x\n---\n")],
+      ["listing", (e) => void (e.listing as { validations: unknown[] }).validations.push({ level: "first_party" })],
     ];
     for (const [field, forge] of forgeries) {
       const doc = shardJson();
@@ -223,6 +227,11 @@ describe("verified uploads", () => {
       expect(res.status, field).toBe(422);
       expect(((await res.json()) as { message: string }).message, field).toMatch(new RegExp(`differs from its record in ${field}`));
     }
+    // An entry without `listing` (as builds before it wrote) is still accepted: readers read the record.
+    const legacy = shardJson();
+    for (const entry of legacy.skills) delete entry.listing;
+    const legacyBytes = canonicalJson(legacy);
+    expect((await put(`/shards/${await sha256Hex(legacyBytes)}`, legacyBytes)).status).toBe(201);
     // A manifest must say what its shards hold: the count, the index and the shard_count.
     const manifestJson = () =>
       JSON.parse(new TextDecoder().decode(built.manifestBytes)) as {

@@ -13,7 +13,7 @@ import { storedFile } from "../../read/context.ts";
 import { cachePolicy } from "../../read/policy.ts";
 import { missingSectionKeys, renderableOutline, resourceOf, resourceText, sectionText } from "../../shelf/disclosure.ts";
 import { NotOnShelfError } from "../../shelf/errors.ts";
-import { skillTrust } from "../../shelf/trust.ts";
+import { recordTrustInputs, skillTrust } from "../../shelf/trust.ts";
 import { problem } from "./problem.ts";
 import { computed, computedJson } from "../../read/respond.ts";
 import { bindRoute, bindWildcardRoute, paramsOf, queryOf, type ApiApp, type ApiContext } from "./routes.ts";
@@ -86,7 +86,7 @@ export function skillRoutes(app: ApiApp): void {
       { name, signatures: signed?.sha256 ?? null },
       async () => {
         const { skill, record } = await c.get("shelf").record(name);
-        const trust = skillTrust((await c.get("shelf").generation()).advisories, skill, record);
+        const trust = skillTrust((await c.get("shelf").generation()).advisories, skill, recordTrustInputs(record));
         const lifecycle = lifecycleOf(await c.get("shelf").lifecycle(), name);
         return skillDetail(await linkBase(c), skill, record, trust, signed?.signature ?? null, lifecycle);
       },

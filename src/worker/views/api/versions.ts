@@ -11,7 +11,7 @@ import { cachePolicy } from "../../read/policy.ts";
 import { immutableArchiveUrl } from "../../read/urls.ts";
 import { NotOnShelfError, SkillBlockedError } from "../../shelf/errors.ts";
 import type { ShelfService } from "../../shelf/service.ts";
-import { skillTrust } from "../../shelf/trust.ts";
+import { recordTrustInputs, skillTrust } from "../../shelf/trust.ts";
 import { describeVersion, NoMatchingVersionError, type JudgedVersion, type ResolvedVersion } from "../../shelf/versions.ts";
 import { jsonBody } from "./body.ts";
 import { invalidParameter, problem } from "./problem.ts";
@@ -65,7 +65,13 @@ async function pinnedDetail(prefix: string, resolved: ResolvedVersion<ShelfServi
   const generation = await resolved.shelf.generation();
   // The signature that generation was published with, as /g/<id>/v1/skills/{name} serves it.
   const signature = (await resolved.shelf.skillSignature(skill.name))?.signature ?? null;
-  const detail = skillDetail({ prefix, generation: generation.id }, skill, record, skillTrust(generation.advisories, skill, record), signature);
+  const detail = skillDetail(
+    { prefix, generation: generation.id },
+    skill,
+    record,
+    skillTrust(generation.advisories, skill, recordTrustInputs(record)),
+    signature,
+  );
   const self = `${prefix}/g/${generation.id}${API_BASE}/skills/${skill.name}`;
   const pin = <T extends { url: string; pinned_url: string }>(link: T): T => ({ ...link, url: link.pinned_url });
   return {

@@ -47,8 +47,8 @@ export function inScope(scope: McpScope, name: string): boolean {
 
 /**
  * The names of the served skills in scope, sorted; undefined when there are certainly more than
- * one and finding out which would mean listing the shelf (more than one skill published and no
- * advisory in force that could hide one), since only "exactly one" matters here.
+ * one and finding out which would mean listing the shelf (more skills published than the
+ * advisories in force could hide), since only "exactly one" matters here.
  */
 async function scopedNames(shelf: ShelfService, scope: McpScope): Promise<string[] | undefined> {
   if (scope.include !== undefined) {
@@ -64,7 +64,10 @@ async function scopedNames(shelf: ShelfService, scope: McpScope): Promise<string
     return names;
   }
   const generation = await shelf.generation();
-  if (generation.manifest.skill_count > 1 && generation.advisories.length === 0) return undefined;
+  // An advisory blocks at most two skills: one by tree hash (a SKILL.md names its own skill, so no
+  // two skills share one) and one by name. With more skills than that can hide, more than one is
+  // served, and no request, cold or warm, opens every shard to find out (each /mcp request asks).
+  if (generation.manifest.skill_count > 2 * generation.advisories.length + 1) return undefined;
   return (await shelf.skills()).map((s) => s.name);
 }
 

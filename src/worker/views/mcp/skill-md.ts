@@ -1,11 +1,11 @@
 // What the MCP views need from a SKILL.md beyond the build's record: the frontmatter as the MCP
 // SDK reads it (YAML 1.2; SkillsClient checks an entry's frontmatter against its own reading of
 // the file, and the record holds the YAML 1.1 reading), and get_skill_metadata's text (Python's
-// json.dumps of PyYAML's reading, so `1.0` stays a float). Both come from one read of the bytes
-// and are kept per isolate by the SKILL.md's digest, so a warm skills/list reads nothing.
+// json.dumps of PyYAML's reading, so `1.0` stays a float). Both are read from the SKILL.md head a
+// shard entry carries (no storage read), else from one read of the file, and kept per isolate by
+// the SKILL.md's digest, so a warm skills/list reads nothing.
 import { skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { isScalar, visit } from "yaml";
-import type { SkillRecord } from "../../../core/generation/manifest.ts";
 import { parsePyYaml, pyTypeOfNode } from "../../../core/python-compat/yaml11.ts";
 import { decodeSkillMd, parseSkillMd } from "../../../core/skill/skill-md.ts";
 import { readVerified, type ServedSkill, type ShelfService } from "../../shelf/service.ts";
@@ -20,9 +20,10 @@ export interface SkillMdFacts {
   metadata: { text: string } | { error: string };
 }
 
-/** Bounded: a few hundred bytes per skill, so 10,000 skills fit well under it. */
+/** Bounded: a few hundred bytes per skill and fact, so 10,000 skills fit well under it. */
 const FACTS_CACHE_BYTES = 8 * 1024 * 1024;
-const facts = new MemoryCache<SkillMdFacts>(FACTS_CACHE_BYTES);
+/** Each fact is computed when first asked for (a listing needs only the SDK's frontmatter), keyed by kind and SKILL.md digest. */
+const facts = new MemoryCache<{ value: unknown }>(FACTS_CACHE_BYTES);
 
 /** Forgets every cached SKILL.md reading (tests that count storage reads start cold). */
 export function resetSkillMdFacts(): void {
@@ -30,22 +31,46 @@ export function resetSkillMdFacts(): void {
 }
 
 /**
- * The facts of a served skill's SKILL.md: one verified R2 read the first time an isolate needs
- * this SKILL.md (by digest), none after.
- * @throws NotOnShelfError, SkillBlockedError, StorageUnavailableError
+ * The SKILL.md bytes the facts are read from: the head its shard entry carries (frontmatter
+ * through the closing line, which both readers end at as in the whole file), else one verified
+ * R2 read (entries built before `listing`, or a head the build could not cut exactly).
  */
-export async function skillMdFacts(shelf: ShelfService, skill: ServedSkill): Promise<SkillMdFacts> {
-  const cached = facts.get(skill.skill_md.sha256);
-  if (cached !== undefined) return cached;
-  const bytes = await readVerified(await shelf.file(skill.name, "SKILL.md"));
-  const found: SkillMdFacts = { sdkFrontmatter: await sdkFrontmatterOf(skill.name, bytes), metadata: metadataOf(bytes) };
-  facts.set(skill.skill_md.sha256, found, JSON.stringify(found).length * 2 + 64);
-  return found;
+async function factSource(shelf: ShelfService, skill: ServedSkill): Promise<Uint8Array> {
+  const head = skill.listing?.skill_md_head;
+  if (head !== undefined) return new TextEncoder().encode(head);
+  return readVerified(await shelf.file(skill.name, "SKILL.md"));
 }
 
-/** The frontmatter an SEP-2640 entry carries: the SDK's reading, else (a file it refuses) the record's. */
-export function entryFrontmatter(found: SkillMdFacts, record: Pick<SkillRecord, "frontmatter">): Record<string, unknown> {
-  return found.sdkFrontmatter ?? record.frontmatter;
+async function fact<K extends keyof SkillMdFacts>(
+  shelf: ShelfService,
+  skill: ServedSkill,
+  kind: K,
+  compute: (bytes: Uint8Array) => Promise<SkillMdFacts[K]> | SkillMdFacts[K],
+): Promise<SkillMdFacts[K]> {
+  const key = `${kind}:${skill.skill_md.sha256}`;
+  const cached = facts.get(key);
+  if (cached !== undefined) return cached.value as SkillMdFacts[K];
+  const value = await compute(await factSource(shelf, skill));
+  facts.set(key, { value }, (JSON.stringify(value) ?? "").length * 2 + 64);
+  return value;
+}
+
+/**
+ * The frontmatter the MCP SDK reads from a served skill's SKILL.md (undefined when it refuses
+ * it): no storage read when the entry carries the SKILL.md head, else one verified R2 read the
+ * first time an isolate needs this SKILL.md (by digest); none after.
+ * @throws NotOnShelfError, SkillBlockedError, StorageUnavailableError
+ */
+export function sdkFrontmatter(shelf: ShelfService, skill: ServedSkill): Promise<Record<string, unknown> | undefined> {
+  return fact(shelf, skill, "sdkFrontmatter", (bytes) => sdkFrontmatterOf(skill.name, bytes));
+}
+
+/**
+ * get_skill_metadata's text for a served skill, read as {@link sdkFrontmatter} reads.
+ * @throws NotOnShelfError, SkillBlockedError, StorageUnavailableError
+ */
+export function skillMetadata(shelf: ShelfService, skill: ServedSkill): Promise<SkillMdFacts["metadata"]> {
+  return fact(shelf, skill, "metadata", metadataOf);
 }
 
 async function sdkFrontmatterOf(name: string, bytes: Uint8Array): Promise<Record<string, unknown> | undefined> {

@@ -2,7 +2,7 @@
 // resources/read and resources/directory/read answered from the build's records (digests and
 // sizes recorded at build time, never re-hashed per request) and the stored bytes. Not the SDK's
 // folder loader, which walks and hashes every file when it starts.
-import { lifecycleOf } from "../../../core/changes/lifecycle.ts";
+import { lifecycleOf, type Lifecycle } from "../../../core/changes/lifecycle.ts";
 import { hasFindings } from "../../../core/audit/published.ts";
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "@modelcontextprotocol/server";
 import { DIRECTORY_MIME_TYPE, type Skill, type SkillReadResult, type SkillSource } from "@modelcontextprotocol/server/ext/skills";
@@ -12,10 +12,10 @@ import type { ServedSkill, ShelfService } from "../../shelf/service.ts";
 import { readVerified } from "../../shelf/service.ts";
 import { losslessText } from "./read.ts";
 import { inScope, type McpScope } from "./scope.ts";
-import { entryFrontmatter, skillMdFacts } from "./skill-md.ts";
+import { sdkFrontmatter } from "./skill-md.ts";
 import { pageAfter, parseSkillUri, skillUri } from "./uris.ts";
 
-/** Entries per skills/list page and children per directory page (each entry costs a record read when cold). */
+/** Entries per skills/list page and children per directory page (an entry built before `listing` costs a record read when cold). */
 export const MCP_PAGE_SIZE = 100;
 
 /** Our `_meta` key on each entry: the edge's trust verdict (the io.modelcontextprotocol prefixes are reserved). */
@@ -76,20 +76,38 @@ async function servedSkill(shelf: ShelfService, scope: McpScope, name: string, u
 /**
  * The SEP-2640 entry of a served skill: every file with the digest and size the build recorded,
  * the frontmatter as the SDK reads SKILL.md, our trust verdict under TRUST_META_KEY, a
- * deprecation (with its replacement) under LIFECYCLE_META_KEY, and the audit's summary under AUDIT_META_KEY.
+ * deprecation (with its replacement) under LIFECYCLE_META_KEY, and the audit's summary under
+ * AUDIT_META_KEY. From the shard entry alone when it carries `listing` with the SKILL.md head;
+ * else (older builds, or a SKILL.md the SDK refuses, whose entry carries the build's
+ * frontmatter) the record too.
  */
 export async function skillEntryOf(shelf: ShelfService, skill: ServedSkill): Promise<Skill> {
-  const [{ record }, facts, lifecycle] = await Promise.all([shelf.record(skill.name), skillMdFacts(shelf, skill), shelf.lifecycle()]);
+  const [frontmatter, lifecycle] = await Promise.all([sdkFrontmatter(shelf, skill), shelf.lifecycle()]);
+  const listing = skill.listing;
+  if (frontmatter !== undefined && listing !== undefined) {
+    const files = skill.paths.map((path, i) => ({ path, sha256: listing.file_sha256[i]!, size: listing.file_sizes[i]! }));
+    return mcpEntry(skill, files, frontmatter, lifecycle);
+  }
+  const { record } = await shelf.record(skill.name);
+  return mcpEntry(skill, record.files, frontmatter ?? record.frontmatter, lifecycle);
+}
+
+function mcpEntry(
+  skill: ServedSkill,
+  files: readonly { path: string; sha256: string; size: number }[],
+  frontmatter: Record<string, unknown>,
+  lifecycle: Lifecycle | null,
+): Skill {
   const { deprecated, replaced_by: replacedBy } = lifecycleOf(lifecycle, skill.name);
-  const resources = record.files.map((f) => ({ uri: skillUri(skill.name, f.path), digest: `sha256:${f.sha256}`, size: f.size })).sort(byUri);
+  const resources = files.map((f) => ({ uri: skillUri(skill.name, f.path), digest: `sha256:${f.sha256}`, size: f.size })).sort(byUri);
   return {
     uri: skillUri(skill.name, "SKILL.md"),
-    frontmatter: entryFrontmatter(facts, record) as Skill["frontmatter"],
+    frontmatter: frontmatter as Skill["frontmatter"],
     resources,
     _meta: {
       [TRUST_META_KEY]: { level: skill.trust.level, requires_review: skill.trust.requires_review },
       ...(deprecated !== null ? { [LIFECYCLE_META_KEY]: { deprecated, replaced_by: replacedBy } } : {}),
-      ...(record.provenance ? { [PROVENANCE_META_KEY]: record.provenance } : {}),
+      ...(skill.provenance ? { [PROVENANCE_META_KEY]: skill.provenance } : {}),
       ...(hasFindings(skill.audit) ? { [AUDIT_META_KEY]: skill.audit } : {}),
     },
   };

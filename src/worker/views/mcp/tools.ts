@@ -17,7 +17,7 @@ import { pyJsonDumps } from "../../../core/python-compat/py-json.ts";
 import { renderableOutline, sectionText } from "../../shelf/disclosure.ts";
 import { readVerified } from "../../shelf/service.ts";
 import { inScope, type McpScope } from "./scope.ts";
-import { skillMdFacts } from "./skill-md.ts";
+import { skillMetadata } from "./skill-md.ts";
 
 /** A failure the agent should read (agentskills-core's AgentSkillsError family), not a protocol error. */
 class ToolDomainError extends Error {}
@@ -102,10 +102,10 @@ export function registerSkillTools(server: McpServer, shelf: ShelfService, scope
       { description: "The skill's SKILL.md frontmatter as a JSON object: name, description and every other field it declares.", inputSchema: SkillArgs },
       ({ skill_id }) =>
         answer("get_skill_metadata", async () => {
-          const facts = await skillMdFacts(shelf, await skillFor(shelf, scope, skill_id));
+          const metadata = await skillMetadata(shelf, await skillFor(shelf, scope, skill_id));
           // json.dumps refusing a value (a date) is a TypeError, not a domain error: Python says no more.
-          if ("error" in facts.metadata) throw new UndetailedToolError(facts.metadata.error);
-          return facts.metadata.text;
+          if ("error" in metadata) throw new UndetailedToolError(metadata.error);
+          return metadata.text;
         }),
     );
   }

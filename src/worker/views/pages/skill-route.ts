@@ -10,7 +10,7 @@ import { storedFile, type ReadContext } from "../../read/context.ts";
 import { computed } from "../../read/respond.ts";
 import { immutableArchiveUrl, immutableSkillMdUrl } from "../../read/urls.ts";
 import type { ShelfService } from "../../shelf/service.ts";
-import { skillTrust } from "../../shelf/trust.ts";
+import { recordTrustInputs, skillTrust } from "../../shelf/trust.ts";
 import { htmlDocument } from "./layout.tsx";
 import { HTML_TYPE, pageLinks } from "./page-context.ts";
 import { escapeHtml, renderSkillBody } from "./markdown.ts";
@@ -91,7 +91,7 @@ export async function skillPage(c: ReadContext, name: string): Promise<Response>
         links,
         skill,
         record,
-        trust: skillTrust(generation.advisories, skill, record),
+        trust: skillTrust(generation.advisories, skill, recordTrustInputs(record)),
         bodyHtml: rendered.html,
         anchored: rendered.anchored,
         bodyTruncated: rendered.truncated,
