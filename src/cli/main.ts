@@ -25,7 +25,7 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
   audit: {
     summary:
-      "audit <skill-or-shelf-dir> [--json | --sarif] [--since <build-dir>] [--min-severity critical|high|medium|low|info]  scan skills for hostile content (exit 1 when an unacknowledged finding is at or above --min-severity, default high)",
+      "audit <skill-or-shelf-dir> [--json | --sarif] [--since <build-dir | shelf-url | generation> [--url <shelf-url>] [--token-env NAME]] [--min-severity critical|high|medium|low|info]  scan skills for hostile content (exit 1 when an unacknowledged finding is at or above --min-severity, default high)",
     example: "skillshelf audit shelf --sarif > audit.sarif",
     load: () => import("./commands/audit.ts"),
   },
