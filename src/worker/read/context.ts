@@ -10,13 +10,15 @@ import { serveFile, serveJson } from "../http/file-response.ts";
 import type { CachedAs, ReadHeaderPolicies } from "./answer-headers.ts";
 import { ShelfService, type ShelfFile } from "../shelf/service.ts";
 import type { SigningBindings } from "../shelf/signing.ts";
+import { edgeCacheFor, edgeCachedBytes, type EdgeCacheEnv } from "./edge-cache.ts";
 import { cachedGenerated, keepGenerated } from "./generated.ts";
 import type { StorageBindings } from "../storage/index.ts";
 
 /** The bindings the read routes use. */
 export type ReadBindings = StorageBindings &
   ReadAccessEnv &
-  SigningBindings & {
+  SigningBindings &
+  EdgeCacheEnv & {
     /** "all" (default), or a comma list of the well-known families to serve: "v0.2", "v0.1". */
     SHELF_DISCOVERY?: string;
   };
@@ -90,9 +92,30 @@ export async function generated(c: ReadContext, etag: string, build: () => Promi
     return dressed(serveJson(c.req.raw, "null", etag, headers), headers);
   }
   const key = variant === "" ? etag : `${etag} ${variant}`;
-  const document = cachedGenerated(key) ?? keepGenerated(key, { etag, contentType: "application/json", body: encoder.encode(JSON.stringify(await build())) });
+  const document = cachedGenerated(key) ?? keepGenerated(key, { etag, contentType: "application/json", body: await edgeOrBuild(c, key, build) });
   const headers = answerHeaders(c);
   return dressed(serveJson(c.req.raw, document.body, etag, headers), headers);
+}
+
+/**
+ * A generated document's bytes on an isolate that does not hold them: from the platform's cache
+ * when the shelf may use it (read/edge-cache.ts: public shelves, not on workers.dev), else built.
+ */
+async function edgeOrBuild(c: ReadContext, key: string, build: () => Promise<unknown>): Promise<Uint8Array> {
+  const encode = async () => encoder.encode(JSON.stringify(await build()));
+  const cache = edgeCacheFor(c.env, c.req.url, c.get("shelfAccess").visibility);
+  if (cache === undefined) return encode();
+  return edgeCachedBytes({ cache, url: c.req.url, ...waitUntilOf(c) }, key, encode);
+}
+
+/** The execution context's waitUntil, when the request has one (a test may call the app without). */
+function waitUntilOf(c: ReadContext): { waitUntil?: (promise: Promise<unknown>) => void } {
+  try {
+    const ctx = c.executionCtx;
+    return { waitUntil: (promise) => ctx.waitUntil(promise) };
+  } catch {
+    return {};
+  }
 }
 
 /**
