@@ -92,20 +92,21 @@ export async function generated(c: ReadContext, etag: string, build: () => Promi
     return dressed(serveJson(c.req.raw, "null", etag, headers), headers);
   }
   const key = variant === "" ? etag : `${etag} ${variant}`;
-  const document = cachedGenerated(key) ?? keepGenerated(key, { etag, contentType: "application/json", body: await edgeOrBuild(c, key, build) });
+  const encode = async () => encoder.encode(JSON.stringify(await build()));
+  const document = cachedGenerated(key) ?? keepGenerated(key, { etag, contentType: "application/json", body: await edgeOrBuild(c, key, encode) });
   const headers = answerHeaders(c);
   return dressed(serveJson(c.req.raw, document.body, etag, headers), headers);
 }
 
 /**
- * A generated document's bytes on an isolate that does not hold them: from the platform's cache
- * when the shelf may use it (read/edge-cache.ts: public shelves, not on workers.dev), else built.
+ * A generated document's bytes on an isolate that does not hold them (under `key`, which names
+ * everything they depend on): from the platform's cache when the shelf may use it
+ * (read/edge-cache.ts: public shelves, not on workers.dev), else built, and kept there.
  */
-async function edgeOrBuild(c: ReadContext, key: string, build: () => Promise<unknown>): Promise<Uint8Array> {
-  const encode = async () => encoder.encode(JSON.stringify(await build()));
+export async function edgeOrBuild(c: ReadContext, key: string, build: () => Promise<Uint8Array>): Promise<Uint8Array> {
   const cache = edgeCacheFor(c.env, c.req.url, c.get("shelfAccess").visibility);
-  if (cache === undefined) return encode();
-  return edgeCachedBytes({ cache, url: c.req.url, ...waitUntilOf(c) }, key, encode);
+  if (cache === undefined) return build();
+  return edgeCachedBytes({ cache, url: c.req.url, ...waitUntilOf(c) }, key, build);
 }
 
 /** The execution context's waitUntil, when the request has one (a test may call the app without). */

@@ -62,7 +62,7 @@ export interface EdgeRequest {
 
 /**
  * A generated document's bytes from the Cache API, or built by `build` and put there (after the
- * answer, through waitUntil). The Cache API failing is a miss, never an error: the document is
+ * answer, through waitUntil when there is one). The Cache API failing is a miss, never an error: the document is
  * built as if it were not there.
  * @example const body = await edgeCachedBytes({ cache, url }, etag, async () => encode(await build()))
  */
@@ -76,7 +76,9 @@ export async function edgeCachedBytes(edge: EdgeRequest, key: string, build: () 
   const body = await build();
   const stored = new Response(body.slice(), { headers: { "Cache-Control": `public, max-age=${EDGE_TTL_SECONDS}`, "Content-Type": "application/octet-stream" } });
   const put = edge.cache.put(at, stored).catch(() => {});
+  // Without an execution context (a test calling the app directly) the put is awaited, so the next request sees it.
   if (edge.waitUntil) edge.waitUntil(put);
+  else await put;
   return body;
 }
 
