@@ -77,6 +77,8 @@ export const OPTIONAL_VARS: readonly VarRequirement[] = [
     why: "claim=value the ID token must carry (a group), instead of or besides the domains",
   },
   { name: "SHELF_OIDC_NAME", teamDefault: "Google", why: "what the sign-in button calls the provider" },
+  // A public shelf's Cache API use (docs/deploy.md, "Caches"); a private shelf never uses it, so init does not write it.
+  { name: "SHELF_EDGE_CACHE", teamDefault: "off", why: '"off" keeps a public shelf\'s generated documents out of the Cache API' },
 ];
 
 export const OPTIONAL_BINDINGS: readonly BindingRequirement[] = [
