@@ -47,10 +47,14 @@ async function baseBundle(): Promise<{ bundle: { dir: string; main: string }; co
   const commit = execFileSync("git", ["rev-parse", "--short", BASE], { cwd: ROOT, encoding: "utf8" }).trim();
   const root = path.join(tmp, "base");
   mkdirSync(root);
-  const archive = execFileSync("git", ["archive", "--format=tar", commit, "src", "wrangler.toml", "package.json", "tsconfig.base.json", "tsconfig.json", "types"], {
-    cwd: ROOT,
-    maxBuffer: 256 * 1024 * 1024,
-  });
+  const archive = execFileSync(
+    "git",
+    ["archive", "--format=tar", commit, "src", "wrangler.toml", "package.json", "tsconfig.base.json", "tsconfig.json", "types"],
+    {
+      cwd: ROOT,
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  );
   execFileSync("tar", ["-x", "-C", root], { input: archive });
   symlinkSync(path.join(ROOT, "node_modules"), path.join(root, "node_modules"));
   return { bundle: await bundleSkillshelf(root, path.join(tmp, "base-bundle")), commit };
@@ -64,7 +68,9 @@ interface Row {
 }
 
 async function main(): Promise<void> {
-  console.log(`floor: ${SKILLS} skills, ${ROUNDS} rounds of ≤${LIMITS.requests} requests or ${LIMITS.seconds} s per route and Worker, ${CONNECTIONS} connections`);
+  console.log(
+    `floor: ${SKILLS} skills, ${ROUNDS} rounds of ≤${LIMITS.requests} requests or ${LIMITS.seconds} s per route and Worker, ${CONNECTIONS} connections`,
+  );
   console.log(`  ${cpus().length} × ${cpus()[0]?.model.trim()}, load ${loadAtStart.toFixed(2)}; before = ${BASE}, after = the working tree`);
   const shelfDir = path.join(tmp, "shelf");
   const buildDir = path.join(tmp, "build");
@@ -80,11 +86,19 @@ async function main(): Promise<void> {
   const config = skillshelfConfig(ROOT);
   running = await startWorkerd({
     stateDir: path.join(tmp, "state"),
-    skillshelf: { bundle: after, config, extraVars: { PUBLISH_TOKEN_SHA256: createHash("sha256").update(token).digest("hex") }, variants: { before: base.bundle } },
+    skillshelf: {
+      bundle: after,
+      config,
+      extraVars: { PUBLISH_TOKEN_SHA256: createHash("sha256").update(token).digest("hex") },
+      variants: { before: base.bundle },
+    },
     bare: { files, compatibilityDate: config.compatibilityDate },
   });
   const workerd = running;
-  await runNode([CLI, "publish", "--url", workerd.skillshelf!.origin, "--dir", buildDir, "--token-env", TOKEN_VAR], { cwd: ROOT, env: { [TOKEN_VAR]: token, CI: "1" } });
+  await runNode([CLI, "publish", "--url", workerd.skillshelf!.origin, "--dir", buildDir, "--token-env", TOKEN_VAR], {
+    cwd: ROOT,
+    env: { [TOKEN_VAR]: token, CI: "1" },
+  });
 
   const pools: Record<Side, Pool> = {
     bare: pool(workerd.bare!, CONNECTIONS),
@@ -96,7 +110,12 @@ async function main(): Promise<void> {
   const rows: Row[] = [
     { id: "healthz", label: "/healthz (bare: /ping), no storage", bare: [get("/ping")], skillshelf: [get("/healthz")] },
     { id: "skill-md", label: "GET SKILL.md (~4 KB)", bare: skillMd, skillshelf: skillMd },
-    { id: "reference", label: "GET references/guide.md (~14 KB)", bare: names.map((n) => get(`/skills/${n}/references/guide.md`)), skillshelf: names.map((n) => get(`/skills/${n}/references/guide.md`)) },
+    {
+      id: "reference",
+      label: "GET references/guide.md (~14 KB)",
+      bare: names.map((n) => get(`/skills/${n}/references/guide.md`)),
+      skillshelf: names.map((n) => get(`/skills/${n}/references/guide.md`)),
+    },
     {
       id: "304",
       label: "304 (If-None-Match, SKILL.md)",
@@ -114,7 +133,8 @@ async function main(): Promise<void> {
         for (const request of side === "bare" ? row.bare : row.skillshelf) {
           const answer = await send(pools[side], request);
           const expected = request.status === 200 ? files[request.path] : undefined;
-          if (expected && createHash("sha256").update(answer.body).digest("hex") !== expected) throw new Error(`${side} ${request.path}: bytes differ from blob ${expected}`);
+          if (expected && createHash("sha256").update(answer.body).digest("hex") !== expected)
+            throw new Error(`${side} ${request.path}: bytes differ from blob ${expected}`);
         }
       }
     }
@@ -160,14 +180,31 @@ function report(rows: Row[], results: Map<string, Record<Side, RoundResult[]>>, 
     const r = results.get(row.id)!;
     const throughput = (side: Side) => roundRatio(r, side, (x) => x.perSecond);
     const cpu = (side: Side) => 1 / roundRatio(r, side, (x) => x.cpuMs);
-    return [row.label, cell(r.bare), cell(r.before), cell(r.after), `${times(throughput("before"))} → **${times(throughput("after"))}**`, `${times(cpu("before"))} → ${times(cpu("after"))}`];
+    return [
+      row.label,
+      cell(r.bare),
+      cell(r.before),
+      cell(r.after),
+      `${times(throughput("before"))} → **${times(throughput("after"))}**`,
+      `${times(cpu("before"))} → ${times(cpu("after"))}`,
+    ];
   });
   const markdown = [
     `- **Setup:** ${SKILLS} skills (\`bench/shelf-gen.ts\`), built and published by the CLI; three Workers in one workerd (Miniflare, \`wrangler dev\`'s simulator) over one local R2 bucket, each on its own loopback socket: the bare Worker (\`bench/http/bare-worker.js\`, whose \`/ping\` answers a fixed JSON body), skillshelf at ${BASE} (${baseCommit}, "before") and skillshelf as the working tree has it ("after"), both bundled by \`wrangler deploy --dry-run\` with wrangler.toml's public shelf.`,
     `- **Measure:** ${ROUNDS} rounds, each route on each Worker back to back (the order rotating every round), each at most ${LIMITS.requests.toLocaleString("en-US")} requests or ${LIMITS.seconds} s over ${CONNECTIONS} keep-alive connections, every answer read and its status checked (every file's bytes hashed against its blob before the rounds). Cells: medians over rounds of throughput · p50 · workerd CPU per request (the whole process: the R2 simulator too). Ratios: the median of each round's ratio to the bare Worker measured in the same round; "by CPU" is requests per workerd CPU second against the bare Worker's.`,
     `- **Run:** ${QUICK ? "quick mode (indicative only), " : ""}${seconds.toFixed(0)} s; load average ${loadAtStart.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end, on ${cpus().length} cores shared with the load client.`,
     "",
-    table(["Route", "bare Worker: req/s · p50 · CPU/req", "before: req/s · p50 · CPU/req", "after: req/s · p50 · CPU/req", "throughput ÷ bare, before → after", "by CPU, before → after"], tableRows),
+    table(
+      [
+        "Route",
+        "bare Worker: req/s · p50 · CPU/req",
+        "before: req/s · p50 · CPU/req",
+        "after: req/s · p50 · CPU/req",
+        "throughput ÷ bare, before → after",
+        "by CPU, before → after",
+      ],
+      tableRows,
+    ),
   ].join("\n");
   reportSection("floor", markdown);
 }

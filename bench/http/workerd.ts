@@ -209,7 +209,13 @@ export async function startWorkerd(plan: WorkerdPlan): Promise<Workerd> {
     return {
       skillshelf: plan.skillshelf ? await mf.unsafeGetDirectURL("skillshelf") : undefined,
       bare: plan.bare ? await mf.unsafeGetDirectURL("bare") : undefined,
-      copies: Object.fromEntries(await Promise.all([...(plan.skillshelf?.copies ?? []), ...Object.keys(plan.skillshelf?.variants ?? {})].map(async (name) => [name, await mf.unsafeGetDirectURL(name)] as const))),
+      copies: Object.fromEntries(
+        await Promise.all(
+          [...(plan.skillshelf?.copies ?? []), ...Object.keys(plan.skillshelf?.variants ?? {})].map(
+            async (name) => [name, await mf.unsafeGetDirectURL(name)] as const,
+          ),
+        ),
+      ),
       inspector: plan.inspector ? await mf.getInspectorURL() : undefined,
       pid,
       cpuSeconds() {

@@ -16,7 +16,11 @@ export type AppEnv = { Bindings: CloudflareBindings };
 
 const HEALTHZ_OK = JSON.stringify({ ok: true });
 /** /healthz's headers, built once: never cached, and the security headers every read carries. */
-const HEALTHZ_HEADERS: ReadonlyArray<readonly [string, string]> = [["Content-Type", "application/json"], ["Cache-Control", NO_STORE], ...applySecurityHeaders.entries];
+const HEALTHZ_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ["Content-Type", "application/json"],
+  ["Cache-Control", NO_STORE],
+  ...applySecurityHeaders.entries,
+];
 
 /** What a deployment may change about the Worker; everything else is configured by its vars and bindings. */
 export interface ShelfAppOptions {

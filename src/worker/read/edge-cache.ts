@@ -41,7 +41,10 @@ export function edgeCacheFor(env: EdgeCacheEnv, url: string, visibility: ShelfVi
 function hostOf(url: string): string {
   const start = url.indexOf("//") + 2;
   const end = url.indexOf("/", start);
-  return url.slice(start, end < 0 ? url.length : end).replace(/:\d+$/, "").toLowerCase();
+  return url
+    .slice(start, end < 0 ? url.length : end)
+    .replace(/:\d+$/, "")
+    .toLowerCase();
 }
 
 /** The Cache API key of a document: the shelf's origin, and a digest of the document's key (which may name a capability URL's prefix). */
@@ -74,7 +77,9 @@ export async function edgeCachedBytes(edge: EdgeRequest, key: string, build: () 
     if (bytes !== undefined) return new Uint8Array(bytes);
   }
   const body = await build();
-  const stored = new Response(body.slice(), { headers: { "Cache-Control": `public, max-age=${EDGE_TTL_SECONDS}`, "Content-Type": "application/octet-stream" } });
+  const stored = new Response(body.slice(), {
+    headers: { "Cache-Control": `public, max-age=${EDGE_TTL_SECONDS}`, "Content-Type": "application/octet-stream" },
+  });
   const put = edge.cache.put(at, stored).catch(() => {});
   // Without an execution context (a test calling the app directly) the put is awaited, so the next request sees it.
   if (edge.waitUntil) edge.waitUntil(put);

@@ -4,7 +4,6 @@
 // generated documents (read/generated.ts, shared with the indexes), so a repeated request
 // computes nothing, hashes nothing and reads no storage. Never written to KV on the request path.
 import { edgeOrBuild, type ReadContext } from "./context.ts";
-import { resetEdgeCacheKeys } from "./edge-cache.ts";
 import { sha256Hex } from "../../core/skill/hash.ts";
 import { etagFor, ifNoneMatchMatches } from "../http/conditional.ts";
 import { cachedGenerated, GENERATED_CACHE_BYTES, keepGenerated, resetGenerated } from "./generated.ts";
@@ -16,12 +15,11 @@ export const COMPUTED_CACHE_BYTES = GENERATED_CACHE_BYTES;
 
 /**
  * Forgets every computed answer, and every other generated document, here and in the platform's
- * cache (read/edge-cache.ts: later keys start afresh), so tests that count storage reads start as
- * the first request in a location does.
+ * cache (read/generated.ts resetGenerated), so tests that count storage reads start as the first
+ * request in a location does.
  */
 export function resetComputedCache(): void {
   resetGenerated();
-  resetEdgeCacheKeys();
 }
 
 /** What a computed answer depends on besides the generation and advisories, and how to build it. */

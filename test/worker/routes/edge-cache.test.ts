@@ -6,8 +6,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import app from "../../../src/worker/index.ts";
-import { resetEdgeCacheKeys } from "../../../src/worker/read/edge-cache.ts";
-import { resetGenerated } from "../../../src/worker/read/generated.ts";
+import { resetGenerated, resetIsolateGenerated } from "../../../src/worker/read/generated.ts";
 import { ShelfService } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { countCacheCalls, countingEnv, noOps, type StorageOps } from "../budget/storage-ops.ts";
@@ -17,14 +16,21 @@ const READ_TOKEN = "sk_edge_read_token_0123456789abcdef";
 const bearer = { Authorization: `Bearer ${READ_TOKEN}` };
 
 /** Generated documents: the static layout's and both well-known indexes, /v1/shelf, a computed /v1 answer. */
-const DOCUMENTS = ["/skills/index.json", "/skills/nested/index.json", "/.well-known/agent-skills/index.json", "/.well-known/skills/index.json", "/v1/shelf", "/v1/catalog"];
+const DOCUMENTS = [
+  "/skills/index.json",
+  "/skills/nested/index.json",
+  "/.well-known/agent-skills/index.json",
+  "/.well-known/skills/index.json",
+  "/v1/shelf",
+  "/v1/catalog",
+];
 
 let fixture: PublishedFixture;
 
 /** A cold isolate: nothing in its memory (the Cache API, shared by the location, keeps what it holds). */
 function coldIsolate(): void {
   resetStorageMemory();
-  resetGenerated();
+  resetIsolateGenerated();
 }
 
 /** One request through the whole Worker with its storage and Cache API calls counted; the answer read to its end. */
@@ -40,13 +46,13 @@ async function counted(url: string, bindings: object, headers: Record<string, st
 }
 
 async function privateEnv(): Promise<Cloudflare.Env> {
-  return { ...env, SHELF_VISIBILITY: "private", READ_TOKEN_SHA256: await sha256Hex(READ_TOKEN), SHELF_CAPABILITY_URLS: "on" } as Cloudflare.Env;
+  return { ...env, SHELF_VISIBILITY: "private", READ_TOKEN_SHA256: await sha256Hex(READ_TOKEN), SHELF_CAPABILITY_URLS: "on" } as unknown as Cloudflare.Env;
 }
 
 beforeEach(async () => {
   vi.useFakeTimers({ toFake: ["Date"] });
   vi.setSystemTime(new Date("2026-12-01T00:00:00.000Z"));
-  resetEdgeCacheKeys();
+  resetGenerated();
   coldIsolate();
   fixture = await publishFixtureShelf(env, [
     { name: "solo", description: "A skill that is only a SKILL.md." },
