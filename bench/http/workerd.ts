@@ -89,6 +89,8 @@ export interface WorkerdPlan {
     extraVars: Record<string, string>;
     /** Names of more Workers running the same bundle over the same bindings, each its own isolate (the budget bench's cold isolates). */
     copies?: string[];
+    /** More Workers by name, each running its own bundle (another commit's) with the same config and bindings (bench/floor.bench.ts). */
+    variants?: Record<string, { dir: string; main: string }>;
   };
   /** Open workerd's V8 inspector (Miniflare's inspectorPort) on a free port. */
   inspector?: boolean;
@@ -100,7 +102,7 @@ export interface WorkerdPlan {
 export interface Workerd {
   skillshelf?: URL;
   bare?: URL;
-  /** Each copy's loopback origin, by name. */
+  /** Each copy's and variant's loopback origin, by name. */
   copies: Record<string, URL>;
   /** workerd's inspector address, when the plan asked for it. */
   inspector?: URL;
@@ -152,12 +154,17 @@ export async function startWorkerd(plan: WorkerdPlan): Promise<Workerd> {
   const workers: V4WorkerOptions[] = [];
   if (plan.skillshelf) {
     const { bundle, config, extraVars } = plan.skillshelf;
-    for (const name of ["skillshelf", ...(plan.skillshelf.copies ?? [])])
+    const bundles: [string, { dir: string; main: string }][] = [
+      ["skillshelf", bundle],
+      ...(plan.skillshelf.copies ?? []).map((name) => [name, bundle] as [string, typeof bundle]),
+      ...Object.entries(plan.skillshelf.variants ?? {}),
+    ];
+    for (const [name, { dir, main }] of bundles)
       workers.push({
         name,
         modules: true,
-        rootPath: bundle.dir,
-        scriptPath: bundle.main,
+        rootPath: dir,
+        scriptPath: main,
         compatibilityDate: config.compatibilityDate,
         compatibilityFlags: config.compatibilityFlags,
         bindings: { ...config.vars, ...extraVars },
@@ -202,7 +209,13 @@ export async function startWorkerd(plan: WorkerdPlan): Promise<Workerd> {
     return {
       skillshelf: plan.skillshelf ? await mf.unsafeGetDirectURL("skillshelf") : undefined,
       bare: plan.bare ? await mf.unsafeGetDirectURL("bare") : undefined,
-      copies: Object.fromEntries(await Promise.all((plan.skillshelf?.copies ?? []).map(async (name) => [name, await mf.unsafeGetDirectURL(name)] as const))),
+      copies: Object.fromEntries(
+        await Promise.all(
+          [...(plan.skillshelf?.copies ?? []), ...Object.keys(plan.skillshelf?.variants ?? {})].map(
+            async (name) => [name, await mf.unsafeGetDirectURL(name)] as const,
+          ),
+        ),
+      ),
       inspector: plan.inspector ? await mf.getInspectorURL() : undefined,
       pid,
       cpuSeconds() {

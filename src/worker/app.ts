@@ -8,11 +8,19 @@ import { oidcSessionSignIn } from "./auth/oidc/access.ts";
 import type { ReadAccessOptions } from "./auth/read-access.ts";
 import { handleError } from "./http/error-handler.ts";
 import { notFound, plainErrorResponse } from "./http/errors.ts";
-import { applySecurityHeaders, NO_STORE, withHeaders } from "./http/headers.ts";
+import { applySecurityHeaders, NO_STORE } from "./http/headers.ts";
 import { oauthRoutes, oauthSignIn } from "./oauth/index.ts";
 import { readRoutes } from "./read/index.ts";
 
 export type AppEnv = { Bindings: CloudflareBindings };
+
+const HEALTHZ_OK = JSON.stringify({ ok: true });
+/** /healthz's headers, built once: never cached, and the security headers every read carries. */
+const HEALTHZ_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ["Content-Type", "application/json"],
+  ["Cache-Control", NO_STORE],
+  ...applySecurityHeaders.entries,
+];
 
 /** What a deployment may change about the Worker; everything else is configured by its vars and bindings. */
 export interface ShelfAppOptions {
@@ -38,9 +46,10 @@ export function createShelfApp(options: ShelfAppOptions = {}): Hono<AppEnv> {
   // Never cached (it reports this isolate now) and carries the same security headers as every read.
   // `skillshelf dev` sets SKILLSHELF_DEV_RUN to a per-run nonce and waits for it here, so it never takes
   // another server on its port for the Worker it started; production never sets it, and answers {"ok":true}.
-  app.get("/healthz", withHeaders(applySecurityHeaders), (c) => {
+  // One Response built with every header: no middleware layer, no header set after the fact.
+  app.get("/healthz", (c) => {
     const run = (c.env as CloudflareBindings & { SKILLSHELF_DEV_RUN?: string }).SKILLSHELF_DEV_RUN;
-    return c.json(run ? { ok: true, run } : { ok: true }, 200, { "Cache-Control": NO_STORE });
+    return new Response(run ? JSON.stringify({ ok: true, run }) : HEALTHZ_OK, { headers: HEALTHZ_HEADERS });
   });
 
   // OAuth for a private shelf (src/worker/oauth): its authorization endpoints, metadata and the admin

@@ -11,6 +11,7 @@ import { StorageUnavailableError } from "../storage/errors.ts";
 import { rangeNotSatisfiable } from "./errors.ts";
 import { decideRange } from "./range.ts";
 import { servedTypeFor } from "./content-type.ts";
+import type { HeaderList, HeaderPairs } from "./headers.ts";
 
 /** What the manifest says about one served file. */
 export interface ServedFile {
@@ -53,22 +54,26 @@ export interface StoredBytes {
 export interface FileResponseOptions {
   /** Override the served type (index.json bodies, archives) instead of the path policy. */
   contentType?: string;
+  /**
+   * More headers for a successful answer (the route group's policies, read/answer-headers.ts),
+   * none of them one this module sets. Every header goes into the one Response constructor call.
+   */
+  headers?: HeaderPairs;
 }
 
-/** The validators every file response carries, whatever its status (a 304 carries only these). */
-function validatorHeaders(file: ServedFile, etag: string): Headers {
-  const headers = new Headers();
-  headers.set("ETag", etag);
-  headers.set("Repr-Digest", reprDigest(file.sha256));
-  headers.set("Accept-Ranges", "bytes");
-  return headers;
+// Headers are gathered as pairs and handed to the Response constructor once: each Headers call is a
+// crossing into the runtime (http/headers.ts markDressed).
+
+/** The validators every file response carries, whatever its status (a 304 carries only these), and the caller's headers. */
+function validatorHeaders(file: ServedFile, etag: string, opts: FileResponseOptions): HeaderList {
+  return [["ETag", etag], ["Repr-Digest", reprDigest(file.sha256)], ["Accept-Ranges", "bytes"], ...(opts.headers ?? [])];
 }
 
 /** The representation headers of a 200, 206 or HEAD: its type, and a disposition for attachments. */
-function setTypeHeaders(headers: Headers, file: ServedFile, opts: FileResponseOptions): void {
+function setTypeHeaders(headers: HeaderList, file: ServedFile, opts: FileResponseOptions): void {
   const served = opts.contentType ? { contentType: opts.contentType } : servedTypeFor(file.path, file.mediaType);
-  headers.set("Content-Type", served.contentType);
-  if ("disposition" in served && served.disposition) headers.set("Content-Disposition", served.disposition);
+  headers.push(["Content-Type", served.contentType]);
+  if ("disposition" in served && served.disposition) headers.push(["Content-Disposition", served.disposition]);
 }
 
 /**
@@ -85,7 +90,7 @@ function setTypeHeaders(headers: Headers, file: ServedFile, opts: FileResponseOp
  */
 export async function serveFile(request: Request, file: ServedFile & StoredBytes, opts: FileResponseOptions = {}): Promise<Response> {
   const etag = etagFor(file.sha256);
-  const headers = validatorHeaders(file, etag);
+  const headers = validatorHeaders(file, etag, opts);
   if (ifNoneMatchMatches(request.headers.get("If-None-Match"), etag)) return new Response(null, { status: 304, headers });
   setTypeHeaders(headers, file, opts);
 
@@ -97,8 +102,8 @@ export async function serveFile(request: Request, file: ServedFile & StoredBytes
 
   const window: ByteRange = decision.kind === "partial" ? { offset: decision.offset, length: decision.length } : { offset: 0, length: file.size };
   const status = decision.kind === "partial" ? 206 : 200;
-  if (decision.kind === "partial") headers.set("Content-Range", decision.contentRange);
-  headers.set("Content-Length", String(window.length));
+  if (decision.kind === "partial") headers.push(["Content-Range", decision.contentRange]);
+  headers.push(["Content-Length", String(window.length)]);
 
   // The headers are decided; whatever keeps the bytes from opening now is a storage failure.
   if (request.method === "HEAD") {
@@ -183,16 +188,14 @@ function fixedLength(body: ReadableStream<Uint8Array>, length: number): Readable
 
 /**
  * Answers a GET or HEAD for a small generated JSON body (an index) whose ETag is given, as text
- * or already encoded (bytes are copied into the response, never changed).
- * 304 when If-None-Match matches; never reads storage itself.
+ * or already encoded (bytes are copied into the response, never changed), with `more` headers
+ * (the route group's policies) on a 200 or 304. 304 when If-None-Match matches; never reads storage itself.
  * @example return serveJson(c.req.raw, JSON.stringify(body), etagFor("static-…"))
  */
-export function serveJson(request: Request, body: string | Uint8Array, etag: string): Response {
-  const headers = new Headers();
-  headers.set("ETag", etag);
+export function serveJson(request: Request, body: string | Uint8Array, etag: string, more: HeaderPairs = []): Response {
+  const headers: HeaderList = [["ETag", etag], ...more];
   if (ifNoneMatchMatches(request.headers.get("If-None-Match"), etag)) return new Response(null, { status: 304, headers });
-  headers.set("Content-Type", "application/json");
   const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
-  headers.set("Content-Length", String(bytes.byteLength));
+  headers.push(["Content-Type", "application/json"], ["Content-Length", String(bytes.byteLength)]);
   return new Response(request.method === "HEAD" ? null : bytes, { status: 200, headers });
 }

@@ -53,8 +53,43 @@ export function cacheControlFor(kind: CacheKind, visibility: "public" | "private
   return kind === "immutable" ? IMMUTABLE_CACHE_CONTROL : PATH_CACHE_CONTROL;
 }
 
-/** A header policy: sets headers it computed once, when it was built, on an answer's Headers. */
-export type HeaderPolicy = (headers: Headers) => void;
+/** Headers as name/value pairs: what an answer is built with in one `new Response(…, { headers })`. */
+export type HeaderPairs = ReadonlyArray<readonly [string, string]>;
+/** Header pairs an answer is being built with (added to, then handed to the Response constructor). */
+export type HeaderList = (readonly [string, string])[];
+
+/**
+ * A header policy: sets headers it computed once, when it was built, on an answer's Headers. Its
+ * `entries` are the same headers as pairs, for an answer built with them from the start.
+ */
+export type HeaderPolicy = ((headers: Headers) => void) & { readonly entries: HeaderPairs };
+
+/** A header policy over fixed entries. */
+function fixedPolicy(entries: HeaderPairs): HeaderPolicy {
+  return Object.assign(
+    function setPolicyHeaders(headers: Headers) {
+      for (const [name, value] of entries) headers.set(name, value);
+    },
+    { entries },
+  );
+}
+
+// Every Headers call crosses from JavaScript into the runtime, which costs more than the work it
+// does: an answer built with all its headers at once (one constructor call) is cheaper than one
+// built bare and then given a set() per header by each policy around it. Answers built that way
+// are marked, and the policies around them skip what is already there.
+const dressed = new WeakSet<Response>();
+
+/** Marks an answer as built with every header its route group's policies would set (so they skip it). */
+export function markDressed(response: Response): Response {
+  dressed.add(response);
+  return response;
+}
+
+/** True for an answer {@link markDressed} marked: its group's header policies are already on it. */
+export function isDressed(response: Response): boolean {
+  return dressed.has(response);
+}
 
 /** Options of {@link securityHeaders}. */
 export interface SecurityHeadersOptions {
@@ -71,15 +106,12 @@ export const STRICT_SECURITY: Readonly<Required<SecurityHeadersOptions>> = { con
  * @example const strict = securityHeaders(); strict(response.headers)
  */
 export function securityHeaders(options: SecurityHeadersOptions = STRICT_SECURITY): HeaderPolicy {
-  const entries: ReadonlyArray<readonly [string, string]> = [
+  return fixedPolicy([
     ["X-Content-Type-Options", "nosniff"],
     ["Content-Security-Policy", options.contentSecurityPolicy ?? FILE_CSP],
     ["X-Frame-Options", "DENY"],
     ["Referrer-Policy", "no-referrer"],
-  ];
-  return function setSecurityHeaders(headers) {
-    for (const [name, value] of entries) headers.set(name, value);
-  };
+  ]);
 }
 
 /** The strict security headers, built once: every read answer and every error carries them. */
@@ -98,21 +130,18 @@ export interface CorsOptions {
  * @example const cors = corsHeaders(); if (visibility === "public") cors(response.headers)
  */
 export function corsHeaders(options: CorsOptions = {}): HeaderPolicy {
-  const entries: ReadonlyArray<readonly [string, string]> = [
+  return fixedPolicy([
     ["Access-Control-Allow-Origin", "*"],
     ["Access-Control-Expose-Headers", (options.exposeHeaders ?? CORS_EXPOSED_HEADERS).join(", ")],
     ["Cross-Origin-Resource-Policy", "cross-origin"],
-  ];
-  return function setCorsHeaders(headers) {
-    for (const [name, value] of entries) headers.set(name, value);
-  };
+  ]);
 }
 
 /**
  * Middleware: a header policy on every answer of the group it is registered on (errors included).
- * @example app.get("/healthz", withHeaders(applySecurityHeaders), handler)
+ * @example app.get("/admin/*", withHeaders(applySecurityHeaders), handler)
  */
-export function withHeaders(policy: HeaderPolicy): MiddlewareHandler {
+export function withHeaders(policy: (headers: Headers) => void): MiddlewareHandler {
   return async function headerPolicy(c, next) {
     await next();
     policy(c.res.headers);

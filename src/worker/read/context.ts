@@ -5,23 +5,32 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { ReadAccessEnv, ReadAccessVariables } from "../auth/read-access.ts";
 import { ifNoneMatchMatches } from "../http/conditional.ts";
-import { GENERATION_HEADER } from "../http/headers.ts";
+import { GENERATION_HEADER, isDressed, markDressed, type HeaderList } from "../http/headers.ts";
 import { serveFile, serveJson } from "../http/file-response.ts";
+import type { CachedAs, ReadHeaderPolicies } from "./answer-headers.ts";
 import { ShelfService, type ShelfFile } from "../shelf/service.ts";
 import type { SigningBindings } from "../shelf/signing.ts";
+import { edgeCacheFor, edgeCachedBytes, type EdgeCacheEnv } from "./edge-cache.ts";
 import { cachedGenerated, keepGenerated } from "./generated.ts";
 import type { StorageBindings } from "../storage/index.ts";
 
 /** The bindings the read routes use. */
 export type ReadBindings = StorageBindings &
   ReadAccessEnv &
-  SigningBindings & {
+  SigningBindings &
+  EdgeCacheEnv & {
     /** "all" (default), or a comma list of the well-known families to serve: "v0.2", "v0.1". */
     SHELF_DISCOVERY?: string;
   };
 
-/** Hono environment of the read routes. */
-export type ReadEnv = { Bindings: ReadBindings; Variables: ReadAccessVariables & { shelf: ShelfService } };
+/**
+ * Hono environment of the read routes. `readHeaders` (set by the read guard) and `cachedAs` (set
+ * by getCached) are what a view needs to build its answer with every policy header at once.
+ */
+export type ReadEnv = {
+  Bindings: ReadBindings;
+  Variables: ReadAccessVariables & { shelf: ShelfService; readHeaders: ReadHeaderPolicies | undefined; cachedAs: CachedAs | undefined };
+};
 
 /** A read route's context. */
 export type ReadContext = Context<ReadEnv>;
@@ -46,7 +55,25 @@ export async function withShelf(c: ReadContext, next: () => Promise<void>): Prom
   const shelf = new ShelfService(c.env, pinned === undefined ? {} : { generation: pinned });
   c.set("shelf", shelf);
   await next();
-  if (shelf.servedFrom !== undefined) c.res.headers.set(GENERATION_HEADER, shelf.servedFrom);
+  if (shelf.servedFrom !== undefined && !isDressed(c.res)) c.res.headers.set(GENERATION_HEADER, shelf.servedFrom);
+}
+
+/**
+ * Every policy header of this request's successful answer (read/answer-headers.ts), when the
+ * read guard and getCached set what it takes and the generation is open; undefined otherwise
+ * (the policies then set them as middleware).
+ */
+function answerHeaders(c: ReadContext): HeaderList | undefined {
+  const policies = c.get("readHeaders");
+  const cachedAs = c.get("cachedAs");
+  const shelf = c.get("shelf");
+  if (policies === undefined || cachedAs === undefined || shelf?.servedFrom === undefined) return undefined;
+  return policies.answerHeaders(cachedAs, shelf.pinned, c.get("shelfAccess").visibility, shelf.servedFrom);
+}
+
+/** An answer built with `headers` (its policy headers, when known) marked as such, so the policies skip it. */
+function dressed(response: Response, headers: HeaderList | undefined): Response {
+  return headers === undefined ? response : markDressed(response);
 }
 
 const encoder = new TextEncoder();
@@ -60,16 +87,43 @@ const encoder = new TextEncoder();
  * @example return generated(c, etag, async () => staticRootIndex(await c.get("shelf").skills()))
  */
 export async function generated(c: ReadContext, etag: string, build: () => Promise<unknown>, variant = ""): Promise<Response> {
-  if (ifNoneMatchMatches(c.req.header("If-None-Match"), etag)) return serveJson(c.req.raw, "null", etag);
+  if (ifNoneMatchMatches(c.req.header("If-None-Match"), etag)) {
+    const headers = answerHeaders(c);
+    return dressed(serveJson(c.req.raw, "null", etag, headers), headers);
+  }
   const key = variant === "" ? etag : `${etag} ${variant}`;
-  const document = cachedGenerated(key) ?? keepGenerated(key, { etag, contentType: "application/json", body: encoder.encode(JSON.stringify(await build())) });
-  return serveJson(c.req.raw, document.body, etag);
+  const encode = async () => encoder.encode(JSON.stringify(await build()));
+  const document = cachedGenerated(key) ?? keepGenerated(key, { etag, contentType: "application/json", body: await edgeOrBuild(c, key, encode) });
+  const headers = answerHeaders(c);
+  return dressed(serveJson(c.req.raw, document.body, etag, headers), headers);
+}
+
+/**
+ * A generated document's bytes on an isolate that does not hold them (under `key`, which names
+ * everything they depend on): from the platform's cache when the shelf may use it
+ * (read/edge-cache.ts: public shelves, not on workers.dev), else built, and kept there.
+ */
+export async function edgeOrBuild(c: ReadContext, key: string, build: () => Promise<Uint8Array>): Promise<Uint8Array> {
+  const cache = edgeCacheFor(c.env, c.req.url, c.get("shelfAccess").visibility);
+  if (cache === undefined) return build();
+  return edgeCachedBytes({ cache, url: c.req.url, ...waitUntilOf(c) }, key, build);
+}
+
+/** The execution context's waitUntil, when the request has one (a test may call the app without). */
+function waitUntilOf(c: ReadContext): { waitUntil?: (promise: Promise<unknown>) => void } {
+  try {
+    const ctx = c.executionCtx;
+    return { waitUntil: (promise) => ctx.waitUntil(promise) };
+  } catch {
+    return {};
+  }
 }
 
 /**
  * Serves one stored file of the shelf (ranges, HEAD and 304 from its digest, bytes streamed).
  * @example return storedFile(c, await c.get("shelf").file(name, path))
  */
-export function storedFile(c: ReadContext, file: ShelfFile, contentType?: string): Promise<Response> {
-  return serveFile(c.req.raw, file, contentType ? { contentType } : {});
+export async function storedFile(c: ReadContext, file: ShelfFile, contentType?: string): Promise<Response> {
+  const headers = answerHeaders(c);
+  return dressed(await serveFile(c.req.raw, file, { ...(contentType ? { contentType } : {}), ...(headers ? { headers } : {}) }), headers);
 }

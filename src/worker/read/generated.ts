@@ -6,6 +6,7 @@
 // when its body holds links), so an advisories change or a new generation is a new key, and the
 // old one ages out. Never written to KV.
 import { MemoryCache } from "../memory-cache.ts";
+import { resetEdgeCacheKeys } from "./edge-cache.ts";
 
 /** Bytes of generated documents one isolate keeps (bodies and keys; the least recently used go first). */
 export const GENERATED_CACHE_BYTES = 16 * 1024 * 1024;
@@ -45,9 +46,17 @@ export function generatedBytes(): number {
 }
 
 /**
- * Forgets every generated document (resetComputedCache in read/respond.ts calls it; kept apart from
- * resetStorageMemory so a test can drop the storage memory and see what this cache still answers).
+ * Forgets every generated document, here and in the platform's cache (read/edge-cache.ts: later
+ * keys start afresh), as the first request in a location finds them (resetComputedCache in
+ * read/respond.ts calls it; kept apart from resetStorageMemory so a test can drop the storage
+ * memory and see what this cache still answers).
  */
 export function resetGenerated(): void {
+  documents.clear();
+  resetEdgeCacheKeys();
+}
+
+/** Forgets the generated documents this isolate holds, not the platform cache's: a cold isolate in a warm location (tests). */
+export function resetIsolateGenerated(): void {
   documents.clear();
 }

@@ -16,7 +16,8 @@ import { readAccess, readUrlParams, shelfVisibility, type ReadAccessOptions } fr
 import { notFound } from "../http/errors.ts";
 import { mcpRoutes } from "../views/mcp/index.ts";
 import { pageRoutes } from "../views/pages/index.ts";
-import { preflightResponse, securityHeaders, type CorsOptions, type HeaderPolicy, type SecurityHeadersOptions } from "../http/headers.ts";
+import { corsHeaders, isDressed, preflightResponse, securityHeaders, type CorsOptions, type SecurityHeadersOptions } from "../http/headers.ts";
+import { ReadHeaderPolicies } from "./answer-headers.ts";
 import { type ReadContext, type ReadEnv, withShelf } from "./context.ts";
 import { shelfCors } from "./policy.ts";
 import { staticLayoutRoutes } from "../views/static-layout.ts";
@@ -89,7 +90,8 @@ export interface ReadRoutesOptions {
 /** The policies every read path's guard is composed from, each built once with the group. */
 interface ReadPolicies {
   access: MiddlewareHandler<ReadEnv>;
-  security: HeaderPolicy;
+  /** The security and CORS headers (read/answer-headers.ts), handed to the views to build answers with. */
+  headers: ReadHeaderPolicies;
   adminDocument?: AdminOpenApiDocument;
 }
 
@@ -98,16 +100,17 @@ interface ReadPolicies {
  * a chain of middleware (it runs on every read, so each layer costs): a well-known family
  * SHELF_DISCOVERY turns off and encoded separators answer 404, a preflight 204; then read access,
  * the request's shelf service (and its generation header) around the view, and the security
- * headers on whatever it answers.
+ * headers on whatever it answers (unless the view built its answer with them: read/answer-headers.ts).
  */
-function readGuard(family: DiscoveryFamily | null, { access, security }: ReadPolicies): MiddlewareHandler<ReadEnv> {
+function readGuard(family: DiscoveryFamily | null, { access, headers }: ReadPolicies): MiddlewareHandler<ReadEnv> {
   return async function guardedRead(c, next) {
     if (family !== null && !discoveryEnabled(c.env.SHELF_DISCOVERY, family)) throw notFound();
     refuseEncodedSeparators(c.req.url);
     if (c.req.method === "OPTIONS") return preflight(c);
+    c.set("readHeaders", headers);
     await access(c, () => withShelf(c, next));
     // A refusal thrown above already carries these (http/errors.ts); the view's answer, errors included, gets them here.
-    security(c.res.headers);
+    if (!isDressed(c.res)) headers.security(c.res.headers);
   };
 }
 
@@ -148,13 +151,14 @@ const pinnedIdOnly: MiddlewareHandler<ReadEnv> = async function pinnedIdOnly(c, 
 export function readRoutes(options: ReadRoutesOptions = {}): Hono<ReadEnv> {
   // Read access is written for any group whose bindings include its own; these do.
   const access = readAccess(options.access) as unknown as MiddlewareHandler<ReadEnv>;
+  const cors = corsHeaders(options.cors);
   const surface = readSurface({
     access,
-    security: securityHeaders(options.security),
+    headers: new ReadHeaderPolicies(securityHeaders(options.security), cors),
     ...(options.adminDocument ? { adminDocument: options.adminDocument } : {}),
   });
   const reads = new Hono<ReadEnv>();
-  reads.use("*", shelfCors(options.cors));
+  reads.use("*", shelfCors(cors));
   // A pinned segment reaches links and redirects (the pages' Location): anything but a generation
   // id is a 404 before any view runs (a CR or LF in it made a redirect throw: a 500).
   for (const pinned of ["/g/:generation", "/c/:token/g/:generation"]) {

@@ -4,30 +4,25 @@
 // for the middleware and for the views registered with their policy (getCached).
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { shelfVisibility, type ReadAccessEnv, type ReadAccessVariables, type ShelfVisibility } from "../auth/read-access.ts";
-import { cacheControlFor, corsHeaders, NO_STORE, type CorsOptions } from "../http/headers.ts";
+import { corsHeaders, isDressed, type HeaderPolicy } from "../http/headers.ts";
+import { type CachedAs, cacheControlOf } from "./answer-headers.ts";
 import type { ReadEnv } from "./context.ts";
 
-/**
- * Middleware: the public-shelf CORS headers (http/headers.ts corsHeaders, computed once here) on
- * every answer of the group; private shelves get none. Own code, not hono/cors: that one joins
- * lists with "," and varies on Origin, and these headers are recorded.
- * @example reads.use("*", shelfCors())
- */
-export function shelfCors(options: CorsOptions = {}): MiddlewareHandler<{ Bindings: ReadAccessEnv }> {
-  const cors = corsHeaders(options);
-  return async function publicShelfCors(c, next) {
-    await next();
-    if (shelfVisibility(c.env) === "public") cors(c.res.headers);
-  };
-}
+export type { CachedAs } from "./answer-headers.ts";
 
 /**
- * What a successful answer is, for caching: the stored bytes of a file or archive (immutable
- * under /g/<generation>/, where they can never change), a body generated from the generation
- * and the advisories in force (always short-lived and revalidated: advisories change it), or an
- * answer to a POST that no cache may keep.
+ * Middleware: the public-shelf CORS headers (http/headers.ts corsHeaders, computed once) on
+ * every answer of the group; private shelves get none. Own code, not hono/cors: that one joins
+ * lists with "," and varies on Origin, and these headers are recorded. An answer built with them
+ * already (read/answer-headers.ts) is left as it is.
+ * @example reads.use("*", shelfCors(corsHeaders()))
  */
-export type CachedAs = "stored" | "generated" | "never";
+export function shelfCors(cors: HeaderPolicy = corsHeaders()): MiddlewareHandler<{ Bindings: ReadAccessEnv }> {
+  return async function publicShelfCors(c, next) {
+    await next();
+    if (shelfVisibility(c.env) === "public" && !isDressed(c.res)) cors(c.res.headers);
+  };
+}
 
 /**
  * The adapter boundary between an answer and the cache policy, the one place a read status is
@@ -46,7 +41,7 @@ export function isCacheableAnswer(status: number): boolean {
  */
 export function applyCachePolicy(cachedAs: CachedAs, headers: Headers, status: number, pinned: boolean, visibility: ShelfVisibility): void {
   if (!isCacheableAnswer(status)) return;
-  headers.set("Cache-Control", cachedAs === "never" ? NO_STORE : cacheControlFor(cachedAs === "stored" && pinned ? "immutable" : "path", visibility));
+  headers.set("Cache-Control", cacheControlOf(cachedAs, pinned, visibility));
 }
 
 /**
@@ -62,13 +57,16 @@ export function cachePolicy(cachedAs: CachedAs): MiddlewareHandler<{ Bindings: R
 
 /**
  * Registers a GET read view with its cache policy applied to what it returns: the same policy as
- * {@link cachePolicy}, one layer fewer on every request of the hottest routes.
+ * {@link cachePolicy}, one layer fewer on every request of the hottest routes. The view's stored
+ * files and generated documents (read/context.ts) are built with every policy header at once
+ * (read/answer-headers.ts); anything else it returns gets the policy here.
  * @example getCached(routes, "/skills/:name/:path{.+}", "stored", async (c) => storedFile(c, …))
  */
 export function getCached<P extends string>(routes: Hono<ReadEnv>, path: P, cachedAs: CachedAs, view: (c: Context<ReadEnv, P>) => Promise<Response>): void {
   routes.get(path, async function viewWithCachePolicy(c) {
+    c.set("cachedAs", cachedAs);
     const response = await view(c as unknown as Context<ReadEnv, P>);
-    applyCachePolicy(cachedAs, response.headers, response.status, c.get("shelf").pinned, c.get("shelfAccess").visibility);
+    if (!isDressed(response)) applyCachePolicy(cachedAs, response.headers, response.status, c.get("shelf").pinned, c.get("shelfAccess").visibility);
     return response;
   });
 }

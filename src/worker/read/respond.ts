@@ -3,7 +3,7 @@
 // it), answered 304 from that key alone, and kept with its ETag in the isolate's bounded cache of
 // generated documents (read/generated.ts, shared with the indexes), so a repeated request
 // computes nothing, hashes nothing and reads no storage. Never written to KV on the request path.
-import type { ReadContext } from "./context.ts";
+import { edgeOrBuild, type ReadContext } from "./context.ts";
 import { sha256Hex } from "../../core/skill/hash.ts";
 import { etagFor, ifNoneMatchMatches } from "../http/conditional.ts";
 import { cachedGenerated, GENERATED_CACHE_BYTES, keepGenerated, resetGenerated } from "./generated.ts";
@@ -13,7 +13,11 @@ const encoder = new TextEncoder();
 /** Bytes of computed answers one isolate keeps: the generated-document cache's budget, which they share with the indexes. */
 export const COMPUTED_CACHE_BYTES = GENERATED_CACHE_BYTES;
 
-/** Forgets every computed answer, and every other generated document (tests that count storage reads start cold). */
+/**
+ * Forgets every computed answer, and every other generated document, here and in the platform's
+ * cache (read/generated.ts resetGenerated), so tests that count storage reads start as the first
+ * request in a location does.
+ */
 export function resetComputedCache(): void {
   resetGenerated();
 }
@@ -48,8 +52,11 @@ export async function computed(c: ReadContext, answer: ComputedAnswer): Promise<
   if (ifNoneMatchMatches(c.req.header("If-None-Match"), etag)) return new Response(null, { status: 304, headers });
   let body = hit?.body;
   if (body === undefined) {
-    const built = await answer.build();
-    body = keepGenerated(key, { etag, contentType: answer.contentType, body: typeof built === "string" ? encoder.encode(built) : built }).body;
+    const encoded = async () => {
+      const built = await answer.build();
+      return typeof built === "string" ? encoder.encode(built) : built;
+    };
+    body = keepGenerated(key, { etag, contentType: answer.contentType, body: await edgeOrBuild(c, key, encoded) }).body;
   }
   headers.set("Content-Type", answer.contentType);
   headers.set("Content-Length", String(body.byteLength));

@@ -88,6 +88,8 @@ export const OPTIONAL_VARS: readonly VarRequirement[] = [
     teamDefault: "https://ci.example.com/skillshelf slack:https://hooks.slack.com/services/T000/B000/XXXX",
     why: "up to 5 receivers; slack: sends the Slack-compatible text (a Slack URL is a credential: set it as a secret instead)",
   },
+  // A public shelf's Cache API use (docs/deploy.md, "Caches"); a private shelf never uses it, so init does not write it.
+  { name: "SHELF_EDGE_CACHE", teamDefault: "off", why: '"off" keeps a public shelf\'s generated documents out of the Cache API' },
 ];
 
 export const OPTIONAL_BINDINGS: readonly BindingRequirement[] = [
