@@ -94,7 +94,7 @@ const CacheDocumentSchema = z.object({
     }),
   ),
   archives: z.record(z.string(), ArchivesSchema),
-  documents: z.record(z.string(), z.tuple([z.string(), z.number()])),
+  documents: z.record(z.string(), z.tuple([z.string().regex(/^[0-9a-f]{64}$/), z.number().int().nonnegative()])),
 });
 
 /** The cache file's text, or null when it is absent or not a regular file (opened without blocking, so a named pipe cannot hang the build). */

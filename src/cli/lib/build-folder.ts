@@ -85,6 +85,16 @@ export async function heldObjects(outDir: string): Promise<HeldObjects> {
   return held;
 }
 
+/** The size of an object the build folder holds, or -1 when it is not a regular file there. */
+export async function heldSize(outDir: string, kind: ObjectKind, sha256: string): Promise<number> {
+  try {
+    const info = await lstat(path.join(outDir, BUILD_DIRS[kind], sha256));
+    return info.isFile() ? info.size : -1;
+  } catch {
+    return -1;
+  }
+}
+
 /**
  * Holds the build folder's lock for the length of `work`: a second build into the same folder is
  * refused with a clear message instead of interleaving its writes.

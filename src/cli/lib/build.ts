@@ -32,7 +32,7 @@ import { loadShelfRecords, type ShelfRecordFiles, type ShelfRecords } from "../.
 import { judgeSkill } from "../../core/trust/select.ts";
 import { advisoryToDict, validationToDict } from "../../core/trust/serialize.ts";
 import { BuildCache, type SkillScan } from "./build-cache.ts";
-import { BuildStaging, checkBuildTarget, heldObjects, withBuildLock, type HeldObjects } from "./build-folder.ts";
+import { BuildStaging, checkBuildTarget, heldObjects, heldSize, withBuildLock, type HeldObjects } from "./build-folder.ts";
 import { CliError } from "./cli.ts";
 import { readProvenanceFile } from "./import/shelf-files.ts";
 import { readLifecycleText, readShelfRecordFiles } from "./shelf-records.ts";
@@ -467,7 +467,10 @@ async function buildInto(
       .update(`${kind}\n${JSON.stringify(key)}`)
       .digest("hex");
     const known = cache.documentFor(jsonKey);
-    if (known && held[kind === "search" ? "blob" : kind].has(known.sha256)) {
+    const heldKind = kind === "search" ? "blob" : kind;
+    // The cache names the digest; the size must be the held object's own (a cache edited with its
+    // checksum recomputed could name any size, and the manifest would carry it).
+    if (known && held[heldKind].has(known.sha256) && (await heldSize(outDir, heldKind, known.sha256)) === known.size) {
       cache.rememberDocument(jsonKey, known);
       return { ...known, bytes: null };
     }

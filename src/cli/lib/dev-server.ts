@@ -166,6 +166,12 @@ async function ensureSigningKey(file: string): Promise<SigningKey> {
 
 /** An unused loopback port, for starting a shelf beside others (tests, interop). */
 export async function freeLoopbackPort(): Promise<number> {
+  // Below Linux's ephemeral range (32768-60999) first: a port the kernel hands out for `listen(0)`
+  // can be handed to another process (another wrangler's inner servers) before ours binds it.
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    if (await loopbackPortIsFree(port).catch(() => false)) return port;
+  }
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
