@@ -378,6 +378,17 @@ export async function probeHealth(url: string, nonce: string): Promise<"ours" | 
   }
 }
 
+/** The start of what answers at <url>/healthz, printable, so a refusal shows who holds the port. */
+async function healthSnippet(url: string): Promise<string> {
+  try {
+    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) });
+    const text = (await res.text()).replace(/[^\x20-\x7e]+/g, " ").trim();
+    return `${res.status} ${JSON.stringify(text.length > 160 ? `${text.slice(0, 160)}…` : text)}`;
+  } catch (error) {
+    return `no answer now (${(error as Error).message})`;
+  }
+}
+
 const ADDRESS_IN_USE = /EADDRINUSE|address already in use/i;
 
 async function waitForOurWorker(url: string, port: number, nonce: string, child: ChildProcess, output: () => string, rerun: string): Promise<void> {
@@ -389,7 +400,9 @@ async function waitForOurWorker(url: string, port: number, nonce: string, child:
     }
     const answer = await probeHealth(url, nonce);
     if (answer === "ours") return;
-    if (answer === "other") throw await busyPortError(port, `another server answers at ${url}, not the Worker this run started`, rerun);
+    if (answer === "other") {
+      throw await busyPortError(port, `another server answers at ${url}, not the Worker this run started (its /healthz: ${await healthSnippet(url)})`, rerun);
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new CliError(`wrangler dev did not answer ${url}/healthz within ${READY_TIMEOUT_MS / 1000} s:\n${output().slice(-2000)}`);
