@@ -6,6 +6,7 @@
 import path from "node:path";
 import { AUDIT_RULE_SET, SEVERITIES, type Severity } from "../../core/audit/rules.ts";
 import { toSarif } from "../../core/audit/sarif.ts";
+import { findingFields } from "../../core/audit/published.ts";
 import { findingId, parseSeverity, unacknowledgedAtLeast } from "../../core/audit/verdict.ts";
 import { diffGenerations, type SkillChange } from "../../core/generation/diff.ts";
 import { auditTarget } from "../lib/audit.ts";
@@ -114,13 +115,7 @@ export const run: Command = async (ctx) => {
         name: s.name,
         tree_hash: s.tree_hash,
         findings: s.findings.map((f) => ({
-          rule: f.rule,
-          severity: f.severity,
-          file: f.file,
-          line: f.line,
-          column: f.column,
-          message: f.message,
-          excerpt: f.excerpt,
+          ...findingFields(f),
           id: findingId(f),
           acknowledged: s.acknowledged.has(findingId(f)),
         })),

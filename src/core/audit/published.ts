@@ -6,6 +6,11 @@ import type { Severity } from "./rules.ts";
 import type { Finding } from "./scan.ts";
 import { acknowledgedIds, findingId, summarizeAudit } from "./verdict.ts";
 
+/** A finding as records, `--json` and the API publish it: its fields, nothing the scanner keeps besides. */
+export function findingFields(f: Finding): RecordAudit["findings"][number] {
+  return { rule: f.rule, severity: f.severity, file: f.file, line: f.line, column: f.column, message: f.message, excerpt: f.excerpt };
+}
+
 /**
  * A record's audit: the findings as scanned, and the acknowledged ids that match one of them.
  * @example recordAudit(AUDIT_RULE_SET, record.tree_hash, findings, acknowledgedIds(validation.evidence))
@@ -14,15 +19,7 @@ export function recordAudit(ruleSet: string, treeHash: string, findings: readonl
   return {
     rule_set: ruleSet,
     tree_hash: treeHash,
-    findings: findings.map((f) => ({
-      rule: f.rule,
-      severity: f.severity,
-      file: f.file,
-      line: f.line,
-      column: f.column,
-      message: f.message,
-      excerpt: f.excerpt,
-    })),
+    findings: findings.map(findingFields),
     acknowledged: summarizeAudit(ruleSet, findings, acknowledged).acknowledged,
   };
 }
