@@ -6,15 +6,15 @@ import { CliError, printable } from "./cli.ts";
 
 const INDEX_PATH = "/.well-known/agent-skills/index.json";
 
-function readHeaders(token: string | undefined): Headers {
-  const headers = new Headers({ Accept: "application/json" });
+/**
+ * GETs `url` from a shelf with its read token, if any (JSON asked for unless `json` is false); a
+ * network failure is a CliError naming the shelf's origin. Also `audit --since`'s reads.
+ */
+export async function shelfGet(url: string, token: string | undefined, options: { json?: boolean; redirect?: "follow" | "manual" } = {}): Promise<Response> {
+  const headers = new Headers(options.json === false ? {} : { Accept: "application/json" });
   if (token) headers.set("Authorization", `Bearer ${token}`);
-  return headers;
-}
-
-async function get(url: string, token: string | undefined): Promise<Response> {
   try {
-    return await fetch(url, { headers: readHeaders(token), redirect: "manual" });
+    return await fetch(url, { headers, redirect: options.redirect ?? "follow" });
   } catch (error) {
     throw new CliError(`cannot reach ${new URL(url).origin}: ${(error as Error).message}`);
   }
@@ -25,7 +25,7 @@ async function get(url: string, token: string | undefined): Promise<Response> {
  * @throws CliError when the shelf refuses the read or answers something unexpected
  */
 export async function askShelf(url: string, token: string | undefined, name: string): Promise<ShelfAnswer> {
-  const res = await get(`${url}/v1/skills/${name}`, token);
+  const res = await shelfGet(`${url}/v1/skills/${name}`, token, { redirect: "manual" });
   const body = (await res.json().catch(() => null)) as Record<string, unknown> | null;
   if (res.status === 200 && body && typeof body.tree_hash === "string") {
     return {
@@ -53,7 +53,7 @@ export async function askShelf(url: string, token: string | undefined, name: str
  * @throws CliError when the shelf serves no v0.2 index (SHELF_DISCOVERY=v0.1) or refuses the read
  */
 export async function wellKnownDigests(url: string, token: string | undefined): Promise<Map<string, string>> {
-  const res = await get(`${url}${INDEX_PATH}`, token);
+  const res = await shelfGet(`${url}${INDEX_PATH}`, token, { redirect: "manual" });
   if (res.status === 401) throw new CliError(`${new URL(url).origin} refused the read (401): pass a read token with --token-env NAME`);
   if (res.status === 404)
     throw new CliError(

@@ -8,6 +8,7 @@ import { auditSkill } from "../../core/audit/scan.ts";
 import { sha256Hex } from "../../core/skill/hash.ts";
 import { SKILL_NAME_RE } from "../../core/skill/skill.ts";
 import { CliError, printable, UsageError } from "./cli.ts";
+import { shelfGet } from "./shelf-status.ts";
 
 /** Largest page /v1/skills gives (core/api/contract.ts API_LIMITS.maxPageSize). */
 const PAGE = 200;
@@ -58,27 +59,13 @@ function shelfRoot(value: string, usage: string, option: string): string {
 }
 
 async function getJson(url: string, token: string | undefined): Promise<{ status: number; body: unknown }> {
-  const headers = new Headers({ Accept: "application/json" });
-  if (token) headers.set("Authorization", `Bearer ${token}`);
-  let res: Response;
-  try {
-    res = await fetch(url, { headers });
-  } catch (error) {
-    throw new CliError(`cannot reach ${new URL(url).origin}: ${(error as Error).message}`);
-  }
+  const res = await shelfGet(url, token);
   if (res.status === 401) throw new CliError(`${new URL(url).origin} refused the read (401): pass a read token with --token-env NAME`);
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 
 async function fileBytes(url: string, token: string | undefined, sha256: string, what: string): Promise<Uint8Array> {
-  const headers = new Headers();
-  if (token) headers.set("Authorization", `Bearer ${token}`);
-  let res: Response;
-  try {
-    res = await fetch(url, { headers });
-  } catch (error) {
-    throw new CliError(`cannot reach ${new URL(url).origin}: ${(error as Error).message}`);
-  }
+  const res = await shelfGet(url, token, { json: false });
   if (!res.ok) throw new CliError(`${what}: the shelf answered ${res.status}`);
   const bytes = new Uint8Array(await res.arrayBuffer());
   if ((await sha256Hex(bytes)) !== sha256) throw new CliError(`${what}: the served bytes do not match the record's SHA-256`);
