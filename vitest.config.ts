@@ -99,6 +99,8 @@ export default defineConfig({
           name: "node",
           environment: "node",
           include: ["test/cli/**/*.test.ts", "test/shelf/**/*.test.ts", "test/scripts/**/*.test.ts"],
+          // Builds in the test's own process compress inline unless a test asks for threads (the file says why).
+          setupFiles: ["test/cli/inline-build.setup.ts"],
           maxWorkers: MAX_WORKERS,
           testTimeout: 60_000,
           hookTimeout: 60_000,

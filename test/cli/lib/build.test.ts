@@ -94,7 +94,8 @@ describe("skillshelf build", () => {
       // The zone took effect (UTC+14), here and in a new worker thread, where the build hashes and packs.
       expect(new Date(DAY).getTimezoneOffset()).toBe(-840);
       expect(await offsetInWorkerThread()).toBe(-840);
-      return cli(["build", src, "--out", b, "--json"]);
+      // On worker threads (--jobs 2; in-process builds here default to inline, test/cli/inline-build.setup.ts).
+      return cli(["build", src, "--out", b, "--json", "--jobs", "2"]);
     });
     expect(ra.code, ra.stderr).toBe(0);
     expect(rb.code, rb.stderr).toBe(0);

@@ -60,11 +60,13 @@ function countingFetch(counts: CallCounts, maxOps: { value: number }, workerEnv:
 describe("a 1,000-skill shelf", () => {
   const names = Array.from({ length: 1000 }, (_, i) => `skill-${String(i).padStart(4, "0")}`);
   let v1: BuiltGeneration;
+  /** v1's skill inputs, in order: the next generation changes one and reuses the other 999. */
+  let skills: Awaited<ReturnType<typeof skillInput>>[] = [];
 
   beforeAll(async () => {
     await reset();
     resetStorageMemory();
-    const skills = [];
+    skills = [];
     for (const name of names) skills.push(await skillInput(name, name.endsWith("7") ? { "references/notes.md": `# Notes for ${name}\n` } : {}));
     v1 = await buildGeneration(skills);
     await seed(v1);
@@ -72,12 +74,9 @@ describe("a 1,000-skill shelf", () => {
   }, 240_000);
 
   it("publishes a change to one skill with uploads, writes and requests in proportion to the change", async () => {
-    const skills = [];
-    for (const name of names)
-      skills.push(
-        await skillInput(name, name.endsWith("7") ? { "references/notes.md": name === "skill-0517" ? "# Notes, revised\n" : `# Notes for ${name}\n` } : {}),
-      );
-    const v2 = await buildGeneration(skills);
+    // skill-0517's notes revised; every other skill's input is v1's (inputs are plain data, built the same way).
+    const changedAt = names.indexOf("skill-0517");
+    const v2 = await buildGeneration(skills.with(changedAt, await skillInput("skill-0517", { "references/notes.md": "# Notes, revised\n" })));
     const counts = newCounts();
     const maxOps = { value: 0 };
     const requestBytes: number[] = [];
