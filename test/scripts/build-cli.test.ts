@@ -43,16 +43,19 @@ async function commands(): Promise<string[]> {
   return names;
 }
 
+/** What `npm run build:cli` reported, built once for the whole file. */
+let cliBuild: Awaited<ReturnType<typeof buildCli>>;
+
 beforeAll(async () => {
   // The tarball also ships the skillshelf/agents and skillshelf/worker exports, which prepack builds.
-  await Promise.all([buildCli(), buildAgents(), buildWorker()]);
+  [cliBuild] = await Promise.all([buildCli(), buildAgents(), buildWorker()]);
 }, 120_000);
 
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 describe("npm run build:cli", () => {
   it("writes one executable ESM file whose only imports are Node's and package.json's dependencies", async () => {
-    const { outfile, packages } = await buildCli();
+    const { outfile, packages } = cliBuild;
     expect(outfile).toBe(BUNDLE);
     expect(readFileSync(BUNDLE, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
     const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { dependencies: Record<string, string> };
