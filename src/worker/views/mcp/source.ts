@@ -83,15 +83,30 @@ async function servedSkill(shelf: ShelfService, scope: McpScope, name: string, u
  * frontmatter) the record too.
  */
 export async function skillEntryOf(shelf: ShelfService, skill: ServedSkill): Promise<Skill> {
-  const [frontmatter, lifecycle] = await Promise.all([sdkFrontmatter(shelf, skill), shelf.lifecycle()]);
+  const lifecycle = await shelf.lifecycle();
+  const kept = builtEntries.get(skill);
+  if (kept !== undefined && kept.lifecycle === lifecycle) return kept.entry;
+  const frontmatter = await sdkFrontmatter(shelf, skill);
   const listing = skill.listing;
+  let entry: Skill;
   if (frontmatter !== undefined && listing !== undefined) {
     const files = skill.paths.map((path, i) => ({ path, sha256: listing.file_sha256[i]!, size: listing.file_sizes[i]! }));
-    return mcpEntry(skill, files, frontmatter, lifecycle);
+    entry = mcpEntry(skill, files, frontmatter, lifecycle);
+  } else {
+    const { record } = await shelf.record(skill.name);
+    entry = mcpEntry(skill, record.files, frontmatter ?? record.frontmatter, lifecycle);
   }
-  const { record } = await shelf.record(skill.name);
-  return mcpEntry(skill, record.files, frontmatter ?? record.frontmatter, lifecycle);
+  builtEntries.set(skill, { lifecycle, entry });
+  return entry;
 }
+
+/**
+ * Entries already built in this isolate, by the served skill they were built from (a shard
+ * entry the isolate keeps parsed, so the same object on every warm request; a copy when an
+ * advisory changes its verdict, which is built again) and for the lifecycle document they
+ * reflect. An entry is all the skill's own facts, so the same object is handed out again.
+ */
+const builtEntries = new WeakMap<ServedSkill, { lifecycle: Lifecycle | null; entry: Skill }>();
 
 function mcpEntry(
   skill: ServedSkill,
