@@ -98,7 +98,10 @@ describe("/mcp servers reused within an isolate", () => {
       if (c.missing) expect(body.error, c.path).toBeDefined();
       else if (c.text !== undefined) expect(body.result.contents[0]!.text, c.path).toBe(c.text);
       else {
-        expect(body.result.skills.map((s) => s.frontmatter.name), c.path).toEqual(c.names);
+        expect(
+          body.result.skills.map((s) => s.frontmatter.name),
+          c.path,
+        ).toEqual(c.names);
         if (c.description !== undefined) expect(body.result.skills.find((s) => s.frontmatter.name === "beta")!.frontmatter.description).toBe(c.description);
       }
     };
@@ -119,7 +122,10 @@ describe("/mcp servers reused within an isolate", () => {
     const publicFetch = appFetch();
     const privateBindings = { ...env, SHELF_VISIBILITY: "private", READ_TOKEN_SHA256: digest };
     const privateFetch = appFetch(privateBindings);
-    const withToken = (init: RequestInit): RequestInit => ({ ...init, headers: { ...(init.headers as Record<string, string>), Authorization: `Bearer ${TOKEN}` } });
+    const withToken = (init: RequestInit): RequestInit => ({
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), Authorization: `Bearer ${TOKEN}` },
+    });
     const request = (i: number) =>
       i % 2 === 0
         ? publicFetch(`${BASE}/mcp`, modern("skills/list")).then((res) => ({ res, scope: "public" }))
