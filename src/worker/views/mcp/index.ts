@@ -10,7 +10,7 @@ import { readBodyCapped } from "../../http/capped-body.ts";
 import { NO_STORE } from "../../http/headers.ts";
 import type { ReadEnv } from "../../read/context.ts";
 import { ScopeError, scopeOf, type McpScope } from "./scope.ts";
-import { buildMcpServer } from "./server.ts";
+import { mcpServerFor } from "./server.ts";
 
 /** Largest request body /mcp reads (413 beyond): a read-only server's requests are a few hundred bytes. */
 export const MAX_MCP_BODY_BYTES = 64 * 1024;
@@ -48,14 +48,20 @@ class BodyRefusal extends Error {
   }
 }
 
+/** A request as the SDK should see it: with the body already parsed when it was JSON (the SDK then reads nothing again). */
+interface Screened {
+  request: Request;
+  parsedBody?: unknown;
+}
+
 /**
- * The request as the SDK should see it (its body read once, under the cap), or the refusal of a
- * JSON-RPC batch (MCP 2025-06-18 removed batching; one 5 KB batch used to fan out to 100 calls)
- * or of a spec request with invalid params. Anything else, malformed JSON included, goes on to
- * the SDK unchanged.
+ * The request as the SDK should see it (its body read once, under the cap, and handed over
+ * parsed), or the refusal of a JSON-RPC batch (MCP 2025-06-18 removed batching; one 5 KB batch
+ * used to fan out to 100 calls) or of a spec request with invalid params. Anything else,
+ * malformed JSON included, goes on to the SDK unchanged.
  */
-async function screened(request: Request): Promise<Request | Response> {
-  if (request.method !== "POST") return request;
+async function screened(request: Request): Promise<Screened | Response> {
+  if (request.method !== "POST") return { request };
   // Refusals before the SDK are JSON-RPC errors as the SDK's own would be (-32000 for a body over
   // the cap, -32700 for one that ended early), not the read group's plain JSON.
   let bytes: Uint8Array;
@@ -72,7 +78,8 @@ async function screened(request: Request): Promise<Request | Response> {
   try {
     message = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
-    message = undefined;
+    // Not JSON (or empty): the SDK reads the bytes itself and answers as it does.
+    return { request: new Request(request, { body: bytes }) };
   }
   if (Array.isArray(message)) {
     return jsonRpcError(400, null, -32600, "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed them); send one request per POST");
@@ -86,7 +93,8 @@ async function screened(request: Request): Promise<Request | Response> {
       return jsonRpcError(200, message.id, -32602, `Invalid params for ${message.method}: ${where}: ${issue.message}`);
     }
   }
-  return new Request(request, { body: bytes });
+  // The body is spent; the SDK takes the parsed message instead of reading it (its `parsedBody`).
+  return { request, parsedBody: message };
 }
 
 /**
@@ -108,14 +116,15 @@ export function mcpRoutes(): Hono<ReadEnv> {
     // storage failure their 503 with Retry-After, rather than a JSON-RPC internal error.
     await shelf.generation();
     const caller = { visibility: c.get("shelfAccess").visibility };
-    // A handler per request: its factory closes over this request's shelf and scope.
-    const handler = createMcpHandler(() => buildMcpServer(shelf, scope, caller), {
+    // A handler per request (cheap): its factory closes over this request's shelf and scope and
+    // binds them to the request, whichever server, new or pooled, serves it (server.ts).
+    const handler = createMcpHandler((ctx) => mcpServerFor(ctx, shelf, scope, caller), {
       maxRequestBodySize: MAX_MCP_BODY_BYTES,
       onerror: (error) => console.warn(`mcp: ${error.message}`),
     });
-    const request = await screened(c.req.raw);
-    if (request instanceof Response) return request;
-    const response = await handler.fetch(request);
+    const screen = await screened(c.req.raw);
+    if (screen instanceof Response) return screen;
+    const response = await handler.fetch(screen.request, screen.parsedBody === undefined ? undefined : { parsedBody: screen.parsedBody });
     // The SDK marks its event streams no-cache; docs/mcp.md promises no-store for every answer.
     response.headers.set("Cache-Control", NO_STORE);
     return response;

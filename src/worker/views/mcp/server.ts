@@ -1,11 +1,14 @@
-// One MCP server per request, built for that request's shelf, scope and caller: the skills
-// extension over the shelf service, the eight agentskills tools, and on the fast path the one
-// skill's body as the server's instructions. Stateless: nothing outlives the request, so both
-// protocol eras are served by the same factory and no Durable Object is needed.
-import { McpServer } from "@modelcontextprotocol/server";
+// The MCP server a request is served by: the skills extension over the shelf service, the eight
+// agentskills tools, and on the fast path the one skill's body as the server's instructions. The
+// registrations hold no request state (each handler call finds its own, request-state.ts), so a
+// 2026-07-28 server is built once and reused by later requests of the isolate: a request checks
+// an idle one out of a pool, and the SDK's close at the end of its exchange puts it back.
+// Stateless as before: nothing a request brings outlives it, and no Durable Object is needed.
+import { McpServer, type McpRequestContext } from "@modelcontextprotocol/server";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import type { ShelfVisibility } from "../../auth/read-access.ts";
 import type { ShelfService } from "../../shelf/service.ts";
+import { bindRequestState } from "./request-state.ts";
 import { fastPathOf, type McpScope } from "./scope.ts";
 import { shelfSkillSource } from "./source.ts";
 import { registerSkillTools } from "./tools.ts";
@@ -31,18 +34,70 @@ export interface McpCaller {
   visibility: ShelfVisibility;
 }
 
-/**
- * The MCP server for one request (both eras call this, once per request).
- * @example createMcpHandler(() => buildMcpServer(c.get("shelf"), scope, { visibility: "public" }))
- */
-export async function buildMcpServer(shelf: ShelfService, scope: McpScope, caller: McpCaller): Promise<McpServer> {
-  const decision = await fastPathOf(shelf, scope);
-  const server = new McpServer({ ...MCP_SERVER_INFO }, decision.fastPath ? { instructions: decision.fastPath.prompt } : {});
+/** Idle servers kept per kind: enough for the requests one isolate serves at once. */
+const IDLE_PER_KIND = 8;
+
+/** Idle 2026-07-28 servers without instructions, by kind (what their registrations differ by: the cacheHint). */
+const idle = new Map<string, McpServer[]>();
+let built = 0;
+
+/** Servers built in this isolate (tests check that reuse happens). */
+export function mcpServersBuilt(): number {
+  return built;
+}
+
+/** Forgets every idle server (tests that need a fresh isolate's behaviour). */
+export function resetMcpServerPool(): void {
+  idle.clear();
+}
+
+/** A new server: the skills extension with this kind's cacheHint, and the tools. */
+function newServer(pinned: boolean, caller: McpCaller, instructions: string | undefined): McpServer {
+  built++;
+  const server = new McpServer({ ...MCP_SERVER_INFO }, instructions === undefined ? {} : { instructions });
   new SkillsExtension({
-    source: shelfSkillSource(shelf, scope),
-    cacheHint: { ttlMs: shelf.pinned ? PINNED_TTL_MS : CURRENT_TTL_MS, cacheScope: caller.visibility === "public" ? "public" : "private" },
+    source: shelfSkillSource,
+    cacheHint: { ttlMs: pinned ? PINNED_TTL_MS : CURRENT_TTL_MS, cacheScope: caller.visibility === "public" ? "public" : "private" },
     onWarning: (warning) => console.warn(`mcp skills: ${warning.path}: ${warning.message}`),
   }).attach(server);
-  registerSkillTools(server, shelf, scope, { fastPath: decision.fastPath !== undefined });
+  registerSkillTools(server, { fastPath: instructions !== undefined });
   return server;
+}
+
+/**
+ * A reusable server of this kind: an idle one, or a new one that goes back to the pool when the
+ * SDK closes its exchange (the transport's close detaches it, so it is free to connect again).
+ */
+function pooledServer(pinned: boolean, caller: McpCaller): McpServer {
+  const kind = `${pinned ? "pinned" : "current"} ${caller.visibility}`;
+  const free = idle.get(kind) ?? [];
+  idle.set(kind, free);
+  const reused = free.pop();
+  if (reused !== undefined) return reused;
+  const server = newServer(pinned, caller, undefined);
+  // createMcpHandler chains its own close hook in front of this one for each exchange and puts
+  // this one back after; it runs when the exchange's transport is gone.
+  server.server.onclose = () => {
+    if (!server.isConnected() && free.length < IDLE_PER_KIND && !free.includes(server)) free.push(server);
+  };
+  return server;
+}
+
+/**
+ * The MCP server for one request (both eras call this, once per request), with the request's
+ * state bound to the Request object its handlers will be given. A 2026-07-28 request without the
+ * fast path gets a pooled server: the SDK seeds such a server afresh on every exchange (protocol
+ * version, client identity from the envelope), and reads capabilities from each request's
+ * envelope. A 2025-era request (whose initialize leaves the client's identity and protocol
+ * version on the instance) and a fast-path one (its instructions are the skill's body) get a new
+ * server each time, as every request did before.
+ * @example createMcpHandler((ctx) => mcpServerFor(ctx, shelf, scope, { visibility: "public" }))
+ */
+export async function mcpServerFor(ctx: McpRequestContext, shelf: ShelfService, scope: McpScope, caller: McpCaller): Promise<McpServer> {
+  if (ctx.requestInfo === undefined) throw new Error("mcp: the SDK called the server factory without the request");
+  bindRequestState(ctx.requestInfo, { shelf, scope });
+  const decision = await fastPathOf(shelf, scope);
+  if (decision.fastPath !== undefined) return newServer(shelf.pinned, caller, decision.fastPath.prompt);
+  if (ctx.era !== "modern") return newServer(shelf.pinned, caller, undefined);
+  return pooledServer(shelf.pinned, caller);
 }

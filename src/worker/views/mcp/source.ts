@@ -11,6 +11,7 @@ import { NotOnShelfError, SkillBlockedError } from "../../shelf/errors.ts";
 import type { ServedSkill, ShelfService } from "../../shelf/service.ts";
 import { readVerified } from "../../shelf/service.ts";
 import { losslessText } from "./read.ts";
+import { requestStateOf } from "./request-state.ts";
 import { inScope, type McpScope } from "./scope.ts";
 import { sdkFrontmatter } from "./skill-md.ts";
 import { pageAfter, parseSkillUri, skillUri } from "./uris.ts";
@@ -82,15 +83,30 @@ async function servedSkill(shelf: ShelfService, scope: McpScope, name: string, u
  * frontmatter) the record too.
  */
 export async function skillEntryOf(shelf: ShelfService, skill: ServedSkill): Promise<Skill> {
-  const [frontmatter, lifecycle] = await Promise.all([sdkFrontmatter(shelf, skill), shelf.lifecycle()]);
+  const lifecycle = await shelf.lifecycle();
+  const kept = builtEntries.get(skill);
+  if (kept !== undefined && kept.lifecycle === lifecycle) return kept.entry;
+  const frontmatter = await sdkFrontmatter(shelf, skill);
   const listing = skill.listing;
+  let entry: Skill;
   if (frontmatter !== undefined && listing !== undefined) {
     const files = skill.paths.map((path, i) => ({ path, sha256: listing.file_sha256[i]!, size: listing.file_sizes[i]! }));
-    return mcpEntry(skill, files, frontmatter, lifecycle);
+    entry = mcpEntry(skill, files, frontmatter, lifecycle);
+  } else {
+    const { record } = await shelf.record(skill.name);
+    entry = mcpEntry(skill, record.files, frontmatter ?? record.frontmatter, lifecycle);
   }
-  const { record } = await shelf.record(skill.name);
-  return mcpEntry(skill, record.files, frontmatter ?? record.frontmatter, lifecycle);
+  builtEntries.set(skill, { lifecycle, entry });
+  return entry;
 }
+
+/**
+ * Entries already built in this isolate, by the served skill they were built from (a shard
+ * entry the isolate keeps parsed, so the same object on every warm request; a copy when an
+ * advisory changes its verdict, which is built again) and for the lifecycle document they
+ * reflect. An entry is all the skill's own facts, so the same object is handed out again.
+ */
+const builtEntries = new WeakMap<ServedSkill, { lifecycle: Lifecycle | null; entry: Skill }>();
 
 function mcpEntry(
   skill: ServedSkill,
@@ -136,66 +152,70 @@ export function directoryChildren(record: Pick<SkillRecord, "name" | "files">, p
 }
 
 /**
- * The skills extension's source for one request: what the request's shelf service serves (blocked
- * skills absent) within the endpoint's scope.
- * @example new SkillsExtension({ source: shelfSkillSource(c.get("shelf"), scope) }).attach(server)
+ * The skills extension's source, one per isolate: each call serves what its own request's shelf
+ * service serves (blocked skills absent) within that request's scope, found from the call's
+ * context (request-state.ts), so registrations built once never carry one request's state into
+ * another's.
+ * @example new SkillsExtension({ source: shelfSkillSource }).attach(server)
  */
-export function shelfSkillSource(shelf: ShelfService, scope: McpScope): SkillSource {
-  return {
-    async list({ cursor }) {
-      const skills = (await shelf.skills()).filter((s) => inScope(scope, s.name));
-      let page: { items: ServedSkill[]; nextCursor?: string };
-      try {
-        page = pageAfter(skills, cursor, MCP_PAGE_SIZE, (s) => s.name);
-      } catch {
-        throw invalidCursor();
-      }
-      const entries = await Promise.all(page.items.map((s) => skillEntryOf(shelf, s)));
-      return page.nextCursor === undefined ? { skills: entries } : { skills: entries, nextCursor: page.nextCursor };
-    },
+export const shelfSkillSource: SkillSource = {
+  async list({ cursor }, ctx) {
+    const { shelf, scope } = requestStateOf(ctx);
+    const skills = (await shelf.skills()).filter((s) => inScope(scope, s.name));
+    let page: { items: ServedSkill[]; nextCursor?: string };
+    try {
+      page = pageAfter(skills, cursor, MCP_PAGE_SIZE, (s) => s.name);
+    } catch {
+      throw invalidCursor();
+    }
+    const entries = await Promise.all(page.items.map((s) => skillEntryOf(shelf, s)));
+    return page.nextCursor === undefined ? { skills: entries } : { skills: entries, nextCursor: page.nextCursor };
+  },
 
-    async get(uri) {
-      const at = parseSkillUri(uri);
-      if (at === undefined || at.path !== "SKILL.md") return undefined;
-      const skill = await servedSkill(shelf, scope, at.name, uri);
-      return skill === undefined ? undefined : skillEntryOf(shelf, skill);
-    },
+  async get(uri, ctx) {
+    const { shelf, scope } = requestStateOf(ctx);
+    const at = parseSkillUri(uri);
+    if (at === undefined || at.path !== "SKILL.md") return undefined;
+    const skill = await servedSkill(shelf, scope, at.name, uri);
+    return skill === undefined ? undefined : skillEntryOf(shelf, skill);
+  },
 
-    async read(uri): Promise<SkillReadResult | undefined> {
-      const at = parseSkillUri(uri);
-      if (at === undefined) return undefined;
-      const skill = await servedSkill(shelf, scope, at.name, uri);
-      if (skill === undefined) return undefined;
-      if (at.path === "") throw new ResourceNotFoundError(uri, `${uri} is a directory; use resources/directory/read`);
-      let file: Awaited<ReturnType<ShelfService["file"]>>;
-      try {
-        file = await shelf.file(at.name, at.path);
-      } catch (error) {
-        if (!(error instanceof NotOnShelfError)) throw error;
-        const { record } = await shelf.record(at.name);
-        if (directoryChildren(record, at.path) !== undefined) throw new ResourceNotFoundError(uri, `${uri} is a directory; use resources/directory/read`);
-        return undefined;
-      }
-      const bytes = await readVerified(file);
-      const text = losslessText(bytes);
-      const mimeType = mimeTypeOf(file.mediaType);
-      return text === undefined ? { bytes, mimeType } : { text, mimeType };
-    },
-
-    async readDirectory(uri, { cursor }) {
-      const at = parseSkillUri(uri);
-      if (at === undefined) return undefined;
-      const skill = await servedSkill(shelf, scope, at.name, uri);
-      if (skill === undefined) return undefined;
+  async read(uri, ctx): Promise<SkillReadResult | undefined> {
+    const { shelf, scope } = requestStateOf(ctx);
+    const at = parseSkillUri(uri);
+    if (at === undefined) return undefined;
+    const skill = await servedSkill(shelf, scope, at.name, uri);
+    if (skill === undefined) return undefined;
+    if (at.path === "") throw new ResourceNotFoundError(uri, `${uri} is a directory; use resources/directory/read`);
+    let file: Awaited<ReturnType<ShelfService["file"]>>;
+    try {
+      file = await shelf.file(at.name, at.path);
+    } catch (error) {
+      if (!(error instanceof NotOnShelfError)) throw error;
       const { record } = await shelf.record(at.name);
-      const children = directoryChildren(record, at.path);
-      if (children === undefined) return undefined;
-      try {
-        const page = pageAfter(children, cursor, MCP_PAGE_SIZE, (c) => c.uri);
-        return page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor };
-      } catch {
-        throw invalidCursor();
-      }
-    },
-  };
-}
+      if (directoryChildren(record, at.path) !== undefined) throw new ResourceNotFoundError(uri, `${uri} is a directory; use resources/directory/read`);
+      return undefined;
+    }
+    const bytes = await readVerified(file);
+    const text = losslessText(bytes);
+    const mimeType = mimeTypeOf(file.mediaType);
+    return text === undefined ? { bytes, mimeType } : { text, mimeType };
+  },
+
+  async readDirectory(uri, { cursor }, ctx) {
+    const { shelf, scope } = requestStateOf(ctx);
+    const at = parseSkillUri(uri);
+    if (at === undefined) return undefined;
+    const skill = await servedSkill(shelf, scope, at.name, uri);
+    if (skill === undefined) return undefined;
+    const { record } = await shelf.record(at.name);
+    const children = directoryChildren(record, at.path);
+    if (children === undefined) return undefined;
+    try {
+      const page = pageAfter(children, cursor, MCP_PAGE_SIZE, (c) => c.uri);
+      return page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor };
+    } catch {
+      throw invalidCursor();
+    }
+  },
+};

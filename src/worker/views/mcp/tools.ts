@@ -16,6 +16,7 @@ import type { ShelfService } from "../../shelf/service.ts";
 import { pyJsonDumps } from "../../../core/python-compat/py-json.ts";
 import { renderableOutline, sectionText } from "../../shelf/disclosure.ts";
 import { readVerified } from "../../shelf/service.ts";
+import { requestStateOf } from "./request-state.ts";
 import { inScope, type McpScope } from "./scope.ts";
 import { skillMetadata } from "./skill-md.ts";
 
@@ -90,18 +91,21 @@ async function answer(tool: string, run: () => Promise<string>): Promise<CallToo
 
 /**
  * Registers the eight tools on `server`; with the fast path active, only those it keeps
- * (keepsTool: the four body tools are redundant once the body is in the instructions).
- * @example registerSkillTools(server, c.get("shelf"), scope, { fastPath: false })
+ * (keepsTool: the four body tools are redundant once the body is in the instructions). Each call
+ * reads its own request's shelf and scope from its context (request-state.ts), so the server may
+ * serve many requests in turn.
+ * @example registerSkillTools(server, { fastPath: false })
  */
-export function registerSkillTools(server: McpServer, shelf: ShelfService, scope: McpScope, options: { fastPath: boolean }): void {
+export function registerSkillTools(server: McpServer, options: { fastPath: boolean }): void {
   const offered = (tool: string) => !options.fastPath || keepsTool(tool);
 
   if (offered("get_skill_metadata")) {
     server.registerTool(
       "get_skill_metadata",
       { description: "The skill's SKILL.md frontmatter as a JSON object: name, description and every other field it declares.", inputSchema: SkillArgs },
-      ({ skill_id }) =>
+      ({ skill_id }, ctx) =>
         answer("get_skill_metadata", async () => {
+          const { shelf, scope } = requestStateOf(ctx);
           const metadata = await skillMetadata(shelf, await skillFor(shelf, scope, skill_id));
           // json.dumps refusing a value (a date) is a TypeError, not a domain error: Python says no more.
           if ("error" in metadata) throw new UndetailedToolError(metadata.error);
@@ -113,8 +117,9 @@ export function registerSkillTools(server: McpServer, shelf: ShelfService, scope
     server.registerTool(
       "get_skill_body",
       { description: "The skill's instructions: the whole Markdown body of its SKILL.md, without the frontmatter.", inputSchema: SkillArgs },
-      ({ skill_id }) =>
+      ({ skill_id }, ctx) =>
         answer("get_skill_body", async () => {
+          const { shelf, scope } = requestStateOf(ctx);
           await skillFor(shelf, scope, skill_id);
           return shelf.body(skill_id);
         }),
@@ -128,8 +133,9 @@ export function registerSkillTools(server: McpServer, shelf: ShelfService, scope
           "The sections of the skill's body, each with the key get_skill_section takes and its estimated token cost, and the cost of the whole body. Read it first for a long skill; it says when the whole body is the cheaper read.",
         inputSchema: SkillArgs,
       },
-      ({ skill_id }) =>
+      ({ skill_id }, ctx) =>
         answer("get_skill_outline", async () => {
+          const { shelf, scope } = requestStateOf(ctx);
           await skillFor(shelf, scope, skill_id);
           return renderOutline(renderableOutline((await shelf.record(skill_id)).record));
         }),
@@ -143,8 +149,9 @@ export function registerSkillTools(server: McpServer, shelf: ShelfService, scope
           "One section of the skill's body by its outline key. Sections are flat: a heading's section stops at the next heading, whatever its level.",
         inputSchema: SectionArgs,
       },
-      ({ skill_id, key }) =>
+      ({ skill_id, key }, ctx) =>
         answer("get_skill_section", async () => {
+          const { shelf, scope } = requestStateOf(ctx);
           await skillFor(shelf, scope, skill_id);
           return sectionText(shelf, skill_id, key);
         }),
@@ -157,8 +164,9 @@ export function registerSkillTools(server: McpServer, shelf: ShelfService, scope
         'The files the skill bundles, by kind: a JSON object {"references": [...], "scripts": [...], "assets": [...]} of names to pass to the resource tools.',
       inputSchema: SkillArgs,
     },
-    ({ skill_id }) =>
+    ({ skill_id }, ctx) =>
       answer("list_skill_resources", async () => {
+        const { shelf, scope } = requestStateOf(ctx);
         await skillFor(shelf, scope, skill_id);
         const { record } = await shelf.record(skill_id);
         const { references, scripts, assets } = staticSkillIndex(record);
@@ -174,8 +182,9 @@ export function registerSkillTools(server: McpServer, shelf: ShelfService, scope
       "A script the skill bundles (scripts/<name>), as its source text (other bytes as a JSON envelope with base64 content). Reading it runs nothing.",
   };
   for (const [tool, kind] of Object.entries(RESOURCE_TOOLS) as [keyof typeof RESOURCE_TOOLS, string][]) {
-    server.registerTool(tool, { description: resourceDescriptions[tool], inputSchema: ResourceArgs }, ({ skill_id, name }) =>
+    server.registerTool(tool, { description: resourceDescriptions[tool], inputSchema: ResourceArgs }, ({ skill_id, name }, ctx) =>
       answer(tool, async () => {
+        const { shelf, scope } = requestStateOf(ctx);
         await skillFor(shelf, scope, skill_id);
         return encodeResourceContent(name, await resourceBytes(shelf, skill_id, kind, name));
       }),
