@@ -1,8 +1,9 @@
 // A generation's signatures: one document stored beside its manifest (signatures/<generation id>),
 // never inside what it signs, and the Worker's split of it by the manifest's shards (one
-// signature shard per records shard, so a route that needs one skill's signature reads one). Ed25519 is deterministic, so an unchanged skill gets the same
-// signature in every generation and re-signing an unchanged shelf gives the same bytes (a
-// republish uploads nothing new).
+// signature shard per records shard, so a route that needs one skill's signature reads one),
+// with the generation signature and the payload it signs in objects of their own. Ed25519 is
+// deterministic, so an unchanged skill gets the same signature in every generation and
+// re-signing an unchanged shelf gives the same bytes (a republish uploads nothing new).
 import { z } from "zod";
 import { Sha256Schema, shardOf } from "../generation/manifest.ts";
 import { compareCodePoints } from "../python-compat/py-text.ts";
@@ -55,7 +56,7 @@ export const SIGNATURE_SHARD_SCHEMA = "skillshelf.signature-shard/1";
 /**
  * The signatures of one shard's skills (those `shardOf(name, shard_count)` puts in shard `shard`),
  * cut by the Worker from a verified signatures document: what a route that needs one skill's
- * signature reads. Never uploaded; the generation signature stays in the whole document.
+ * signature reads. Never uploaded; the generation signature has its own object (GenerationSignature).
  */
 export const SignatureShardSchema = z.strictObject({
   schema: z.literal(SIGNATURE_SHARD_SCHEMA),

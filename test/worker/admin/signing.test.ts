@@ -16,7 +16,14 @@ import { generateSigningKey, importSeed, toBase64, type SigningKey } from "../..
 import { signatureShards, signGeneration, type SignaturesDocument } from "../../../src/core/signing/signatures.ts";
 import { fromHex, sha256Hex } from "../../../src/core/skill/hash.ts";
 import { generationPayload } from "../../../src/core/signing/payloads.ts";
-import { generationPayloadKey, generationSignatureKey, r2Key, R2_SIGNATURE_SHARDS_PREFIX, signatureShardKey, signaturesKey } from "../../../src/worker/storage/keys.ts";
+import {
+  generationPayloadKey,
+  generationSignatureKey,
+  r2Key,
+  R2_SIGNATURE_SHARDS_PREFIX,
+  signatureShardKey,
+  signaturesKey,
+} from "../../../src/worker/storage/keys.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { adminEnv, adminRequest, buildGeneration, memorySource, pastMinGrace, skillInput, TOKEN, WORKER_URL, workerFetch } from "./helpers.ts";
 

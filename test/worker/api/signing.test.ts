@@ -18,7 +18,13 @@ import { fromHex, sha256Hex } from "../../../src/core/skill/hash.ts";
 import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
-import { generationPayloadKey, generationSignatureKey, R2_SIGNATURE_SHARDS_PREFIX, signatureShardKey, signaturesKey } from "../../../src/worker/storage/keys.ts";
+import {
+  generationPayloadKey,
+  generationSignatureKey,
+  R2_SIGNATURE_SHARDS_PREFIX,
+  signatureShardKey,
+  signaturesKey,
+} from "../../../src/worker/storage/keys.ts";
 import app from "../../../src/worker/index.ts";
 import { adminEnv, buildGeneration, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
 import { expectDocumented } from "./openapi-check.ts";
