@@ -1,7 +1,7 @@
 // Signatures through the admin API: storing a generation's signatures beside its manifest once
 // they verify against the Worker's configured keys and the stored content, and the policy a
 // pointer move meets when SHELF_REQUIRE_SIGNATURES is on. Keys come only from configuration.
-// Storing one reads the manifest and its shards and writes one object per shard plus four, so
+// Storing one reads the manifest and its shards and writes one object per shard plus three, so
 // its storage operations grow with the shard count (≤ 256), not the skill count.
 import { canonicalJson } from "../../core/generation/canonical-json.ts";
 import {

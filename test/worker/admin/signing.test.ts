@@ -274,6 +274,11 @@ describe("the storage operations of storing signatures", () => {
     expect([first.status, first.body.stored]).toEqual([201, true]);
     expect(first.gets.filter((k) => k.startsWith("records/"))).toEqual([]);
     expect(first.gets.filter((k) => k.startsWith("shards/"))).toHaveLength(built.manifest.shards.length);
+    // Every get: the manifest, the shards, the stored document (is it these bytes already?). At
+    // 256 shards that is 258 gets, the gc lease's head and 259 puts: under 1,000 at any skill count.
+    expect(first.gets.sort()).toEqual(
+      [r2Key("generation", built.id), ...built.manifest.shards.map((ref) => r2Key("shard", ref.sha256)), signaturesKey(built.id)].sort(),
+    );
     // One put per signature shard, then the payload, the generation signature, and the document last.
     expect(first.puts).toHaveLength(built.manifest.shards.length + 3);
     expect(first.puts.slice(-3)).toEqual([generationPayloadKey(built.id), generationSignatureKey(built.id), signaturesKey(built.id)]);
