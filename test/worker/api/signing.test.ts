@@ -2,7 +2,9 @@
 // /v1/skills/{name}/signature returns it alone, /v1/shelf the generation signature and its payload,
 // the v0.2 index a `signature` per entry, /.well-known/skillshelf/keys.json the configured keys;
 // every signature verifies with the core over bytes rebuilt here; an unsigned generation (one built
-// before signing) keeps serving with none; a private shelf keeps its auth on all of these.
+// before signing) keeps serving with none; a private shelf keeps its auth on all of these. On a
+// 4-shard shelf: which signature objects each route reads (never the whole document, except for
+// generations signed before the per-shard objects, which answer the same bytes from it).
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
