@@ -325,6 +325,8 @@ export async function publishGeneration(source: PublishSource, options: PublishO
   const syncSignatures = async () => {
     if (!source.signatures) return;
     if ((await client.storedSignatures(source.id)) === (await sha256Hex(source.signatures))) return;
+    // One request the Worker answers only after checking every signature (seconds at 10,000 skills): say so first.
+    options.onLog?.(`uploading the signatures (${Math.ceil(source.signatures.length / 1024)} KiB); the shelf checks each before storing them`);
     await client.uploadSignatures(source.id, source.signatures);
     result.signaturesUploaded = true;
   };

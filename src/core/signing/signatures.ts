@@ -1,14 +1,24 @@
 // A generation's signatures: one document stored beside its manifest (signatures/<generation id>),
 // never inside what it signs, and the Worker's split of it by the manifest's shards (one
-// signature shard per records shard, so a route that needs one skill's signature reads one). Ed25519 is deterministic, so an unchanged skill gets the same
-// signature in every generation and re-signing an unchanged shelf gives the same bytes (a
-// republish uploads nothing new).
+// signature shard per records shard, so a route that needs one skill's signature reads one),
+// with the generation signature and the payload it signs in objects of their own. Ed25519 is
+// deterministic, so an unchanged skill gets the same signature in every generation and
+// re-signing an unchanged shelf gives the same bytes (a republish uploads nothing new).
 import { z } from "zod";
 import { Sha256Schema, shardOf } from "../generation/manifest.ts";
 import { compareCodePoints } from "../python-compat/py-text.ts";
 import { sign, toBase64, type SigningKey } from "./ed25519.ts";
 import { base64Of, KeyIdSchema, type Keyring, refusalMessage, type SignatureRefusal } from "./keys.ts";
-import { contentRevision, type RevisionFile, generationPayload, generationPayloadValue, originProblem, SigningError, snapshotPayload } from "./payloads.ts";
+import {
+  contentRevision,
+  GENERATION_CONTRACT,
+  type RevisionFile,
+  generationPayload,
+  generationPayloadValue,
+  originProblem,
+  SigningError,
+  snapshotPayload,
+} from "./payloads.ts";
 
 export const SIGNATURES_SCHEMA = "skillshelf.signatures/1";
 
@@ -46,7 +56,7 @@ export const SIGNATURE_SHARD_SCHEMA = "skillshelf.signature-shard/1";
 /**
  * The signatures of one shard's skills (those `shardOf(name, shard_count)` puts in shard `shard`),
  * cut by the Worker from a verified signatures document: what a route that needs one skill's
- * signature reads. Never uploaded; the generation signature stays in the whole document.
+ * signature reads. Never uploaded; the generation signature has its own object (GenerationSignature).
  */
 export const SignatureShardSchema = z.strictObject({
   schema: z.literal(SIGNATURE_SHARD_SCHEMA),
@@ -57,6 +67,48 @@ export const SignatureShardSchema = z.strictObject({
   skills: z.array(SkillSignatureEntrySchema),
 });
 export type SignatureShard = z.infer<typeof SignatureShardSchema>;
+
+export const GENERATION_SIGNATURE_SCHEMA = "skillshelf.generation-signature/1";
+
+/**
+ * The generation signature of a signatures document with the SHA-256 of the document's stored
+ * bytes (what ETags name), stored by the Worker beside the signature shards: what a route that
+ * shows the generation's signature, or names the signatures in an ETag, reads instead of the
+ * whole document. Never uploaded.
+ */
+export const GenerationSignatureSchema = z.strictObject({
+  schema: z.literal(GENERATION_SIGNATURE_SCHEMA),
+  generation: Sha256Schema,
+  origin: OriginSchema,
+  generation_signature: z.strictObject({ key_id: KeyIdSchema, signature: SignatureSchema }),
+  /** The SHA-256 of the whole signatures document's canonical bytes. */
+  signatures_sha256: Sha256Schema,
+});
+export type GenerationSignature = z.infer<typeof GenerationSignatureSchema>;
+
+/**
+ * The skillshelf-generation-v1 payload a document's generation signature signs, as JSON (what
+ * /v1/shelf shows beside the signature): stored by the Worker so /v1/shelf need not read the
+ * whole document. Its skills are every skill's [name, revision], names in code-point order.
+ */
+export const GenerationPayloadSchema = z.strictObject({
+  contract: z.literal(GENERATION_CONTRACT),
+  generation: Sha256Schema,
+  origin: OriginSchema,
+  skills: z.array(z.tuple([z.string().min(1), RevisionSchema])),
+});
+export type GenerationPayload = z.infer<typeof GenerationPayloadSchema>;
+
+/** The generation signature of a verified document, with the SHA-256 of its stored bytes. */
+export function generationSignatureOf(doc: SignaturesDocument, signaturesSha256: string): GenerationSignature {
+  return {
+    schema: GENERATION_SIGNATURE_SCHEMA,
+    generation: doc.generation,
+    origin: doc.origin,
+    generation_signature: doc.generation_signature,
+    signatures_sha256: signaturesSha256,
+  };
+}
 
 /**
  * A signatures document cut by the manifest's shards: one signature shard per shard that holds a

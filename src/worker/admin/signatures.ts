@@ -1,13 +1,31 @@
 // Signatures through the admin API: storing a generation's signatures beside its manifest once
 // they verify against the Worker's configured keys and the stored content, and the policy a
 // pointer move meets when SHELF_REQUIRE_SIGNATURES is on. Keys come only from configuration.
+// Storing one reads the manifest and its shards and writes one object per shard plus three, so
+// its storage operations grow with the shard count (≤ 256), not the skill count.
 import { canonicalJson } from "../../core/generation/canonical-json.ts";
-import { GenerationManifestSchema, ShardReferencesSchema, SkillRecordSchema, type GenerationManifest } from "../../core/generation/manifest.ts";
+import {
+  GenerationManifestSchema,
+  ShardReferencesSchema,
+  ShardSchema,
+  SkillRecordSchema,
+  type GenerationManifest,
+  type SkillEntry,
+} from "../../core/generation/manifest.ts";
 import { mapLimit } from "../../core/publish/map-limit.ts";
 import { readJsonText } from "../../core/publish/json-text.ts";
-import { recordRevision, SignaturesDocumentSchema, signatureShards, verifySignaturesDocument, type SignaturesDocument } from "../../core/signing/signatures.ts";
+import { contentRevision } from "../../core/signing/payloads.ts";
+import {
+  documentGenerationPayloadValue,
+  generationSignatureOf,
+  recordRevision,
+  SignaturesDocumentSchema,
+  signatureShards,
+  verifySignaturesDocument,
+  type SignaturesDocument,
+} from "../../core/signing/signatures.ts";
 import { sha256Hex } from "../../core/skill/hash.ts";
-import { r2Key, signatureShardKey, signaturesKey } from "../storage/keys.ts";
+import { generationPayloadKey, generationSignatureKey, r2Key, signatureShardKey, signaturesKey } from "../storage/keys.ts";
 import { resetSignaturesCache } from "../storage/signatures.ts";
 import { signingConfig, SigningConfigError, type SigningBindings, type SigningConfig } from "../shelf/signing.ts";
 import type { Clock } from "../storage/index.ts";
@@ -44,25 +62,61 @@ async function readManifest(storage: AdminStorage, generation: string, failure: 
   return stored ? GenerationManifestSchema.parse(stored.json) : null;
 }
 
-/** Every skill of a manifest: name → record SHA-256 (one read per shard). */
-async function skillsOf(storage: AdminStorage, manifest: GenerationManifest, failure: string): Promise<Map<string, string>> {
+/** What the stored shards say of one skill: its record, and (from an entry with listing fields) its revision and version. */
+interface ShardSkill {
+  record: string;
+  /** Null when the entry predates listing fields: the record has to be read for it. */
+  known: { revision: string; version: string | null } | null;
+}
+
+/**
+ * The revision of an entry's files, from the paths, digests and sizes it carries: the Worker
+ * checked them against the record when the shard was stored, so they are the record's.
+ */
+function entryRevision(entry: SkillEntry): Promise<string> | null {
+  const listing = entry.listing;
+  if (!listing || listing.file_sha256.length !== entry.paths.length || listing.file_sizes.length !== entry.paths.length) return null;
+  return contentRevision(entry.paths.map((path, i) => ({ path, size: listing.file_sizes[i]!, sha256: listing.file_sha256[i]! })));
+}
+
+/**
+ * Every skill of a manifest (one read per shard): name → record SHA-256 and, where the shard
+ * entry carries the file list, revision and version. Each shard is reduced as it is read, so a
+ * 10,000-skill shelf's shards are never all in memory at once.
+ */
+async function skillsOf(storage: AdminStorage, manifest: GenerationManifest, failure: string): Promise<Map<string, ShardSkill>> {
   const shards = await mapLimit(manifest.shards, HEAD_CONCURRENCY, async (ref) => {
     const stored = await storage.getJson(r2Key("shard", ref.sha256), { failure });
     if (!stored) throw adminError("missing_references", `shard ${ref.sha256} of the generation is not stored`, { missing: [r2Key("shard", ref.sha256)] });
-    return ShardReferencesSchema.parse(stored.json).skills as { name?: unknown; record: { sha256: string } }[];
+    const full = ShardSchema.safeParse(stored.json);
+    if (full.success) {
+      return Promise.all(
+        full.data.skills.map(async (entry): Promise<[string, ShardSkill]> => {
+          const revision = await entryRevision(entry);
+          return [entry.name, { record: entry.record.sha256, known: revision === null ? null : { revision, version: entry.version } }];
+        }),
+      );
+    }
+    // An older shard schema: names and records only.
+    const skills = ShardReferencesSchema.parse(stored.json).skills as { name?: unknown; record: { sha256: string } }[];
+    return skills.map((s): [string, ShardSkill] => [String(s.name), { record: s.record.sha256, known: null }]);
   });
-  return new Map(shards.flat().map((s) => [String(s.name), s.record.sha256]));
+  return new Map(shards.flat());
 }
 
 /**
  * Stores the signatures of a stored generation after checking them: canonical JSON of the
  * schema, naming this generation and exactly its skills and records, each revision and version
- * what the record's files and frontmatter give (records are read only for skills whose record,
- * revision and version the current generation's signatures have not already vouched for), the
+ * what the record's files and frontmatter give (taken from the shard entries, which the Worker
+ * checked against the records when it stored the shards; a record is read only for an entry
+ * without its file list, as older builds wrote, and then only where the current generation's
+ * signatures have not already vouched for the same record, revision and version), the
  * configured origin, and every signature verifying under a configured key that is not revoked
  * (with SHELF_REQUIRE_SIGNATURES, an active one). Replacing differing signatures is a re-signing.
- * The document is stored whole (what this API and the listings read) and cut by the manifest's
- * shards (what a route that needs one skill's signature reads), the shards first.
+ * Stored as the document cut by the manifest's shards (what a route that needs some skills'
+ * signatures reads), the generation payload and the generation signature with the document's
+ * digest (what /v1/shelf and the ETags read), then the whole document (what this API reads, and
+ * what marks the upload complete), in that order.
  */
 export async function putSignatures(
   storage: AdminStorage,
@@ -94,7 +148,7 @@ export async function putSignatures(
   const skills = await skillsOf(storage, manifest, NOT_STORED);
   const named = new Set(doc.skills.map((s) => s.name));
   const unsigned = [...skills.keys()].filter((name) => !named.has(name));
-  const foreign = doc.skills.filter((s) => skills.get(s.name) !== s.record);
+  const foreign = doc.skills.filter((s) => skills.get(s.name)?.record !== s.record);
   if (unsigned.length) throw invalid(`${unsigned.length} skill(s) of the generation have no signature (${unsigned.slice(0, 5).join(", ")})`);
   if (foreign.length)
     throw invalid(
@@ -104,26 +158,42 @@ export async function putSignatures(
         .join(", ")}: not a skill of the generation with that record`,
     );
 
-  // Revisions from the stored records, except where the current generation's signatures already
-  // checked the same record, revision and version (a republish re-reads only what changed).
-  const current = await readPointer(storage);
+  // Revisions and versions from the shard entries; from the stored records only for entries
+  // without a file list, except where the current generation's signatures already checked the
+  // same record, revision and version (a republish re-reads only what changed).
+  const mismatch = (name: string, revision: string, version: string | null, s: SignaturesDocument["skills"][number]) => {
+    if (revision !== s.revision) return `${name}: the revision is not that of the skill's files`;
+    if (version !== s.version) return `${name}: the version is ${JSON.stringify(s.version)}, the skill's is ${JSON.stringify(version)}`;
+    return null;
+  };
+  const wrong: string[] = [];
+  const unknown: SignaturesDocument["skills"] = [];
+  for (const s of doc.skills) {
+    const known = skills.get(s.name)!.known;
+    if (known === null) unknown.push(s);
+    else {
+      const problem = mismatch(s.name, known.revision, known.version, s);
+      if (problem) wrong.push(problem);
+    }
+  }
   const vouched = new Set<string>();
+  const current = unknown.length ? await readPointer(storage) : null;
   if (current && current.pointer.generation !== generation) {
     const prior = await storage.getJson(signaturesKey(current.pointer.generation), { failure: NOT_STORED });
     const priorDoc = prior ? SignaturesDocumentSchema.safeParse(prior.json) : null;
     for (const s of priorDoc?.success ? priorDoc.data.skills : []) vouched.add(`${s.record} ${s.revision} ${s.version}`);
   }
-  const toCheck = doc.skills.filter((s) => !vouched.has(`${s.record} ${s.revision} ${s.version}`));
-  const wrong = (
-    await mapLimit(toCheck, HEAD_CONCURRENCY, async (s) => {
-      const stored = await storage.getJson(r2Key("record", s.record), { failure: NOT_STORED });
-      if (!stored) return `${s.name}: its record is not stored`;
-      const record = SkillRecordSchema.parse(stored.json);
-      if ((await recordRevision(record)) !== s.revision) return `${s.name}: the revision is not that of the skill's files`;
-      if (record.version !== s.version) return `${s.name}: the version is ${JSON.stringify(s.version)}, the skill's is ${JSON.stringify(record.version)}`;
-      return null;
-    })
-  ).filter((w): w is string => w !== null);
+  const toCheck = unknown.filter((s) => !vouched.has(`${s.record} ${s.revision} ${s.version}`));
+  wrong.push(
+    ...(
+      await mapLimit(toCheck, HEAD_CONCURRENCY, async (s) => {
+        const stored = await storage.getJson(r2Key("record", s.record), { failure: NOT_STORED });
+        if (!stored) return `${s.name}: its record is not stored`;
+        const record = SkillRecordSchema.parse(stored.json);
+        return mismatch(s.name, await recordRevision(record), record.version, s);
+      })
+    ).filter((w): w is string => w !== null),
+  );
   if (wrong.length) throw invalid(wrong.slice(0, 5).join("; "));
 
   // Every signature must verify under a key this shelf lists and has not revoked, whether or not
@@ -150,10 +220,15 @@ export async function putSignatures(
   const existing = await storage.getJson(key, { failure: NOT_STORED });
   if (existing && (await sha256Hex(canonicalJson(existing.json))) === (await sha256Hex(bytes))) return { stored: false };
   await assertNoGcRunning(storage, clock);
+  const asJson = { httpMetadata: { contentType: "application/json" } };
+  // Readers take the generation signature's presence to mean the shards and payload are stored,
+  // and this API takes the whole document's to mean everything is: each written after what it implies.
   await mapLimit([...signatureShards(doc, manifest.shard_count).values()], HEAD_CONCURRENCY, (shard) =>
-    storage.put(signatureShardKey(generation, shard.shard), canonicalJson(shard), { httpMetadata: { contentType: "application/json" } }, NOT_STORED),
+    storage.put(signatureShardKey(generation, shard.shard), canonicalJson(shard), asJson, NOT_STORED),
   );
-  await storage.put(key, bytes, { httpMetadata: { contentType: "application/json" } }, NOT_STORED);
+  await storage.put(generationPayloadKey(generation), canonicalJson(documentGenerationPayloadValue(doc)), asJson, NOT_STORED);
+  await storage.put(generationSignatureKey(generation), canonicalJson(generationSignatureOf(doc, await sha256Hex(bytes))), asJson, NOT_STORED);
+  await storage.put(key, bytes, asJson, NOT_STORED);
   resetSignaturesCache();
   return { stored: true };
 }

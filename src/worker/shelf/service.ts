@@ -19,8 +19,16 @@ import { MemoryCache } from "../memory-cache.ts";
 import { NotOnShelfError, SkillBlockedError } from "./errors.ts";
 import { isPlausibleFilePath, isPlausibleSkillName } from "./names.ts";
 import { edgeVerdict, type BlockingAdvisory } from "./verdict.ts";
-import { generationSignatures, type SigningBindings, skillSigning, type SkillSigning } from "./signing.ts";
-import type { StoredSignatures } from "../storage/signatures.ts";
+import {
+  generationSigning,
+  type GenerationSigning,
+  shelfSignature,
+  type SigningBindings,
+  skillSignatures,
+  skillSigning,
+  type SkillSigning,
+} from "./signing.ts";
+import type { SkillSignature } from "../../core/signing/signatures.ts";
 import type { VersionSelector } from "../../core/versions/resolve.ts";
 import { resolveVersion, skillVersionsNow, type JudgedVersion, type ResolvedVersion, type VersionsView } from "./versions.ts";
 
@@ -126,11 +134,22 @@ export class ShelfService {
   }
 
   /**
-   * The stored signatures of this request's generation (or of `generation`, a version's own),
-   * null when it was published unsigned or the shelf does not sign.
+   * Where this request's generation's signatures are read from, with the digest ETags name (one
+   * small read); null when it was published unsigned or the shelf does not sign.
    */
-  async signatures(generation?: string): Promise<StoredSignatures | null> {
-    return generationSignatures(this.#env, generation ?? (await this.generation()).id);
+  async signing(): Promise<GenerationSigning | null> {
+    return generationSigning(this.#env, (await this.generation()).id);
+  }
+
+  /** The served signatures of `names` in this request's generation: the signature shards they span. */
+  async skillSignatures(signing: GenerationSigning | null, names: readonly string[]): Promise<Map<string, SkillSignature>> {
+    const generation = await this.generation();
+    return skillSignatures(this.#env, generation.id, generation.manifest.shard_count, signing, names);
+  }
+
+  /** The generation signature and the payload it signs, as /v1/shelf shows them (no signature shard read). */
+  async generationSignature(signing: GenerationSigning | null): Promise<Awaited<ReturnType<typeof shelfSignature>>> {
+    return shelfSignature(this.#env, (await this.generation()).id, signing);
   }
 
   /**

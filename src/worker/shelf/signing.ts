@@ -4,9 +4,21 @@
 // rollback cannot un-revoke a key. See docs/signing.md.
 import { Keyring, type KeysDocument, parseKeyList, type PublicKeyEntry } from "../../core/signing/keys.ts";
 import { originProblem, SigningError } from "../../core/signing/payloads.ts";
-import { documentGenerationPayloadValue, servedSignature, type SkillSignature } from "../../core/signing/signatures.ts";
+import { shardOf } from "../../core/generation/manifest.ts";
+import { mapLimit } from "../../core/publish/map-limit.ts";
+import { documentGenerationPayloadValue, type GenerationSignature, servedSignature, type SkillSignature } from "../../core/signing/signatures.ts";
 import type { StorageBindings } from "../storage/index.ts";
-import { readSignatures, readSkillSignature, type StoredSignatures } from "../storage/signatures.ts";
+import {
+  readGenerationPayload,
+  readGenerationSignature,
+  readSignatures,
+  readSignatureShard,
+  readSkillSignature,
+  type StoredSignatures,
+} from "../storage/signatures.ts";
+
+/** Signature shards read at once by a listing (R2 reads in flight stay well under the platform's limit). */
+const SIGNATURE_SHARD_READS_AT_ONCE = 8;
 
 /** The vars signing reads (wrangler.toml [vars] per environment; public keys are not secrets). */
 export interface SigningBindings {
@@ -86,15 +98,26 @@ function servingOrigin(env: SigningBindings): string | null {
 }
 
 /**
- * A generation's signatures: null for one built before signing or published unsigned, and on a
+ * Where a generation's signatures are read from: its generation signature object (with the
+ * digest of the whole document, for ETags), or for a generation signed before those existed, the
+ * whole document.
+ */
+export type GenerationSigning = { sha256: string } & ({ head: GenerationSignature; whole?: never } | { whole: StoredSignatures; head?: never });
+
+/**
+ * A generation's signing: null for one built before signing or published unsigned, and on a
  * shelf with no SHELF_SIGNING_ORIGIN, which serves none (and so reads no storage for them). A
  * malformed signing configuration serves none either (logged): the indexes and skills keep
  * answering, clients that require signatures refuse what they get, and keys.json says why.
- * The whole document: for the routes that show every skill's signature or the generation's.
+ * One small read (the generation signature); the whole document only for a generation signed
+ * before the Worker stored that.
  */
-export async function generationSignatures(env: StorageBindings & SigningBindings, generation: string): Promise<StoredSignatures | null> {
+export async function generationSigning(env: StorageBindings & SigningBindings, generation: string): Promise<GenerationSigning | null> {
   if (servingOrigin(env) === null) return null;
-  return readSignatures(env, generation);
+  const head = await readGenerationSignature(env, generation);
+  if (head !== null) return { sha256: head.signatures_sha256, head };
+  const whole = await readSignatures(env, generation);
+  return whole === null ? null : { sha256: whole.sha256, whole };
 }
 
 /** One skill's signature as served, with the SHA-256 of the stored document it came from (for ETags). */
@@ -116,22 +139,68 @@ export async function skillSigning(env: StorageBindings & SigningBindings, gener
   return { signature: stored.entry === null ? null : servedSignature(stored, stored.entry), sha256: stored.sha256 };
 }
 
-// Each document's entries by name, built once (the v0.2 index asks for every skill's).
+// Each whole document's entries by name, built once (the v0.2 index asks for every skill's).
 const byName = new WeakMap<StoredSignatures, Map<string, SkillSignature>>();
 
-/** One skill's signature as served, or null when the generation carries none for it. */
-export function skillSignatureOf(signed: StoredSignatures | null, name: string): SkillSignature | null {
-  if (!signed) return null;
+function wholeSignatures(signed: StoredSignatures): Map<string, SkillSignature> {
   let map = byName.get(signed);
   if (!map) {
     map = new Map(signed.doc.skills.map((entry) => [entry.name, servedSignature(signed.doc, entry)]));
     byName.set(signed, map);
   }
-  return map.get(name) ?? null;
+  return map;
 }
 
-/** The generation signature and the payload it signs, as /v1/shelf shows them. */
-export function generationSigning(signed: StoredSignatures | null) {
-  if (!signed) return null;
-  return { ...signed.doc.generation_signature, origin: signed.doc.origin, payload: documentGenerationPayloadValue(signed.doc) };
+/**
+ * The signatures of `names` (skills of generation `generation`, cut into `shardCount` shards), as
+ * served: a listing reads the signature shards its skills span, through the isolate's cache,
+ * never the whole document (unless the generation was signed before signature shards, or one is
+ * missing). A name with no signature maps to nothing.
+ * @example const signatures = await skillSignatures(env, generation.id, manifest.shard_count, signing, names)
+ */
+export async function skillSignatures(
+  env: StorageBindings,
+  generation: string,
+  shardCount: number,
+  signing: GenerationSigning | null,
+  names: readonly string[],
+): Promise<Map<string, SkillSignature>> {
+  if (signing === null) return new Map();
+  if (signing.whole) return wholeSignatures(signing.whole);
+  const byShard = new Map<number, string[]>();
+  for (const name of names) {
+    const index = shardOf(name, shardCount);
+    const list = byShard.get(index);
+    if (list) list.push(name);
+    else byShard.set(index, [name]);
+  }
+  const shards = await mapLimit([...byShard.keys()], SIGNATURE_SHARD_READS_AT_ONCE, (index) => readSignatureShard(env, generation, index));
+  const out = new Map<string, SkillSignature>();
+  for (const shard of shards) {
+    // Written before the generation signature, so missing only if storage lost it: the whole document still answers.
+    if (shard === null) {
+      const whole = await readSignatures(env, generation);
+      return whole === null ? out : wholeSignatures(whole);
+    }
+    for (const entry of shard.shard.skills) out.set(entry.name, servedSignature(shard.shard, entry));
+  }
+  return out;
+}
+
+/**
+ * The generation signature and the payload it signs, as /v1/shelf shows them: the payload from
+ * its own stored object (or the whole document, for a generation signed before it).
+ */
+export async function shelfSignature(env: StorageBindings, generation: string, signing: GenerationSigning | null) {
+  if (signing === null) return null;
+  if (signing.whole) {
+    const doc = signing.whole.doc;
+    return { ...doc.generation_signature, origin: doc.origin, payload: documentGenerationPayloadValue(doc) };
+  }
+  const payload = await readGenerationPayload(env, generation);
+  return {
+    ...signing.head.generation_signature,
+    origin: signing.head.origin,
+    payload: { contract: payload.contract, generation: payload.generation, origin: payload.origin, skills: payload.skills },
+  };
 }

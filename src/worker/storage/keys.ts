@@ -19,7 +19,8 @@ const R2_GENERATION_PREFIX = "generations/";
 export const R2_SIGNATURES_PREFIX = "signatures/";
 /**
  * R2: a generation's signatures cut by its shards (`signature-shards/<generation id>/<shard
- * index>`, canonical JSON, src/core/signing/signatures.ts), written by the admin API beside the
+ * index>`, canonical JSON, src/core/signing/signatures.ts), with its generation signature
+ * (`…/generation`) and the payload that signs (`…/payload`), written by the admin API beside the
  * whole document once it verified, deleted by gc with the generation. Generations signed before
  * these existed have only the whole document, which readers fall back to.
  */
@@ -85,6 +86,19 @@ export function signaturesKey(generation: string): string {
 export function signatureShardKey(generation: string, shard: number): string {
   if (!Number.isSafeInteger(shard) || shard < 0) throw new TypeError(`not a shard index: ${shard}`);
   return `${R2_SIGNATURE_SHARDS_PREFIX}${checkedHex(generation)}/${shard}`;
+}
+
+/**
+ * The R2 key of a generation's signature with its document's digest (GenerationSignature), kept
+ * under the generation's signature shards so gc deletes it with them.
+ */
+export function generationSignatureKey(generation: string): string {
+  return `${R2_SIGNATURE_SHARDS_PREFIX}${checkedHex(generation)}/generation`;
+}
+
+/** The R2 key of the generation payload a generation's signature signs (GenerationPayload), beside it. */
+export function generationPayloadKey(generation: string): string {
+  return `${R2_SIGNATURE_SHARDS_PREFIX}${checkedHex(generation)}/payload`;
 }
 
 /** The R2 key of a change document. Throws on anything but 64 lowercase hex. */

@@ -1,10 +1,15 @@
 // A generation's signatures as the read path sees them, checked against the schema and the
-// generation (and shard) they claim, then kept in memory for SIGNATURES_TTL_MS. Two reads: one
-// skill's signature from its shard's signature shard (one small R2 read per shard per isolate),
-// and the whole document for the routes that show every skill's or the generation's signature.
-// Generations signed before signature shards existed have only the whole document: a missing
-// shard falls back to it. Generations built before signing have none: null, never an error.
+// generation (and shard) they claim, then kept in memory for SIGNATURES_TTL_MS. Small reads only:
+// one skill's signature from its shard's signature shard, a listing's from the signature shards
+// it spans, the generation signature (and the digest ETags name) from its own object, and the
+// payload it signs from another. Generations signed before those objects existed have only the
+// whole document: a missing generation signature or shard falls back to it. Generations built
+// before signing have none: null, never an error.
 import {
+  type GenerationPayload,
+  GenerationPayloadSchema,
+  type GenerationSignature,
+  GenerationSignatureSchema,
   SignaturesDocumentSchema,
   SignatureShardSchema,
   type SignatureShard,
@@ -14,7 +19,7 @@ import {
 import { sha256Hex } from "../../core/skill/hash.ts";
 import type { Clock, StorageBindings } from "./bindings.ts";
 import { StorageUnavailableError } from "./errors.ts";
-import { signatureShardKey, signaturesKey } from "./keys.ts";
+import { generationPayloadKey, generationSignatureKey, signatureShardKey, signaturesKey } from "./keys.ts";
 
 /** How long an isolate keeps a generation's signatures (or their absence): a re-signing shows within this. */
 export const SIGNATURES_TTL_MS = 30_000;
@@ -38,13 +43,22 @@ export interface StoredSkillSignature {
   sha256: string;
 }
 
-const cache = new Map<string, { at: number; value: StoredSignatures | null }>();
-const shardCache = new Map<string, { at: number; value: { shard: SignatureShard; sha256: string; byName: Map<string, SkillSignatureEntry> } | null }>();
+/** A signature shard as kept: the shard, the SHA-256 of its bytes, its entries by name. */
+export interface StoredSignatureShard {
+  shard: SignatureShard;
+  sha256: string;
+  byName: Map<string, SkillSignatureEntry>;
+}
 
-/** Forgets every cached signatures document and shard (tests simulate a cold isolate or a re-signing). */
+const cache = new Map<string, { at: number; value: StoredSignatures | null }>();
+const shardCache = new Map<string, { at: number; value: StoredSignatureShard | null }>();
+const generationCache = new Map<string, { at: number; value: GenerationSignature | null }>();
+
+/** Forgets every cached signatures document, shard and generation signature (tests simulate a cold isolate or a re-signing). */
 export function resetSignaturesCache(): void {
   cache.clear();
   shardCache.clear();
+  generationCache.clear();
 }
 
 /** One R2 read of a whole object into memory; null when it is missing. */
@@ -80,6 +94,30 @@ export async function readSignatures(env: StorageBindings, id: string, clock: Cl
 }
 
 /**
+ * Shard `shard`'s signatures of generation `id` (one small read per isolate per SIGNATURES_TTL_MS),
+ * or null when none is stored (a generation signed before signature shards, or unsigned).
+ * StorageUnavailableError when R2 fails or what is stored is not what its key claims.
+ */
+export async function readSignatureShard(env: StorageBindings, id: string, shard: number, clock: Clock = Date.now): Promise<StoredSignatureShard | null> {
+  const now = clock();
+  const cacheKey = `${id}/${shard}`;
+  const hit = shardCache.get(cacheKey);
+  if (hit && now - hit.at < SIGNATURES_TTL_MS) return hit.value;
+  const key = signatureShardKey(id, shard);
+  const bytes = await readBytes(env, key);
+  let value: StoredSignatureShard | null = null;
+  if (bytes !== null) {
+    const parsed = SignatureShardSchema.safeParse(safeJson(bytes));
+    if (!parsed.success || parsed.data.generation !== id || parsed.data.shard !== shard)
+      throw new StorageUnavailableError(`${key} is not shard ${shard}'s signatures of generation ${id}`);
+    value = { shard: parsed.data, sha256: await sha256Hex(bytes), byName: new Map(parsed.data.skills.map((e) => [e.name, e])) };
+  }
+  if (shardCache.size >= SIGNATURE_SHARDS_CACHE_MAX) shardCache.clear();
+  shardCache.set(cacheKey, { at: now, value });
+  return value;
+}
+
+/**
  * The stored signature of skill `name` of generation `id`, whose shard is `shard`: one read of
  * that shard's signatures, or (a generation signed before signature shards) of the whole
  * document. Null when the generation has no signatures. StorageUnavailableError when R2 fails or
@@ -93,27 +131,47 @@ export async function readSkillSignature(
   name: string,
   clock: Clock = Date.now,
 ): Promise<StoredSkillSignature | null> {
-  const now = clock();
-  const cacheKey = `${id}/${shard}`;
-  let hit = shardCache.get(cacheKey);
-  if (!hit || now - hit.at >= SIGNATURES_TTL_MS) {
-    const key = signatureShardKey(id, shard);
-    const bytes = await readBytes(env, key);
-    let value: NonNullable<typeof hit>["value"] = null;
-    if (bytes !== null) {
-      const parsed = SignatureShardSchema.safeParse(safeJson(bytes));
-      if (!parsed.success || parsed.data.generation !== id || parsed.data.shard !== shard)
-        throw new StorageUnavailableError(`${key} is not shard ${shard}'s signatures of generation ${id}`);
-      value = { shard: parsed.data, sha256: await sha256Hex(bytes), byName: new Map(parsed.data.skills.map((e) => [e.name, e])) };
-    }
-    if (shardCache.size >= SIGNATURE_SHARDS_CACHE_MAX) shardCache.clear();
-    hit = { at: now, value };
-    shardCache.set(cacheKey, hit);
-  }
-  if (hit.value !== null) return { entry: hit.value.byName.get(name) ?? null, origin: hit.value.shard.origin, sha256: hit.value.sha256 };
+  const stored = await readSignatureShard(env, id, shard, clock);
+  if (stored !== null) return { entry: stored.byName.get(name) ?? null, origin: stored.shard.origin, sha256: stored.sha256 };
   const whole = await readSignatures(env, id, clock);
   if (whole === null) return null;
   return { entry: whole.doc.skills.find((e) => e.name === name) ?? null, origin: whole.doc.origin, sha256: whole.sha256 };
+}
+
+/**
+ * The generation signature of generation `id` with its document's digest (one small read per
+ * isolate per SIGNATURES_TTL_MS), or null when none is stored: the generation is unsigned or was
+ * signed before these objects existed (then its signature shards are missing too, and readers
+ * read the whole document). StorageUnavailableError as readSignatures.
+ */
+export async function readGenerationSignature(env: StorageBindings, id: string, clock: Clock = Date.now): Promise<GenerationSignature | null> {
+  const now = clock();
+  const hit = generationCache.get(id);
+  if (hit && now - hit.at < SIGNATURES_TTL_MS) return hit.value;
+  const key = generationSignatureKey(id);
+  const bytes = await readBytes(env, key);
+  let value: GenerationSignature | null = null;
+  if (bytes !== null) {
+    const parsed = GenerationSignatureSchema.safeParse(safeJson(bytes));
+    if (!parsed.success || parsed.data.generation !== id) throw new StorageUnavailableError(`${key} is not the generation signature of generation ${id}`);
+    value = parsed.data;
+  }
+  if (generationCache.size >= SIGNATURES_CACHE_MAX) generationCache.clear();
+  generationCache.set(id, { at: now, value });
+  return value;
+}
+
+/**
+ * The payload generation `id`'s signature signs (read only to build /v1/shelf's body, which the
+ * read path caches itself). StorageUnavailableError when it is missing (it is written before the
+ * generation signature that implies it) or is not this generation's payload.
+ */
+export async function readGenerationPayload(env: StorageBindings, id: string): Promise<GenerationPayload> {
+  const key = generationPayloadKey(id);
+  const bytes = await readBytes(env, key);
+  const parsed = bytes === null ? null : GenerationPayloadSchema.safeParse(safeJson(bytes));
+  if (!parsed?.success || parsed.data.generation !== id) throw new StorageUnavailableError(`${key} is not the generation payload of generation ${id}`);
+  return parsed.data;
 }
 
 function safeJson(bytes: Uint8Array): unknown {

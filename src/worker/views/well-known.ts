@@ -7,7 +7,7 @@ import { etagFor } from "../http/conditional.ts";
 import { GZIP_TYPE, MARKDOWN_TYPE, ZIP_TYPE } from "../http/content-type.ts";
 import { ShelfError } from "../errors.ts";
 import { notFound } from "../http/errors.ts";
-import { keysDocument, skillSignatureOf, SigningConfigError } from "../shelf/signing.ts";
+import { keysDocument, SigningConfigError } from "../shelf/signing.ts";
 import { generated, storedFile, type ReadEnv } from "../read/context.ts";
 import { discoveryIndexV1, discoveryIndexV2 } from "../read/indexes.ts";
 import { getCached } from "../read/policy.ts";
@@ -37,16 +37,25 @@ export function wellKnownRoutes(): Hono<ReadEnv> {
 
   // --- v0.2.0 ------------------------------------------------------------------------------
   getCached(routes, "/.well-known/agent-skills/index.json", "generated", async (c) => {
-    const generation = await c.get("shelf").generation();
-    const signed = await c.get("shelf").signatures();
-    const etag = etagFor(`v2-${generation.id}-${generation.advisoriesSeq}-${signed?.sha256 ?? "unsigned"}`);
+    const shelf = c.get("shelf");
+    const generation = await shelf.generation();
+    // The ETag names the signatures by their document's digest, read from the small generation
+    // signature; the body reads the signature shards its skills span.
+    const signing = await shelf.signing();
+    const etag = etagFor(`v2-${generation.id}-${generation.advisoriesSeq}-${signing?.sha256 ?? "unsigned"}`);
     // Its URLs carry the caller's access prefix, so each prefix has its own copy of the bytes.
     const prefix = c.get("shelfAccess").urlPrefix;
     return generated(
       c,
       etag,
-      async () =>
-        discoveryIndexV2(await c.get("shelf").skills(), generation.id, prefix, (name) => skillSignatureOf(signed, name), await c.get("shelf").lifecycle()),
+      async () => {
+        const skills = await shelf.skills();
+        const signatures = await shelf.skillSignatures(
+          signing,
+          skills.map((s) => s.name),
+        );
+        return discoveryIndexV2(skills, generation.id, prefix, (name) => signatures.get(name) ?? null, await shelf.lifecycle());
+      },
       prefix,
     );
   });

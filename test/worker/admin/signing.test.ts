@@ -9,13 +9,21 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import vector from "../../goldens/signing/vector.json";
 import type { BuiltGeneration } from "../../../src/core/generation/assemble.ts";
-import { canonicalJson } from "../../../src/core/generation/canonical-json.ts";
-import { SkillRecordSchema } from "../../../src/core/generation/manifest.ts";
+import { canonicalDocument, canonicalJson } from "../../../src/core/generation/canonical-json.ts";
+import { type GenerationManifest, type Shard, SkillRecordSchema } from "../../../src/core/generation/manifest.ts";
 import { AdminClient, PublishError, publishGeneration } from "../../../src/core/publish/client.ts";
 import { generateSigningKey, importSeed, toBase64, type SigningKey } from "../../../src/core/signing/ed25519.ts";
 import { signatureShards, signGeneration, type SignaturesDocument } from "../../../src/core/signing/signatures.ts";
-import { fromHex } from "../../../src/core/skill/hash.ts";
-import { R2_SIGNATURE_SHARDS_PREFIX, signatureShardKey, signaturesKey } from "../../../src/worker/storage/keys.ts";
+import { fromHex, sha256Hex } from "../../../src/core/skill/hash.ts";
+import { generationPayload } from "../../../src/core/signing/payloads.ts";
+import {
+  generationPayloadKey,
+  generationSignatureKey,
+  r2Key,
+  R2_SIGNATURE_SHARDS_PREFIX,
+  signatureShardKey,
+  signaturesKey,
+} from "../../../src/worker/storage/keys.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { adminEnv, adminRequest, buildGeneration, memorySource, pastMinGrace, skillInput, TOKEN, WORKER_URL, workerFetch } from "./helpers.ts";
 
@@ -26,11 +34,14 @@ async function shelf(version = "1") {
   return buildGeneration([await skillInput("alpha"), await skillInput("beta", { "references/café.md": `# Café ${version}\n` })]);
 }
 
-async function sign(built: BuiltGeneration, key: SigningKey, keyId = "k1", origin = ORIGIN): Promise<SignaturesDocument> {
-  const records = built.objects
+function recordsOf(built: BuiltGeneration) {
+  return built.objects
     .filter((o) => o.kind === "record")
     .map((o) => ({ ...SkillRecordSchema.parse(JSON.parse(new TextDecoder().decode(o.bytes))), sha256: o.sha256 }));
-  return signGeneration(built.id, records, key, { origin, keyId });
+}
+
+async function sign(built: BuiltGeneration, key: SigningKey, keyId = "k1", origin = ORIGIN): Promise<SignaturesDocument> {
+  return signGeneration(built.id, recordsOf(built), key, { origin, keyId });
 }
 
 type KeyStatus = "active" | "retired" | "revoked";
@@ -78,11 +89,29 @@ describe("a signed publish", () => {
     // And cut by the manifest's shards, one signature shard per shard with a skill, for the per-skill routes.
     const shards = signatureShards(doc, built.manifest.shard_count);
     const listed = (await env.SHELF_BUCKET.list({ prefix: R2_SIGNATURE_SHARDS_PREFIX })).objects.map((o) => o.key);
-    expect(listed.sort()).toEqual([...shards.keys()].map((i) => signatureShardKey(built.id, i)).sort());
+    // And the generation signature with the document's digest, and the payload it signs, for /v1/shelf and the listings' ETags.
+    expect(listed.sort()).toEqual(
+      [...[...shards.keys()].map((i) => signatureShardKey(built.id, i)), generationSignatureKey(built.id), generationPayloadKey(built.id)].sort(),
+    );
     for (const [index, shard] of shards) {
       const part = await env.SHELF_BUCKET.get(signatureShardKey(built.id, index));
       expect(new Uint8Array(await part!.arrayBuffer())).toEqual(canonicalJson(shard));
     }
+    const head = JSON.parse(await (await env.SHELF_BUCKET.get(generationSignatureKey(built.id)))!.text()) as Record<string, unknown>;
+    expect(head).toEqual({
+      schema: "skillshelf.generation-signature/1",
+      generation: built.id,
+      origin: ORIGIN,
+      generation_signature: doc.generation_signature,
+      signatures_sha256: await sha256Hex(canonicalJson(doc)),
+    });
+    const payload = await (await env.SHELF_BUCKET.get(generationPayloadKey(built.id)))!.arrayBuffer();
+    // The bytes the generation signature signs, as canonical JSON (both sort keys; names are ASCII here).
+    expect(JSON.parse(new TextDecoder().decode(payload))).toEqual(
+      JSON.parse(
+        new TextDecoder().decode(generationPayload({ origin: ORIGIN, generation: built.id, skills: doc.skills.map((e) => [e.name, e.revision] as const) })),
+      ),
+    );
     const again = await publish(built, workerEnv, await sign(built, key));
     expect(again).toMatchObject({ alreadyCurrent: true, signaturesUploaded: false, bytesUploaded: 0 });
     // The admin API names the stored document by its SHA-256, so the client asks before it sends.
@@ -181,6 +210,78 @@ describe("uploads that do not hold are refused", () => {
     const partial = await sign(built, key);
     partial.skills.pop();
     expect((await putSignatures(workerEnv, built.id, partial)).body.message).toMatch(/schema|generation signature|no signature/);
+  });
+});
+
+describe("the storage operations of storing signatures", () => {
+  /** PUT /signatures with R2's gets and puts recorded by key (the gets' prefixes are what matters). */
+  async function countedPut(workerEnv: object, generation: string, doc: SignaturesDocument) {
+    const gets: string[] = [];
+    const puts: string[] = [];
+    const bucket = env.SHELF_BUCKET;
+    const counted = {
+      ...workerEnv,
+      SHELF_BUCKET: new Proxy(bucket, {
+        get(target, prop) {
+          const value = Reflect.get(target, prop) as unknown;
+          if (typeof value !== "function") return value;
+          return (...args: unknown[]) => {
+            if (prop === "get") gets.push(String(args[0]));
+            if (prop === "put") puts.push(String(args[0]));
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      }),
+    };
+    resetStorageMemory();
+    const res = await putSignatures(counted, generation, doc);
+    return { ...res, gets, puts };
+  }
+
+  it("revisions come from the shard entries: no record is read (one read per shard, not per skill); entries without a file list read their records", async () => {
+    const workerEnv = await signingEnv([{ id: "k1", key, status: "active" }]);
+    const built = await shelf();
+    await publish(built, workerEnv);
+
+    // The same generation as a build before `listing` wrote it (not current, and the current one
+    // unsigned, so nothing vouches for its records): its shards' entries carry no file digests, so
+    // the revisions are checked against the records, and still refused when wrong.
+    const manifest = JSON.parse(new TextDecoder().decode(built.manifestBytes)) as GenerationManifest;
+    for (const ref of manifest.shards) {
+      const shard = (await (await env.SHELF_BUCKET.get(r2Key("shard", ref.sha256)))!.json()) as Shard;
+      for (const entry of shard.skills) delete entry.listing;
+      const doc = await canonicalDocument(shard);
+      await env.SHELF_BUCKET.put(r2Key("shard", doc.sha256), doc.bytes);
+      Object.assign(ref, { sha256: doc.sha256, size: doc.size });
+    }
+    const legacy = await canonicalDocument(manifest);
+    await env.SHELF_BUCKET.put(r2Key("generation", legacy.sha256), legacy.bytes);
+    const legacyDoc = await signGeneration(legacy.sha256, recordsOf(built), key, { origin: ORIGIN, keyId: "k1" });
+    const lying = structuredClone(legacyDoc);
+    lying.skills[1]!.revision = lying.skills[0]!.revision;
+    expect((await countedPut(workerEnv, legacy.sha256, lying)).body.message).toContain("beta: the revision is not that of the skill's files");
+    const old = await countedPut(workerEnv, legacy.sha256, legacyDoc);
+    expect([old.status, old.body.stored]).toEqual([201, true]);
+    expect(old.gets.filter((k) => k.startsWith("records/"))).toHaveLength(2);
+
+    // A build with file lists in its entries: shards only.
+    const lyingToo = await sign(built, key);
+    lyingToo.skills[1]!.revision = lyingToo.skills[0]!.revision;
+    const refused = await countedPut(workerEnv, built.id, lyingToo);
+    expect(refused.body.message).toContain("beta: the revision is not that of the skill's files");
+    expect(refused.puts).toEqual([]);
+    const first = await countedPut(workerEnv, built.id, await sign(built, key));
+    expect([first.status, first.body.stored]).toEqual([201, true]);
+    expect(first.gets.filter((k) => k.startsWith("records/"))).toEqual([]);
+    expect(first.gets.filter((k) => k.startsWith("shards/"))).toHaveLength(built.manifest.shards.length);
+    // Every get: the manifest, the shards, the stored document (is it these bytes already?). At
+    // 256 shards that is 258 gets, the gc lease's head and 259 puts: under 1,000 at any skill count.
+    expect(first.gets.sort()).toEqual(
+      [r2Key("generation", built.id), ...built.manifest.shards.map((ref) => r2Key("shard", ref.sha256)), signaturesKey(built.id)].sort(),
+    );
+    // One put per signature shard, then the payload, the generation signature, and the document last.
+    expect(first.puts).toHaveLength(built.manifest.shards.length + 3);
+    expect(first.puts.slice(-3)).toEqual([generationPayloadKey(built.id), generationSignatureKey(built.id), signaturesKey(built.id)]);
   });
 });
 

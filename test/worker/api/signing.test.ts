@@ -2,7 +2,9 @@
 // /v1/skills/{name}/signature returns it alone, /v1/shelf the generation signature and its payload,
 // the v0.2 index a `signature` per entry, /.well-known/skillshelf/keys.json the configured keys;
 // every signature verifies with the core over bytes rebuilt here; an unsigned generation (one built
-// before signing) keeps serving with none; a private shelf keeps its auth on all of these.
+// before signing) keeps serving with none; a private shelf keeps its auth on all of these. On a
+// 4-shard shelf: which signature objects each route reads (never the whole document, except for
+// generations signed before the per-shard objects, which answer the same bytes from it).
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -18,7 +20,13 @@ import { fromHex, sha256Hex } from "../../../src/core/skill/hash.ts";
 import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
-import { R2_SIGNATURE_SHARDS_PREFIX, signatureShardKey, signaturesKey } from "../../../src/worker/storage/keys.ts";
+import {
+  generationPayloadKey,
+  generationSignatureKey,
+  R2_SIGNATURE_SHARDS_PREFIX,
+  signatureShardKey,
+  signaturesKey,
+} from "../../../src/worker/storage/keys.ts";
 import app from "../../../src/worker/index.ts";
 import { adminEnv, buildGeneration, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
 import { expectDocumented } from "./openapi-check.ts";
@@ -110,11 +118,12 @@ describe("skill signatures", () => {
   });
 });
 
-describe("reading one skill's signature", () => {
-  it("reads its shard's signatures, never the whole document; a generation signed before signature shards falls back to the whole one with the same answers", async () => {
-    const names = ["alpha", ...Array.from({ length: 65 }, (_, i) => `filler-${String(i).padStart(2, "0")}`)];
+describe("reading signatures without the whole document", () => {
+  it("one skill reads its shard's signatures; the v0.2 index the signature shards it spans; /v1/shelf the generation signature and payload; older generations fall back to the whole document with the same bytes", async () => {
+    const names = ["alpha", ...Array.from({ length: 129 }, (_, i) => `filler-${String(i).padStart(3, "0")}`)];
     const many = await buildGeneration(await Promise.all(names.map((n) => skillInput(n))));
-    expect(many.manifest.shard_count).toBe(2);
+    expect(many.manifest.shard_count).toBe(4);
+    expect(new Set(names.map((n) => shardOf(n, 4))).size).toBe(4);
     await publish(many, true);
     const reads: string[] = [];
     const bucket = env.SHELF_BUCKET;
@@ -133,35 +142,69 @@ describe("reading one skill's signature", () => {
         },
       }),
     };
-    const signatureReads = async (path: string) => {
+    /** A cold isolate's answer to `path`, with the signature objects it read (sorted: shards are read concurrently). */
+    const signatureReads = async (path: string, headers: Record<string, string> = {}) => {
       resetStorageMemory();
       resetComputedCache();
       resetBodyCache();
       reads.length = 0;
-      const res = await get(path, {}, counted);
-      expect(res.status, path).toBe(200);
-      return { body: (await res.json()) as { tree_hash?: string }, reads: reads.filter((k) => k.startsWith("signature")) };
+      const res = await get(path, { headers }, counted);
+      const text = await res.text();
+      return { status: res.status, etag: res.headers.get("ETag"), text, reads: reads.filter((k) => k.startsWith("signature")).sort() };
     };
-    const { body: detail } = await signatureReads("/v1/skills/filler-07");
-    const paths = ["/v1/skills/filler-07", "/v1/skills/filler-07/signature", `/v1/skills/filler-07/versions/sha256:${detail.tree_hash}`];
-    const itsShard = signatureShardKey(many.id, shardOf("filler-07", 2));
-    const answers: unknown[] = [];
-    for (const path of paths) {
-      const { body, reads: read } = await signatureReads(path);
+    const { text: detailText } = await signatureReads("/v1/skills/filler-007");
+    const treeHash = (JSON.parse(detailText) as { tree_hash: string }).tree_hash;
+    const skillPaths = ["/v1/skills/filler-007", "/v1/skills/filler-007/signature", `/v1/skills/filler-007/versions/sha256:${treeHash}`];
+    const itsShard = signatureShardKey(many.id, shardOf("filler-007", 4));
+    const head = generationSignatureKey(many.id);
+    const answers = new Map<string, { etag: string | null; text: string }>();
+    for (const path of skillPaths) {
+      const { status, etag, text, reads: read } = await signatureReads(path);
+      expect(status, path).toBe(200);
       expect(read, path).toEqual([itsShard]);
-      answers.push(body);
+      answers.set(path, { etag, text });
     }
-    expect((answers[0] as { signature: unknown }).signature).toEqual(answers[1]);
-    // Listings of every skill's signature read the whole document once.
-    expect((await signatureReads("/.well-known/agent-skills/index.json")).reads).toEqual([signaturesKey(many.id)]);
+    expect((JSON.parse(answers.get(skillPaths[0]!)!.text) as { signature: unknown }).signature).toEqual(JSON.parse(answers.get(skillPaths[1]!)!.text));
 
+    // The v0.2 index: the generation signature (its ETag names the document's digest) and the 4 signature shards.
+    const index = "/.well-known/agent-skills/index.json";
+    const listed = await signatureReads(index);
+    expect(listed.status).toBe(200);
+    expect(listed.reads).toEqual([head, ...[0, 1, 2, 3].map((n) => signatureShardKey(many.id, n))].sort());
+    const entries = (JSON.parse(listed.text) as { skills: { name: string; signature?: { revision: string } }[] }).skills;
+    expect(entries).toHaveLength(names.length);
+    expect(entries.every((e) => e.signature !== undefined)).toBe(true);
+    const wholeDoc = canonicalJson(await signGeneration(many.id, recordsOf(many), key, { origin: ORIGIN, keyId: "k1" }));
+    expect(listed.etag).toMatch(new RegExp(`^"v2-${many.id}-.*-${await sha256Hex(wholeDoc)}"$`));
+    const revalidated = await signatureReads(index, { "If-None-Match": listed.etag! });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.reads).toEqual([head]);
+    answers.set(index, { etag: listed.etag, text: listed.text });
+    // /v1/shelf: the generation signature and its payload, no signature shard.
+    const shelf = await signatureReads("/v1/shelf");
+    expect(shelf.status).toBe(200);
+    expect(shelf.reads).toEqual([head, generationPayloadKey(many.id)].sort());
+    expect(shelf.etag).toContain(`-${await sha256Hex(wholeDoc)}"`);
+    answers.set("/v1/shelf", { etag: shelf.etag, text: shelf.text });
+
+    /** The same answers as before; a skill's ETag names the bytes its signature came from (its shard, or the whole document). */
+    const sameAnswers = async (listingReads: string[], skillEtagsSame: boolean) => {
+      for (const [path, answer] of answers) {
+        const { status, etag, text, reads: read } = await signatureReads(path);
+        expect(status, path).toBe(200);
+        if (skillEtagsSame || !skillPaths.includes(path)) expect(etag, path).toBe(answer.etag);
+        // Compared by digest: a failure should not print 60 KB of index.
+        expect(await sha256Hex(text), path).toBe(await sha256Hex(answer.text));
+        if (!skillPaths.includes(path)) expect(read, path).toEqual(listingReads);
+      }
+    };
+    // As stored by a Worker with signature shards but no generation signature object: the listings read the whole document.
+    await bucket.delete([head, generationPayloadKey(many.id)]);
+    await sameAnswers([head, signaturesKey(many.id)].sort(), true);
     // As stored by a Worker before signature shards: the whole document only.
     for (const object of (await bucket.list({ prefix: R2_SIGNATURE_SHARDS_PREFIX })).objects) await bucket.delete(object.key);
-    for (const [i, path] of paths.entries()) {
-      const { body, reads: read } = await signatureReads(path);
-      expect(body, path).toEqual(answers[i]);
-      expect(read, path).toEqual([itsShard, signaturesKey(many.id)]);
-    }
+    await sameAnswers([head, signaturesKey(many.id)].sort(), false);
+    for (const path of skillPaths) expect((await signatureReads(path)).reads, path).toEqual([itsShard, signaturesKey(many.id)]);
   });
 });
 

@@ -4,7 +4,6 @@
 import { SHELF_API } from "../../../core/api/shelf.ts";
 import { etagFor } from "../../http/conditional.ts";
 import { generated } from "../../read/context.ts";
-import { generationSigning } from "../../shelf/signing.ts";
 import { bindRoute, type ApiApp } from "./routes.ts";
 
 /** Binds the shelf group: the shelf's state. */
@@ -12,12 +11,16 @@ export function shelfRoutes(app: ApiApp): void {
   bindRoute(app, SHELF_API.status, async (c) => {
     const generation = await c.get("shelf").generation();
     const visibility = c.get("shelfAccess").visibility;
-    const signed = await c.get("shelf").signatures();
+    const signing = await c.get("shelf").signing();
     // The body also carries published_at (a rollback to the same generation changes it), the
     // visibility and the signatures (a re-signing changes them), so all of those are in the ETag too.
     const etag = etagFor(
-      `shelf-${generation.id}-${generation.advisoriesSeq}-${generation.seq ?? "pinned"}-${generation.publishedAt ?? "none"}-${visibility}-${signed?.sha256 ?? "unsigned"}`,
+      `shelf-${generation.id}-${generation.advisoriesSeq}-${generation.seq ?? "pinned"}-${generation.publishedAt ?? "none"}-${visibility}-${signing?.sha256 ?? "unsigned"}`,
     );
-    return generated(c, etag, async () => ({ ...(await c.get("shelf").status()), visibility, signature: generationSigning(signed) }));
+    return generated(c, etag, async () => ({
+      ...(await c.get("shelf").status()),
+      visibility,
+      signature: await c.get("shelf").generationSignature(signing),
+    }));
   });
 }
