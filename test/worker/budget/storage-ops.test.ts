@@ -198,13 +198,13 @@ it("fails a private route whose OAuth token costs one more KV read than recorded
   const route = ROUTES.find((r) => r.label === "OAuth GET /skills/nested/SKILL.md")!;
   expect(RECORDED[route.label], "storage-ops.json records OAuth GET /skills/nested/SKILL.md").toBeDefined();
   const twice = (e: Cloudflare.Env): Cloudflare.Env => {
-    const kv = (e as { OAUTH_KV: KVNamespace }).OAUTH_KV;
+    const kv = (e as unknown as { OAUTH_KV: KVNamespace }).OAUTH_KV;
     // The planted change: every OAuth KV get is made twice (through the counted binding).
     const doubled = new Proxy(kv, {
       get(target, prop, receiver) {
         if (prop !== "get") return Reflect.get(target, prop, receiver);
         return async (...args: Parameters<KVNamespace["get"]>) => {
-          await target.get(args[0] as string);
+          await target.get(String(args[0]));
           return (target.get as (...a: unknown[]) => unknown)(...args);
         };
       },
