@@ -8,7 +8,8 @@
 // publish of one changed skill.
 // Shelves (bench/shelf-gen.ts's lean skills), their builds and the published Miniflare state are
 // cached under ~/.cache/skillshelf/bench-budget, so a second run starts in seconds.
-// Run: npm run bench -- --only budget (--quick: 200 skills only; SKILLSHELF_BENCH_BUDGET_SIZES=1000: those sizes only).
+// Run: npm run bench -- --only budget (--quick: 200 skills only; SKILLSHELF_BENCH_BUDGET_SIZES=1000: those sizes only;
+// SKILLSHELF_BENCH_BUDGET_ROWS=private or public: only those rows).
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, homedir, loadavg } from "node:os";
@@ -18,7 +19,7 @@ import type { Pool } from "undici";
 import { GenerationManifestSchema, ShardSchema, shardOf } from "../src/core/generation/manifest.ts";
 import { type BudgetRoute, budgetRoutes, type PrivateSignIn, privateBudgetRoutes } from "../test/worker/budget/routes.ts";
 import { type StorageOps, sum, totalOps } from "../test/worker/budget/storage-ops.ts";
-import { accessTokenFor } from "../test/worker/oauth/headless.ts";
+import { accessTokenFor, type FetchFn } from "../test/worker/oauth/headless.ts";
 import { Inspector } from "./budget/inspector.ts";
 import type { CountedRequest } from "./budget/worker.ts";
 import { pool, send } from "./http/load.ts";
@@ -60,6 +61,8 @@ const PAID = { cpuMs: 30_000, ops: 10_000, heapBytes: 128 * 1024 * 1024 };
  * clients land in the cached state's OAuth namespace, one small client and grant per run.
  */
 const OAUTH_ISSUER = "http://localhost";
+/** SKILLSHELF_BENCH_BUDGET_ROWS=private measures only the private shelf's rows (and the publish); public only the public ones. */
+const ROWS = process.env.SKILLSHELF_BENCH_BUDGET_ROWS ?? "all";
 /** The changed skill of the publish row. */
 const CHANGED = 2;
 
@@ -178,7 +181,7 @@ async function measureSize(skills: number, bundle: { dir: string; main: string }
     const published = await publishBuild(main.skillshelf!, build, token);
     setup = `${note}, publish ${published.seconds.toFixed(0)} s`;
     console.log(`  ${skills} skills: ${setup}`);
-    return budgetRoutes(subject);
+    return ROWS === "private" ? [] : budgetRoutes(subject);
   });
   // The same published state as a private shelf with OAuth on: the warm isolate first signs in
   // through the whole OAuth flow (uncounted, as a host does once an hour), then every private route
@@ -198,13 +201,16 @@ async function measureSize(skills: number, bundle: { dir: string; main: string }
       },
     },
   };
-  const privateRows = await measureRoutes(privatePlan, async (main) => {
-    const bearer: Record<PrivateSignIn, string> = {
-      oauth: await accessTokenFor(fetch, { origin: main.skillshelf!.origin, resource: OAUTH_ISSUER, readToken }),
-      "read-token": readToken,
-    };
-    return privateBudgetRoutes(subject).map((route) => ({ ...route, headers: { ...route.headers, Authorization: `Bearer ${bearer[route.signIn!]}` } }));
-  });
+  const privateRows =
+    ROWS === "public"
+      ? []
+      : await measureRoutes(privatePlan, async (main) => {
+          const bearer: Record<PrivateSignIn, string> = {
+            oauth: await accessTokenFor(asIssuer(main.skillshelf!), { origin: main.skillshelf!.origin, resource: OAUTH_ISSUER, readToken }),
+            "read-token": readToken,
+          };
+          return privateBudgetRoutes(subject).map((route) => ({ ...route, headers: { ...route.headers, Authorization: `Bearer ${bearer[route.signIn!]}` } }));
+        });
   // Last, as it changes the shelf (and so the ETags the cold 304s send): a warmed isolate takes a publish.
   const last = await startWorkerd(base);
   let publish: SizeResult["publish"];
@@ -271,6 +277,34 @@ async function measureRoutes(plan: WorkerdPlan, prepare: (main: Workerd) => Prom
     }
   }
   return routes.map((route) => ({ route, warm: warm.get(route.label)!, cold: medianSample(coldSamples.get(route.label)!) }));
+}
+
+/**
+ * A fetch into the Worker at `origin` that names the OAuth issuer's host in every request: the
+ * library answers its endpoints only at the issuer's own origin, and workerd takes a request's
+ * URL from its Host header (Node's fetch will not send another Host, so this goes through undici).
+ */
+function asIssuer(origin: URL): FetchFn {
+  const host = new URL(OAUTH_ISSUER).host;
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const headers: Record<string, string> = { ...Object.fromEntries(new Headers(init?.headers)), host };
+    const target = pool(origin, 1);
+    try {
+      const answer = await target.request({
+        method: (init?.method ?? "GET") as "GET",
+        path: url.pathname + url.search,
+        headers,
+        body: init?.body as string | undefined,
+      });
+      const body = Buffer.from(await answer.body.arrayBuffer());
+      const out = new Headers();
+      for (const [name, value] of Object.entries(answer.headers)) for (const v of [value ?? []].flat()) out.append(name, v);
+      return new Response(body.byteLength ? body : null, { status: answer.statusCode, headers: out });
+    } finally {
+      await target.destroy();
+    }
+  };
 }
 
 function requestOf(route: BudgetRoute, conditional: Record<string, string> | undefined) {
