@@ -2,23 +2,38 @@
 // 10,000 skills: for each route of test/worker/budget/routes.ts (the counting test's table), on a
 // cold isolate and a warm one, the isolate's CPU from workerd's V8 profiler (bench/budget/inspector.ts),
 // storage operations by service (R2, KV, Cache API, counted at the bindings by bench/budget/worker.ts),
-// bytes read and the isolate's heap after the request; then an admin publish of one changed skill.
+// bytes read and the isolate's heap after the request; then the same published state as a private
+// shelf with OAuth on, its routes (routes.ts privateBudgetRoutes) read with an OAuth access token
+// (obtained through the whole flow first, uncounted) and with a static read token; then an admin
+// publish of one changed skill.
 // Shelves (bench/shelf-gen.ts's lean skills), their builds and the published Miniflare state are
 // cached under ~/.cache/skillshelf/bench-budget, so a second run starts in seconds.
-// Run: npm run bench -- --only budget (--quick: 200 skills only; SKILLSHELF_BENCH_BUDGET_SIZES=1000: those sizes only).
+// Run: npm run bench -- --only budget (--quick: 200 skills only; SKILLSHELF_BENCH_BUDGET_SIZES=1000: those sizes only;
+// SKILLSHELF_BENCH_BUDGET_ROWS=private or public: only those rows).
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, homedir, loadavg, tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, homedir, loadavg } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Pool } from "undici";
 import { GenerationManifestSchema, ShardSchema, shardOf } from "../src/core/generation/manifest.ts";
-import { type BudgetRoute, budgetRoutes } from "../test/worker/budget/routes.ts";
+import { type BudgetRoute, budgetRoutes, type PrivateSignIn, privateBudgetRoutes } from "../test/worker/budget/routes.ts";
 import { type StorageOps, sum, totalOps } from "../test/worker/budget/storage-ops.ts";
+import { accessTokenFor, type FetchFn } from "../test/worker/oauth/headless.ts";
 import { Inspector } from "./budget/inspector.ts";
 import type { CountedRequest } from "./budget/worker.ts";
 import { pool, send } from "./http/load.ts";
-import { runNode, skillshelfConfig, startWorkerd, type Workerd, type WorkerdPlan } from "./http/workerd.ts";
+import {
+  benchPublishToken,
+  benchScratch,
+  publishBuild,
+  runNode,
+  runWorkerdBench,
+  skillshelfConfig,
+  startWorkerd,
+  type Workerd,
+  type WorkerdPlan,
+} from "./http/workerd.ts";
 import { median, ms, QUICK, reportSection, table } from "./report.ts";
 import { benchSkillName, writeBenchShelf, writeBenchSkill } from "./shelf-gen.ts";
 
@@ -37,10 +52,17 @@ const COLD_RUNS = 1;
 const COPIES_PER_WORKERD = 28;
 const CACHE = path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), ".cache"), "skillshelf", "bench-budget");
 const SKILLSHELF_CLI = path.join(ROOT, "bin/skillshelf.js");
-const TOKEN_VAR = "SKILLSHELF_BENCH_PUBLISH_TOKEN";
 /** The plans' per-request limits (Cloudflare's limits page and changelog, 2026-02-11). */
 const FREE = { cpuMs: 10, ops: 1_000, heapBytes: 128 * 1024 * 1024 };
 const PAID = { cpuMs: 30_000, ops: 10_000, heapBytes: 128 * 1024 * 1024 };
+/**
+ * The private shelf's OAuth issuer: the resource its tokens are bound to, checked against the
+ * Worker's own setting only, so every copy (each on its own port) accepts the one token. Grants and
+ * clients land in the cached state's OAuth namespace, one small client and grant per run.
+ */
+const OAUTH_ISSUER = "http://localhost";
+/** SKILLSHELF_BENCH_BUDGET_ROWS=private measures only the private shelf's rows (and the publish); public only the public ones. */
+const ROWS = process.env.SKILLSHELF_BENCH_BUDGET_ROWS ?? "all";
 /** The changed skill of the publish row. */
 const CHANGED = 2;
 
@@ -68,17 +90,10 @@ interface SizeResult {
   setup: string;
 }
 
-const tmp = mkdtempSync(path.join(tmpdir(), "skillshelf-budget-bench-"));
+const tmp = benchScratch("skillshelf-budget-bench-");
 const started = performance.now();
 const loadAtStart = loadavg()[0]!;
-let running: Workerd | undefined;
-process.on("exit", () => rmSync(tmp, { recursive: true, force: true }));
-try {
-  await main();
-} finally {
-  await running?.stop().catch(() => {});
-  rmSync(tmp, { recursive: true, force: true });
-}
+await runWorkerdBench(main, tmp);
 
 async function main(): Promise<void> {
   console.log(`budget: ${SIZES.join(" and ")} skills; ${cpus().length} × ${cpus()[0]?.model.trim()}, load ${loadAtStart.toFixed(2)}; cache ${CACHE}`);
@@ -143,14 +158,14 @@ function pluginArchivePath(build: string, name: string): string {
 async function measureSize(skills: number, bundle: { dir: string; main: string }): Promise<SizeResult> {
   const t0 = performance.now();
   const { shelf, build, state, note } = await preparedShelf(skills);
-  const token = randomBytes(32).toString("hex");
+  const { token, vars } = benchPublishToken();
   const config = skillshelfConfig(ROOT);
   const base: WorkerdPlan = {
     stateDir: state,
     inspector: true,
-    skillshelf: { bundle, config, extraVars: { PUBLISH_TOKEN_SHA256: createHash("sha256").update(token).digest("hex"), SHELF_LIVE_TTL_MS: "30000" } },
+    skillshelf: { bundle, config, extraVars: { ...vars, SHELF_LIVE_TTL_MS: "30000" } },
   };
-  const routes = budgetRoutes({
+  const subject = {
     skill: benchSkillName(1),
     reference: "references/guide.md",
     asset: "assets/data.bin",
@@ -159,57 +174,45 @@ async function measureSize(skills: number, bundle: { dir: string; main: string }
     query: "deploy",
     adminToken: token,
     pluginArchive: pluginArchivePath(build, benchSkillName(1)),
+  };
+  let setup = note;
+  // The public shelf: the warm isolate first publishes the build (uploading only what the cached state lacks).
+  const publicRows = await measureRoutes(base, async (main) => {
+    const published = await publishBuild(main.skillshelf!, build, token);
+    setup = `${note}, publish ${published.seconds.toFixed(0)} s`;
+    console.log(`  ${skills} skills: ${setup}`);
+    return ROWS === "private" ? [] : budgetRoutes(subject);
   });
-
-  // The warm isolate: publishes the build (uploading only what the cached state lacks), then serves every route.
-  running = await startWorkerd(base);
-  const main = running;
-  const published = await runNode([SKILLSHELF_CLI, "publish", "--url", main.skillshelf!.origin, "--dir", build, "--token-env", TOKEN_VAR], {
-    cwd: ROOT,
-    env: { [TOKEN_VAR]: token, CI: "1" },
-  });
-  const setup = `${note}, publish ${published.seconds.toFixed(0)} s`;
-  console.log(`  ${skills} skills: ${setup}`);
-  const warmPool = pool(main.skillshelf!, 1);
-  const warmInspector = await Inspector.connect(main.inspector!, "skillshelf");
-  const etags = new Map<string, string>();
-  const warm = new Map<string, Sample>();
-  try {
-    for (const route of routes) {
-      if (route.conditional) {
-        const plain = await send(warmPool, { path: route.path, headers: route.headers, status: 200 });
-        etags.set(route.label, String(plain.headers.etag));
-      }
-      warm.set(route.label, await measureWarm(main, warmPool, warmInspector, main.skillshelf!, route, etags.get(route.label)));
-    }
-  } finally {
-    warmInspector.close();
-    await warmPool.destroy();
-    running = undefined;
-    await main.stop();
-  }
-
-  // Cold isolates: each route's request is the first its copy of the Worker ever serves.
-  const coldSamples = new Map<string, Sample[]>();
-  const jobs = routes.flatMap((route) => Array.from({ length: COLD_RUNS }, () => route));
-  for (let i = 0; i < jobs.length; i += COPIES_PER_WORKERD) {
-    const batch = jobs.slice(i, i + COPIES_PER_WORKERD);
-    const copies = batch.map((_r, j) => `cold-${j}`);
-    running = await startWorkerd({ ...base, skillshelf: { ...base.skillshelf!, copies } });
-    const workerd = running;
-    try {
-      for (const [j, route] of batch.entries()) {
-        const sample = await measureCold(workerd, copies[j]!, route, etags.get(route.label));
-        coldSamples.set(route.label, [...(coldSamples.get(route.label) ?? []), sample]);
-      }
-    } finally {
-      running = undefined;
-      await workerd.stop();
-    }
-  }
+  // The same published state as a private shelf with OAuth on: the warm isolate first signs in
+  // through the whole OAuth flow (uncounted, as a host does once an hour), then every private route
+  // sends that access token, or the static read token.
+  const readToken = randomBytes(24).toString("hex");
+  const privatePlan: WorkerdPlan = {
+    ...base,
+    skillshelf: {
+      ...base.skillshelf!,
+      config: { ...config, kv: [...config.kv, "OAUTH_KV"] },
+      extraVars: {
+        ...base.skillshelf!.extraVars,
+        SHELF_VISIBILITY: "private",
+        READ_TOKEN_SHA256: createHash("sha256").update(readToken).digest("hex"),
+        SHELF_OAUTH_ISSUER: OAUTH_ISSUER,
+        SHELF_SESSION_KEY: randomBytes(32).toString("hex"),
+      },
+    },
+  };
+  const privateRows =
+    ROWS === "public"
+      ? []
+      : await measureRoutes(privatePlan, async (main) => {
+          const bearer: Record<PrivateSignIn, string> = {
+            oauth: await accessTokenFor(asIssuer(main.skillshelf!), { origin: main.skillshelf!.origin, resource: OAUTH_ISSUER, readToken }),
+            "read-token": readToken,
+          };
+          return privateBudgetRoutes(subject).map((route) => ({ ...route, headers: { ...route.headers, Authorization: `Bearer ${bearer[route.signIn!]}` } }));
+        });
   // Last, as it changes the shelf (and so the ETags the cold 304s send): a warmed isolate takes a publish.
-  running = await startWorkerd(base);
-  const last = running;
+  const last = await startWorkerd(base);
   let publish: SizeResult["publish"];
   const publishInspector = await Inspector.connect(last.inspector!, "skillshelf");
   try {
@@ -220,16 +223,92 @@ async function measureSize(skills: number, bundle: { dir: string; main: string }
     publish = await measurePublish(shelf, build, token, last, publishInspector);
   } finally {
     publishInspector.close();
-    running = undefined;
     await last.stop();
   }
-  const rows = routes.map((route) => ({ route, warm: warm.get(route.label)!, cold: medianSample(coldSamples.get(route.label)!) }));
   console.log(`  ${skills} skills measured in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-  return { skills, rows, publish, setup };
+  return { skills, rows: [...publicRows, ...privateRows], publish, setup };
 }
 
-function requestOf(route: BudgetRoute, etag: string | undefined) {
-  return { ...route, headers: { ...route.headers, ...(etag ? { "If-None-Match": etag } : {}) } };
+/**
+ * Routes on one configuration of the shelf: a warm isolate (where `prepare` first publishes or signs
+ * in, uncounted, and returns the routes) serves each route in turn; then each route is the first
+ * request of a never-used copy of the Worker.
+ */
+async function measureRoutes(plan: WorkerdPlan, prepare: (main: Workerd) => Promise<BudgetRoute[]>): Promise<Measured[]> {
+  const main = await startWorkerd(plan);
+  const warm = new Map<string, Sample>();
+  /** A 304 route's conditional headers: the ETag the warm isolate answered, and its Host (the marketplace names the host it is served from, so a copy on another port sends the same Host to get the same document). */
+  const etags = new Map<string, Record<string, string>>();
+  let routes: BudgetRoute[];
+  try {
+    routes = await prepare(main);
+    const warmPool = pool(main.skillshelf!, 1);
+    const warmInspector = await Inspector.connect(main.inspector!, "skillshelf");
+    try {
+      for (const route of routes) {
+        if (route.conditional) {
+          const plain = await send(warmPool, { path: route.path, headers: route.headers, status: 200 });
+          etags.set(route.label, { "If-None-Match": String(plain.headers.etag), Host: main.skillshelf!.host });
+        }
+        warm.set(route.label, await measureWarm(main, warmPool, warmInspector, main.skillshelf!, route, etags.get(route.label)));
+      }
+    } finally {
+      warmInspector.close();
+      await warmPool.destroy();
+    }
+  } finally {
+    await main.stop();
+  }
+
+  // Cold isolates: each route's request is the first its copy of the Worker ever serves.
+  const coldSamples = new Map<string, Sample[]>();
+  const jobs = routes.flatMap((route) => Array.from({ length: COLD_RUNS }, () => route));
+  for (let i = 0; i < jobs.length; i += COPIES_PER_WORKERD) {
+    const batch = jobs.slice(i, i + COPIES_PER_WORKERD);
+    const copies = batch.map((_r, j) => `cold-${j}`);
+    const workerd = await startWorkerd({ ...plan, skillshelf: { ...plan.skillshelf!, copies } });
+    try {
+      for (const [j, route] of batch.entries()) {
+        const sample = await measureCold(workerd, copies[j]!, route, etags.get(route.label));
+        coldSamples.set(route.label, [...(coldSamples.get(route.label) ?? []), sample]);
+      }
+    } finally {
+      await workerd.stop();
+    }
+  }
+  return routes.map((route) => ({ route, warm: warm.get(route.label)!, cold: medianSample(coldSamples.get(route.label)!) }));
+}
+
+/**
+ * A fetch into the Worker at `origin` that names the OAuth issuer's host in every request: the
+ * library answers its endpoints only at the issuer's own origin, and workerd takes a request's
+ * URL from its Host header (Node's fetch will not send another Host, so this goes through undici).
+ */
+function asIssuer(origin: URL): FetchFn {
+  const host = new URL(OAUTH_ISSUER).host;
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const headers: Record<string, string> = { ...Object.fromEntries(new Headers(init?.headers)), host };
+    const target = pool(origin, 1);
+    try {
+      const answer = await target.request({
+        method: (init?.method ?? "GET") as "GET",
+        path: url.pathname + url.search,
+        headers,
+        body: init?.body as string | undefined,
+      });
+      const body = Buffer.from(await answer.body.arrayBuffer());
+      const out = new Headers();
+      for (const [name, value] of Object.entries(answer.headers)) for (const v of [value ?? []].flat()) out.append(name, v);
+      return new Response(body.byteLength ? body : null, { status: answer.statusCode, headers: out });
+    } finally {
+      await target.destroy();
+    }
+  };
+}
+
+function requestOf(route: BudgetRoute, conditional: Record<string, string> | undefined) {
+  return { ...route, headers: { ...route.headers, ...conditional } };
 }
 
 /** What the Worker counted for the requests since the last read. */
@@ -238,8 +317,15 @@ async function countedSince(origin: URL): Promise<CountedRequest[]> {
   return (await response.json()) as CountedRequest[];
 }
 
-async function measureWarm(workerd: Workerd, target: Pool, inspector: Inspector, origin: URL, route: BudgetRoute, etag: string | undefined): Promise<Sample> {
-  const request = requestOf(route, etag);
+async function measureWarm(
+  workerd: Workerd,
+  target: Pool,
+  inspector: Inspector,
+  origin: URL,
+  route: BudgetRoute,
+  conditional: Record<string, string> | undefined,
+): Promise<Sample> {
+  const request = requestOf(route, conditional);
   await send(target, request);
   let nanos = 0n;
   const profilerMs = await inspector.busyMs(async () => {
@@ -253,7 +339,7 @@ async function measureWarm(workerd: Workerd, target: Pool, inspector: Inspector,
   return { cpuMs, profilerMs: profilerMs / WARM_RUNS, ops: counted.at(-1)!.ops, heapBytes: await inspector.heapUsed() };
 }
 
-async function measureCold(workerd: Workerd, name: string, route: BudgetRoute, etag: string | undefined): Promise<Sample> {
+async function measureCold(workerd: Workerd, name: string, route: BudgetRoute, conditional: Record<string, string> | undefined): Promise<Sample> {
   const origin = workerd.copies[name]!;
   const inspector = await Inspector.connect(workerd.inspector!, name);
   const target = pool(origin, 1);
@@ -261,7 +347,7 @@ async function measureCold(workerd: Workerd, name: string, route: BudgetRoute, e
     let nanos = 0n;
     const profilerMs = await inspector.busyMs(async () => {
       const before = workerd.cpuNanos();
-      await send(target, requestOf(route, etag));
+      await send(target, requestOf(route, conditional));
       nanos = workerd.cpuNanos() - before;
     });
     const cpuMs = Number(nanos) / 1e6;
@@ -289,10 +375,7 @@ async function measurePublish(shelf: string, build: string, token: string, worke
   let nanos = 0n;
   const profilerMs = await inspector.busyMs(async () => {
     const before = workerd.cpuNanos();
-    await runNode([SKILLSHELF_CLI, "publish", "--url", workerd.skillshelf!.origin, "--dir", build, "--token-env", TOKEN_VAR], {
-      cwd: ROOT,
-      env: { [TOKEN_VAR]: token, CI: "1" },
-    });
+    await publishBuild(workerd.skillshelf!, build, token);
     nanos = workerd.cpuNanos() - before;
   });
   const cpuMs = Number(nanos) / 1e6;
@@ -350,7 +433,8 @@ function report(results: SizeResult[]): void {
     `Every route of \`test/worker/budget/routes.ts\` (the counting test's table) against skillshelf's deploy bundle, wrapped by \`bench/budget/worker.ts\` to count storage operations at the bindings, in workerd (Miniflare, the simulator \`wrangler dev\` runs), over \`bench/shelf-gen.ts\`'s lean skills (~10 KiB in five files each) built with \`skillshelf build\` and published with \`skillshelf publish\` through the admin API, so KV holds its copies as in production.`,
     "",
     `- **CPU:** workerd's CPU time during the request: the on-core nanoseconds of all its threads (/proc/<pid>/task/*/schedstat), which a loaded machine does not inflate, but which include the R2 and KV simulators the request called (Miniflare runs them in the same process; about 1 ms per warm operation, the http section's bare Worker) and the inspector's sampling, so it is an upper bound of the isolate's own. In brackets, the isolate's busy time from workerd's V8 sampling profiler over its inspector (\`bench/budget/inspector.ts\`, 1 ms samples, non-idle ones): the isolate alone, but wall-clock, so time the thread waited for a core counts too, and a request shorter than a sample can show none. Cold: ${COLD_RUNS === 1 ? "one never-used isolate" : `the median of ${COLD_RUNS} never-used isolates`} per route (a copy of the Worker in a workerd of up to ${COPIES_PER_WORKERD}, its module evaluated at start-up as on Cloudflare, where that is not request CPU); warm: the mean of ${WARM_RUNS} repetitions after one warm-up, on an isolate that has served every route above it. The verdict uses workerd's CPU time.`,
-    "- **ops:** binding calls per request, R2 · KV · Cache API (a KV bulk get is one call); **read:** bytes those calls returned; **heap:** V8's used heap of the isolate after the request (Runtime.getHeapUsage).",
+    "- **ops:** binding calls per request, R2 · KV · Cache API (a KV bulk get is one call; KV counts the shelf's namespace and OAuth's); **read:** bytes those calls returned; **heap:** V8's used heap of the isolate after the request (Runtime.getHeapUsage).",
+    "- **private** rows: the same published state served as a private shelf with OAuth on (`SHELF_VISIBILITY=private`, `SHELF_OAUTH_ISSUER`, an `OAUTH_KV` namespace), each request signed in with an OAuth access token (`OAuth …`, obtained through registration, sign-in, consent and the PKCE code exchange before the rows, not counted in any) or with a static read token held as `READ_TOKEN_SHA256` (`read token …`). A private shelf never uses the Cache API (a cached answer would skip read access).",
     `- **Free plan:** 10 ms CPU, 1,000 operations on Cloudflare services, 128 MB per isolate; Paid defaults 30 s, 10,000, 128 MB. A row is **over Free** when either its cold or its warm figure exceeds one of these.`,
     `- **Run:** ${QUICK ? "quick mode (figures indicative only), " : ""}${seconds.toFixed(0)} s in all; load average ${loadAtStart.toFixed(2)} at the start, ${loadEnd.toFixed(2)} at the end, on ${cpus().length} cores.`,
     "",

@@ -8,14 +8,24 @@
 // each bounded in requests and seconds, over loopback keep-alive connections.
 // Run: npm run bench -- --only floor (add --quick for a short run).
 import { execFileSync } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { createHash } from "node:crypto";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Pool } from "undici";
 import { type BenchRequest, loadRound, pool, type RoundLimits, type RoundResult, send } from "./http/load.ts";
-import { bundleSkillshelf, runNode, skillshelfConfig, startWorkerd, type Workerd } from "./http/workerd.ts";
+import {
+  benchPublishToken,
+  benchScratch,
+  bundleSkillshelf,
+  pathToBlob,
+  publishBuild,
+  runNode,
+  runWorkerdBench,
+  skillshelfConfig,
+  startWorkerd,
+} from "./http/workerd.ts";
 import { median, ms, QUICK, reportSection, table } from "./report.ts";
 import { benchSkillName, writeBenchShelf } from "./shelf-gen.ts";
 
@@ -26,21 +36,13 @@ const ROUNDS = QUICK ? 2 : 6;
 const CONNECTIONS = 8;
 const LIMITS: RoundLimits = QUICK ? { requests: 500, seconds: 0.4, connections: CONNECTIONS } : { requests: 4_000, seconds: 1.5, connections: CONNECTIONS };
 const CLI = path.join(ROOT, "bin/skillshelf.js");
-const TOKEN_VAR = "SKILLSHELF_BENCH_PUBLISH_TOKEN";
 const SIDES = ["bare", "before", "after"] as const;
 type Side = (typeof SIDES)[number];
 
-const tmp = mkdtempSync(path.join(tmpdir(), "skillshelf-floor-bench-"));
+const tmp = benchScratch("skillshelf-floor-bench-");
 const started = performance.now();
 const loadAtStart = loadavg()[0]!;
-let running: Workerd | undefined;
-process.on("exit", () => rmSync(tmp, { recursive: true, force: true }));
-try {
-  await main();
-} finally {
-  await running?.stop().catch(() => {});
-  rmSync(tmp, { recursive: true, force: true });
-}
+await runWorkerdBench(main, tmp);
 
 /** The base commit's Worker, bundled the way the working tree's is: its src/ and wrangler.toml from `git archive`, this checkout's node_modules. */
 async function baseBundle(): Promise<{ bundle: { dir: string; main: string }; commit: string }> {
@@ -82,23 +84,19 @@ async function main(): Promise<void> {
   ]);
   const files = pathToBlob(buildDir);
   const names = Array.from({ length: SKILLS }, (_, i) => benchSkillName(i));
-  const token = randomBytes(32).toString("hex");
+  const { token, vars } = benchPublishToken();
   const config = skillshelfConfig(ROOT);
-  running = await startWorkerd({
+  const workerd = await startWorkerd({
     stateDir: path.join(tmp, "state"),
     skillshelf: {
       bundle: after,
       config,
-      extraVars: { PUBLISH_TOKEN_SHA256: createHash("sha256").update(token).digest("hex") },
+      extraVars: vars,
       variants: { before: base.bundle },
     },
     bare: { files, compatibilityDate: config.compatibilityDate },
   });
-  const workerd = running;
-  await runNode([CLI, "publish", "--url", workerd.skillshelf!.origin, "--dir", buildDir, "--token-env", TOKEN_VAR], {
-    cwd: ROOT,
-    env: { [TOKEN_VAR]: token, CI: "1" },
-  });
+  await publishBuild(workerd.skillshelf!, buildDir, token);
 
   const pools: Record<Side, Pool> = {
     bare: pool(workerd.bare!, CONNECTIONS),
@@ -154,19 +152,8 @@ async function main(): Promise<void> {
     report(rows, results, base.commit);
   } finally {
     for (const p of Object.values(pools)) await p.destroy().catch(() => {});
-    running = undefined;
     await workerd.stop();
   }
-}
-
-/** The static layout's path of every file → its blob's SHA-256, from the build folder's skill records. */
-function pathToBlob(buildDir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const entry of readdirSync(path.join(buildDir, "records"))) {
-    const record = JSON.parse(readFileSync(path.join(buildDir, "records", entry), "utf8")) as { name: string; files: { path: string; sha256: string }[] };
-    for (const file of record.files) files[`/skills/${record.name}/${file.path}`] = file.sha256;
-  }
-  return files;
 }
 
 function report(rows: Row[], results: Map<string, Record<Side, RoundResult[]>>, baseCommit: string): void {

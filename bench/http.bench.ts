@@ -9,15 +9,27 @@
 // for a catalog of every skill (static layout vs /v1/catalog); and cold starts (a fresh workerd per
 // sample). Run: npm run bench -- --only http (add --quick for a short run).
 import { spawnSync } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Pool } from "undici";
 import { type BenchRequest, loadRound, pool, type RoundLimits, type RoundResult, send } from "./http/load.ts";
-import { bundleSkillshelf, runNode, skillshelfConfig, startWorkerd, type Workerd, type WorkerdPlan } from "./http/workerd.ts";
+import {
+  benchPublishToken,
+  benchScratch,
+  bundleSkillshelf,
+  pathToBlob,
+  publishBuild,
+  runNode,
+  runWorkerdBench,
+  skillshelfConfig,
+  startWorkerd,
+  type Workerd,
+  type WorkerdPlan,
+} from "./http/workerd.ts";
 import { median, ms, QUICK, ratio, reportSection, table } from "./report.ts";
 import { benchSkillName, writeBenchShelf } from "./shelf-gen.ts";
 
@@ -33,25 +45,16 @@ const LIMITS: RoundLimits = QUICK ? { requests: 400, seconds: 0.3, connections: 
 const BIG_SKILL = benchSkillName(0);
 const BIG_PATH = "assets/big.bin";
 const BIG_BYTES = 1024 * 1024;
-const TOKEN_VAR = "SKILLSHELF_BENCH_PUBLISH_TOKEN";
 const SKILLSHELF_CLI = path.join(ROOT, "bin/skillshelf.js");
 const MINIFLARE_VERSION = (JSON.parse(readFileSync(path.join(ROOT, "node_modules/miniflare/package.json"), "utf8")) as { version: string }).version;
 
-const tmp = mkdtempSync(path.join(tmpdir(), "skillshelf-http-bench-"));
+const tmp = benchScratch("skillshelf-http-bench-");
 const started = performance.now();
-let running: Workerd | undefined;
 const loadAtStart = loadavg()[0]!;
 let bundleBytes = 0;
 /** The Worker source the bundle was made from (see workerSource). */
 let bundledSource = "";
-// Also on a signal (bench/http/workerd.ts kills workerd and exits): the shelf, build and state are ~300 MB.
-process.on("exit", () => rmSync(tmp, { recursive: true, force: true }));
-try {
-  await main();
-} finally {
-  await running?.stop().catch(() => {});
-  rmSync(tmp, { recursive: true, force: true });
-}
+await runWorkerdBench(main, tmp);
 
 async function main(): Promise<void> {
   console.log(`http: ${SKILLS} skills, ${ROUNDS} interleaved rounds of ≤${LIMITS.requests} requests or ${LIMITS.seconds} s per route and Worker,`);
@@ -77,19 +80,15 @@ async function main(): Promise<void> {
   const names = [...new Set(Object.keys(files).map((p) => p.split("/")[2]!))].sort();
   if (names.length !== SKILLS) throw new Error(`the build holds ${names.length} skills, expected ${SKILLS}`);
 
-  const token = randomBytes(32).toString("hex");
+  const { token, vars } = benchPublishToken();
   const plan: WorkerdPlan = {
     stateDir: path.join(tmp, "state"),
-    skillshelf: { bundle, config, extraVars: { PUBLISH_TOKEN_SHA256: createHash("sha256").update(token).digest("hex") } },
+    skillshelf: { bundle, config, extraVars: vars },
     bare: { files, compatibilityDate: config.compatibilityDate },
   };
 
-  running = await startWorkerd(plan);
-  const workerd = running;
-  const publish = await runNode([SKILLSHELF_CLI, "publish", "--url", workerd.skillshelf!.origin, "--dir", buildDir, "--token-env", TOKEN_VAR], {
-    cwd: ROOT,
-    env: { [TOKEN_VAR]: token, CI: "1" },
-  });
+  const workerd = await startWorkerd(plan);
+  const publish = await publishBuild(workerd.skillshelf!, buildDir, token);
   console.log(`  published through the admin API in ${publish.seconds.toFixed(1)} s; workerd pid ${workerd.pid}`);
 
   const bare = pool(workerd.bare!, CONNECTIONS);
@@ -103,7 +102,6 @@ async function main(): Promise<void> {
     const catalogs = await catalogOfN(skillshelf, workerd.skillshelf!, names);
     await bare.close();
     await skillshelf.close();
-    running = undefined;
     await workerd.stop();
     const cold = await coldStarts(plan, names[1] ?? names[0]!);
     report(rows, results, catalogs, cold);
@@ -129,16 +127,6 @@ function bigFile(): Uint8Array {
     out.set(block.subarray(0, Math.min(32, BIG_BYTES - offset)), offset);
   }
   return out;
-}
-
-/** The static layout's path of every file → its blob's SHA-256, from the build folder's skill records. */
-function pathToBlob(buildDir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const entry of readdirSync(path.join(buildDir, "records"))) {
-    const record = JSON.parse(readFileSync(path.join(buildDir, "records", entry), "utf8")) as { name: string; files: { path: string; sha256: string }[] };
-    for (const file of record.files) files[`/skills/${record.name}/${file.path}`] = file.sha256;
-  }
-  return files;
 }
 
 /** One measured route: the requests each Worker gets (round-robin), and how the report names it. */
@@ -334,7 +322,6 @@ async function coldStarts(plan: WorkerdPlan, name: string): Promise<Record<Side,
     for (const side of round % 2 === 0 ? (["bare", "skillshelf"] as const) : (["skillshelf", "bare"] as const)) {
       const t0 = performance.now();
       const workerd = await startWorkerd({ stateDir: plan.stateDir, [side]: plan[side] });
-      running = workerd;
       const ready = performance.now();
       const target = pool(workerd[side]!, 1);
       try {
@@ -345,7 +332,6 @@ async function coldStarts(plan: WorkerdPlan, name: string): Promise<Record<Side,
         cold[side].cpuMs.push(workerd.cpuSeconds() * 1000);
       } finally {
         await target.destroy();
-        running = undefined;
         await workerd.stop();
       }
     }

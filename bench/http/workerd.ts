@@ -1,15 +1,78 @@
-// One workerd for bench/http.bench.ts, started through Miniflare (the simulator wrangler dev runs):
+// What the workerd benches (http, floor, budget) share: a scratch folder and the run around main
+// (runWorkerdBench), a shelf's publish token and its publish through the admin API (publishBuild),
+// and workerd itself, started through Miniflare (the simulator wrangler dev runs):
 // skillshelf's deploy bundle as `wrangler deploy --dry-run` writes it, with the bindings and vars of
 // wrangler.toml, and the bare Worker (bare-worker.js) bound to the same local R2 bucket. Each Worker
 // gets its own loopback socket (Miniflare's direct sockets), so requests skip Miniflare's routing
 // Worker and reach the Worker itself. Every workerd started here is killed when the process ends,
 // even on a crash or a signal.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { convertV4MiniflareOptions, Miniflare, type V4WorkerOptions } from "miniflare";
 import { unstable_readConfig } from "wrangler";
+
+/** The variable `skillshelf publish --token-env` reads the benches' publish token from. */
+const TOKEN_VAR = "SKILLSHELF_BENCH_PUBLISH_TOKEN";
+const SKILLSHELF_CLI = path.resolve(import.meta.dirname, "../../bin/skillshelf.js");
+
+/**
+ * A scratch folder of the bench's own, removed when the process exits however it exits (a shelf,
+ * its build and state are a few hundred MB).
+ * @example const tmp = benchScratch("skillshelf-http-bench-")
+ */
+export function benchScratch(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * Runs a workerd bench's `main`, then stops every workerd it left running and removes `scratch`,
+ * also when main throws.
+ * @example await runWorkerdBench(main, tmp)
+ */
+export async function runWorkerdBench(main: () => Promise<void>, scratch: string): Promise<void> {
+  try {
+    await main();
+  } finally {
+    await stopAllWorkerd();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** A random publish token, and the PUBLISH_TOKEN_SHA256 var a shelf started with it needs. */
+export function benchPublishToken(): { token: string; vars: { PUBLISH_TOKEN_SHA256: string } } {
+  const token = randomBytes(32).toString("hex");
+  return { token, vars: { PUBLISH_TOKEN_SHA256: createHash("sha256").update(token).digest("hex") } };
+}
+
+/**
+ * Publishes a build folder to the running shelf at `origin` with `skillshelf publish`, as CI does.
+ * @example const { seconds } = await publishBuild(workerd.skillshelf!, buildDir, token)
+ */
+export function publishBuild(origin: URL, buildDir: string, token: string): Promise<{ stdout: string; seconds: number }> {
+  return runNode([SKILLSHELF_CLI, "publish", "--url", origin.origin, "--dir", buildDir, "--token-env", TOKEN_VAR], {
+    cwd: path.dirname(path.dirname(SKILLSHELF_CLI)),
+    env: { [TOKEN_VAR]: token, CI: "1" },
+  });
+}
+
+/**
+ * The static layout's path of every file → its blob's SHA-256, from a build folder's skill records
+ * (what the bare Worker serves, and what a file route's answer is checked against).
+ */
+export function pathToBlob(buildDir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const entry of readdirSync(path.join(buildDir, "records"))) {
+    const record = JSON.parse(readFileSync(path.join(buildDir, "records", entry), "utf8")) as { name: string; files: { path: string; sha256: string }[] };
+    for (const file of record.files) files[`/skills/${record.name}/${file.path}`] = file.sha256;
+  }
+  return files;
+}
 
 /** Where the bare Worker's source lives. */
 const BARE_WORKER = path.join(import.meta.dirname, "bare-worker.js");
@@ -246,6 +309,14 @@ export async function startWorkerd(plan: WorkerdPlan): Promise<Workerd> {
     await mf.dispose().catch(() => {});
     if (errors.length) process.stderr.write(`workerd logged errors:\n  ${errors.join("\n  ")}\n`);
     throw error;
+  }
+}
+
+/** Stops every workerd this module started that is still running. */
+export async function stopAllWorkerd(): Promise<void> {
+  for (const [pid, mf] of [...live]) {
+    live.delete(pid);
+    await mf.dispose().catch(() => {});
   }
 }
 

@@ -20,6 +20,7 @@ import { marketplaceName, MARKETPLACE_PATH } from "../../src/core/api/claude-mar
 import { freeLoopbackPort, startShelf, type RunningShelf } from "../../scripts/start.ts";
 import { runBounded, type BoundedRun } from "./bounded-child.ts";
 import { readTree, writeVersionedShelf } from "./clawhub.ts";
+import { compareTrees } from "./trees.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const CLAUDE = path.join(ROOT, "node_modules", ".bin", "claude");
@@ -121,18 +122,6 @@ class ClaudeUser {
   }
 }
 
-/** The differences between the shelf's skill folder and an installed plugin's skills/<name>. */
-function compare(label: string, want: Map<string, Buffer>, got: Map<string, Buffer>): string[] {
-  const problems: string[] = [];
-  for (const [file, bytes] of want) {
-    const have = got.get(file);
-    if (!have) problems.push(`${label}/${file} was not installed`);
-    else if (!have.equals(bytes)) problems.push(`${label}/${file} differs from the shelf's bytes`);
-  }
-  for (const file of got.keys()) if (!want.has(file)) problems.push(`${label}/${file} was installed but is not on the shelf`);
-  return problems;
-}
-
 function expect(problems: string[], what: string, run: BoundedRun): void {
   if (run.code !== 0) problems.push(`${what} exited ${run.code}`);
 }
@@ -144,7 +133,7 @@ async function checkInstalled(user: ClaudeUser, plugin: string, want: Map<string
     problems.push(`installed_plugins.json has no ${plugin}`);
     return;
   }
-  problems.push(...compare(`${plugin}:skills/${SKILL}`, want, await readTree(path.join(at, "skills", SKILL))));
+  problems.push(...compareTrees(`${plugin}:skills/${SKILL}`, want, await readTree(path.join(at, "skills", SKILL))));
 }
 
 /**

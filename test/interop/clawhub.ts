@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { runBounded, type BoundedRun } from "./bounded-child.ts";
+import { compareTrees } from "./trees.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const CLI = path.join(ROOT, "node_modules", "clawhub", "bin", "clawdhub.js");
@@ -29,18 +30,6 @@ export async function readTree(dir: string): Promise<Map<string, Buffer>> {
   }
   await walk("");
   return out;
-}
-
-/** The differences between two trees, as problems. */
-function compareTrees(label: string, want: Map<string, Buffer>, got: Map<string, Buffer>): string[] {
-  const problems: string[] = [];
-  for (const [file, bytes] of want) {
-    const have = got.get(file);
-    if (!have) problems.push(`${label}/${file} was not installed`);
-    else if (!have.equals(bytes)) problems.push(`${label}/${file} differs from the shelf's bytes`);
-  }
-  for (const file of got.keys()) if (!want.has(file)) problems.push(`${label}/${file} was installed but is not on the shelf`);
-  return problems;
 }
 
 /** One CLI user: a scratch HOME, config file and workdir. */

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { runBounded, type BoundedRun } from "./bounded-child.ts";
+import { compareTrees } from "./trees.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const CLI = path.join(ROOT, "node_modules", "skills", "bin", "cli.mjs");
@@ -72,14 +73,7 @@ export async function installAndCompare(url: string, shelfDir: string, options: 
     if (!isDeepStrictEqual(installedNames, expectedNames))
       problems.push(`installed skills ${JSON.stringify(installedNames)} != shelf skills ${JSON.stringify(expectedNames)}`);
     for (const name of expectedNames.filter((n) => installedNames.includes(n))) {
-      const want = await readTree(path.join(shelfDir, "skills", name));
-      const got = await readTree(path.join(project, AGENT_DIR, name));
-      for (const [file, bytes] of want) {
-        const have = got.get(file);
-        if (!have) problems.push(`${name}/${file} was not installed`);
-        else if (!have.equals(bytes)) problems.push(`${name}/${file} differs from the shelf's bytes`);
-      }
-      for (const file of got.keys()) if (!want.has(file)) problems.push(`${name}/${file} was installed but is not on the shelf`);
+      problems.push(...compareTrees(name, await readTree(path.join(shelfDir, "skills", name)), await readTree(path.join(project, AGENT_DIR, name))));
     }
     return { problems, output };
   } finally {

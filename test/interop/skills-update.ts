@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { LOCAL_TOKEN_FILE } from "../../scripts/start.ts";
 import { runBounded } from "./bounded-child.ts";
+import { compareTrees } from "./trees.ts";
 import type { RunningShelf } from "./shelf-server.ts";
 import { runSkillsCli } from "./skills-cli.ts";
 
@@ -42,21 +43,13 @@ async function readTree(dir: string): Promise<Map<string, Buffer>> {
 
 /** The problems with `installed` as a copy of the shelf folder's skill `name`: missing, extra or different files. */
 async function compareSkill(shelfDir: string, installed: string, name: string): Promise<string[]> {
-  const problems: string[] = [];
   let got: Map<string, Buffer>;
   try {
     got = await readTree(installed);
   } catch {
     return [`${name} is not installed at ${installed}`];
   }
-  const want = await readTree(path.join(shelfDir, "skills", name));
-  for (const [file, bytes] of want) {
-    const have = got.get(file);
-    if (!have) problems.push(`${name}/${file} was not installed`);
-    else if (!have.equals(bytes)) problems.push(`${name}/${file} differs from the shelf's bytes`);
-  }
-  for (const file of got.keys()) if (!want.has(file)) problems.push(`${name}/${file} was installed but is not on the shelf`);
-  return problems;
+  return compareTrees(name, await readTree(path.join(shelfDir, "skills", name)), got);
 }
 
 async function writeSkill(shelfDir: string, name: string, body: string, extra: Record<string, string> = {}): Promise<void> {

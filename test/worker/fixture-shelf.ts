@@ -36,6 +36,20 @@ export function advisoryFor(name: string, overrides: Partial<Omit<typeof BLOCKIN
   return { ...BLOCKING_ADVISORY, name, ...overrides };
 }
 
+/**
+ * The generated documents of a fixture shelf with a skill named "nested" that take no argument (the
+ * isolate's cache and the Cache API keep each): the static layout's root and skill indexes, both
+ * well-known indexes, /v1/shelf and /v1/catalog.
+ */
+export const GENERATED_DOCUMENTS: readonly string[] = [
+  "/skills/index.json",
+  "/skills/nested/index.json",
+  "/.well-known/agent-skills/index.json",
+  "/.well-known/skills/index.json",
+  "/v1/shelf",
+  "/v1/catalog",
+];
+
 /** One fixture skill: its name, description and files (SKILL.md is generated when absent). */
 export interface FixtureSkill {
   name: string;

@@ -46,6 +46,14 @@ function recordIsLive(record: ReadTokenRecord, now: number): boolean {
   return Number.isFinite(expires) && now < expires;
 }
 
+/** Bumped by {@link resetReadTokenCaches}: a verifier that sees a new epoch forgets its cache first. */
+let cacheEpoch = 0;
+
+/** Forgets every verifier's cached KV answers (tests use it to simulate a cold isolate). */
+export function resetReadTokenCaches(): void {
+  cacheEpoch++;
+}
+
 /** Options for {@link createReadTokenVerifier}. */
 export interface ReadTokenVerifierOptions {
   /** Milliseconds since the epoch; a parameter so expiry and cache TTLs are testable. */
@@ -71,6 +79,7 @@ export function createReadTokenVerifier(options: ReadTokenVerifierOptions = {}):
   const clock = options.clock ?? Date.now;
   const cacheMs = options.cacheMs ?? READ_TOKEN_CACHE_MS;
   const cache = new Map<string, { record: ReadTokenRecord | null; until: number }>();
+  let epoch = cacheEpoch;
   let parsedSecret: { source: string | undefined; hashes: Set<string> } | undefined;
 
   return async function verifyReadToken(token: string | { sha256: string }, env: ReadTokenEnv): Promise<boolean> {
@@ -89,6 +98,10 @@ export function createReadTokenVerifier(options: ReadTokenVerifierOptions = {}):
     if (parsedSecret.hashes.has(hash)) return true;
     if (!env.SHELF_KV) return false;
 
+    if (epoch !== cacheEpoch) {
+      cache.clear();
+      epoch = cacheEpoch;
+    }
     const now = clock();
     let cached = cache.get(hash);
     if (!cached || cached.until <= now) {

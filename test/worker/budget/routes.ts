@@ -23,9 +23,20 @@ export interface BudgetSubject {
   pluginArchive: string;
 }
 
+/**
+ * How a request to a private shelf signs in: an OAuth access token (a KV read of the token on every
+ * request, no isolate cache) or a static read token held as READ_TOKEN_SHA256 (no storage at all).
+ */
+export type PrivateSignIn = "oauth" | "read-token";
+
 /** One counted route: the family the bench table groups it under, a unique label, the request and its answer's status. */
 export interface BudgetRoute {
-  family: "static" | "well-known" | "v1" | "mcp" | "ui" | "clawhub" | "claude" | "admin";
+  family: "static" | "well-known" | "v1" | "mcp" | "ui" | "clawhub" | "claude" | "admin" | "private";
+  /**
+   * Set on a private shelf's route: the runner sends `Authorization: Bearer <token>` with a token of
+   * this kind, obtained before any route is counted (the token is known only then).
+   */
+  signIn?: PrivateSignIn;
   label: string;
   method: "GET" | "POST";
   path: string;
@@ -160,4 +171,29 @@ export function budgetRoutes(s: BudgetSubject): BudgetRoute[] {
     get("admin", "/admin/v1/pointer", { headers: { Authorization: `Bearer ${s.adminToken}` } }),
     get("admin", "/admin/v1/history", { headers: { Authorization: `Bearer ${s.adminToken}` } }),
   ];
+}
+
+/** The label prefix of a private route, by how it signs in. */
+const SIGN_IN_LABEL: Record<PrivateSignIn, string> = { oauth: "OAuth", "read-token": "read token" };
+
+/**
+ * The private shelf's routes over `s`: the same published shelf with SHELF_VISIBILITY private, one
+ * request of each kind an agent or a person makes (a file, the v0.2 index, the API, MCP's listing and
+ * read, a page), once signed in with an OAuth access token and once with a static read token, so the
+ * table shows what OAuth costs on top of read access. Labelled "OAuth GET …" and "read token GET …".
+ * @example privateBudgetRoutes(subject).map((r) => r.label) // ["OAuth GET /skills/nested/SKILL.md", …]
+ */
+export function privateBudgetRoutes(s: BudgetSubject): BudgetRoute[] {
+  const k = s.skill;
+  const requests = [
+    get("private", `/skills/${k}/SKILL.md`),
+    get("private", "/.well-known/agent-skills/index.json"),
+    get("private", `/v1/skills/${k}`),
+    { ...mcp("skills/list"), family: "private" as const },
+    { ...mcp("resources/read", { uri: `skill://${k}/SKILL.md` }, "resources/read SKILL.md"), family: "private" as const },
+    get("private", `/ui/skills/${k}`, { headers: HTML }),
+  ];
+  return (["oauth", "read-token"] as const).flatMap((signIn) =>
+    requests.map((route) => ({ ...route, signIn, label: `${SIGN_IN_LABEL[signIn]} ${route.label}` })),
+  );
 }

@@ -4,16 +4,17 @@
 // to any route fails here; one that removes some, or adds a route (routes.ts), changes the
 // recording, which is re-recorded on purpose with `npx vitest run test/worker/budget -u` and
 // explained in the commit. Counting, not timing: the budget bench measures CPU (docs/benchmarks.md).
+// The same shelf is also counted as a private one (privateBudgetRoutes), read with an OAuth access
+// token obtained through the whole flow before anything is counted, and with a static read token.
+import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { SkillRecordSchema } from "../../../src/core/generation/manifest.ts";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
-import { resetComputedCache } from "../../../src/worker/read/respond.ts";
-import { resetSearchIndexCache } from "../../../src/worker/shelf/search.ts";
-import { resetBodyCache } from "../../../src/worker/shelf/service.ts";
-import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
-import { resetSkillMdFacts } from "../../../src/worker/views/mcp/skill-md.ts";
+import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { adminEnv, buildGeneration, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
-import { type BudgetRoute, budgetRoutes } from "./routes.ts";
+import { forgetIsolateMemory } from "../cold-isolate.ts";
+import { accessTokenFor, READ_TOKEN } from "../oauth/headless.ts";
+import { type BudgetRoute, budgetRoutes, type PrivateSignIn, privateBudgetRoutes } from "./routes.ts";
 import recordedCounts from "./storage-ops.json";
 import { countCacheCalls, countingEnv, noOps, type StorageOps } from "./storage-ops.ts";
 
@@ -27,17 +28,15 @@ type Recording = Record<string, Counted>;
 
 const RECORDED: Recording = recordedCounts;
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
-/** The routes over the published shelf (the plugin archive's path names its digest, known once built). */
+/** The routes over the published shelf (the plugin archive's path names its digest, known once built), public then private. */
 let ROUTES: BudgetRoute[] = [];
+/** The private shelf's env: the same bindings and published state, SHELF_VISIBILITY private, OAuth on. */
+let privateEnv: Cloudflare.Env;
+/** The bearer token each private sign-in sends. */
+const bearer: Record<PrivateSignIn, string> = { oauth: "", "read-token": READ_TOKEN };
 
 /** Forgets everything the isolate keeps between requests: the next request is a cold isolate's. */
-function coldIsolate(): void {
-  resetStorageMemory();
-  resetComputedCache();
-  resetBodyCache();
-  resetSearchIndexCache();
-  resetSkillMdFacts();
-}
+const coldIsolate = forgetIsolateMemory;
 
 function requestOf(route: BudgetRoute, extraHeaders: Record<string, string> = {}): Request {
   return new Request(`${WORKER_URL}${route.path}`, { method: route.method, headers: { ...route.headers, ...extraHeaders }, body: route.body });
@@ -54,8 +53,8 @@ function calls(ops: StorageOps): Omit<StorageOps, "bytesRead"> {
  * bindings the Worker sees, once per request (the planted extra read).
  */
 async function count(route: BudgetRoute, wrap: (e: Cloudflare.Env) => Cloudflare.Env = (e) => e): Promise<Counted> {
-  const base = await adminEnv();
-  const headers: Record<string, string> = {};
+  const base = route.signIn ? privateEnv : await adminEnv();
+  const headers: Record<string, string> = route.signIn ? { Authorization: `Bearer ${bearer[route.signIn]}` } : {};
   if (route.conditional) {
     coldIsolate();
     const first = await workerFetch(base)(requestOf(route));
@@ -120,7 +119,7 @@ beforeAll(async () => {
     .filter((o) => o.kind === "record")
     .map((o) => SkillRecordSchema.parse(JSON.parse(new TextDecoder().decode(o.bytes))))
     .find((r) => r.name === "nested")!;
-  ROUTES = budgetRoutes({
+  const subject = {
     skill: "nested",
     reference: "references/guide.md",
     asset: "assets/logo.png",
@@ -129,6 +128,21 @@ beforeAll(async () => {
     query: "guide",
     adminToken: TOKEN,
     pluginArchive: `/.claude-plugin/plugins/nested/${nested.archives.claude_plugin!.sha256}.zip`,
+  };
+  ROUTES = [...budgetRoutes(subject), ...privateBudgetRoutes(subject)];
+  privateEnv = {
+    ...(await adminEnv()),
+    SHELF_VISIBILITY: "private",
+    READ_TOKEN_SHA256: await sha256Hex(READ_TOKEN),
+    SHELF_OAUTH_ISSUER: WORKER_URL,
+    OAUTH_KV: (env as { OAUTH_KV?: KVNamespace }).OAUTH_KV,
+  } as Cloudflare.Env;
+  // The token is obtained here, uncounted: registration, sign-in, consent and the code exchange.
+  const privateFetch = workerFetch(privateEnv);
+  bearer.oauth = await accessTokenFor((input, init) => privateFetch(input instanceof Request ? input : new Request(String(input), init)), {
+    origin: WORKER_URL,
+    resource: WORKER_URL,
+    readToken: READ_TOKEN,
   });
 });
 
@@ -177,5 +191,28 @@ it("fails a route that makes one more storage read than recorded (a bucket that 
   const measured = await count(route, doubled);
   expect(increases(RECORDED, { [route.label]: measured })).not.toEqual([]);
   // And the same route unplanted is within its recording.
+  expect(increases(RECORDED, { [route.label]: await count(route) })).toEqual([]);
+});
+
+it("fails a private route whose OAuth token costs one more KV read than recorded (the token looked up twice)", async () => {
+  const route = ROUTES.find((r) => r.label === "OAuth GET /skills/nested/SKILL.md")!;
+  expect(RECORDED[route.label], "storage-ops.json records OAuth GET /skills/nested/SKILL.md").toBeDefined();
+  const twice = (e: Cloudflare.Env): Cloudflare.Env => {
+    const kv = (e as unknown as { OAUTH_KV: KVNamespace }).OAUTH_KV;
+    // The planted change: every OAuth KV get is made twice (through the counted binding).
+    const doubled = new Proxy(kv, {
+      get(target, prop, receiver) {
+        if (prop !== "get") return Reflect.get(target, prop, receiver);
+        return async (...args: Parameters<KVNamespace["get"]>) => {
+          await target.get(String(args[0]));
+          return (target.get as (...a: unknown[]) => unknown)(...args);
+        };
+      },
+    });
+    return { ...e, OAUTH_KV: doubled } as Cloudflare.Env;
+  };
+  const measured = await count(route, twice);
+  expect(measured.status).toBe(200);
+  expect(increases(RECORDED, { [route.label]: measured })).not.toEqual([]);
   expect(increases(RECORDED, { [route.label]: await count(route) })).toEqual([]);
 });

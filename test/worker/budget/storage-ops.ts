@@ -1,6 +1,6 @@
 // Storage operations of one request, counted at the bindings: every R2 and KV binding call (each
-// counts against a plan's subrequests to Cloudflare services), every Cache API call, and the
-// bytes those reads returned. Shared by the counting test and the budget bench's Worker wrapper.
+// counts against a plan's subrequests to Cloudflare services; OAuth's KV namespace too), every Cache
+// API call, and the bytes those reads returned. Shared by the counting test and the budget bench's Worker wrapper.
 
 /** One request's storage operations, by service and method, and the bytes they read. */
 export interface StorageOps {
@@ -132,9 +132,17 @@ export function countCacheCalls(ops: StorageOps | undefined): void {
 }
 
 /**
- * The Worker's bindings with R2 and KV counting into `ops`.
+ * The Worker's bindings with R2 and KV counting into `ops`: the shelf's bucket and namespace, and
+ * OAuth's namespace where the Worker has one (its token reads count against the same per-request
+ * limit, so they are KV calls like the shelf's).
  * @example await app.fetch(request, countingEnv(env, ops), ctx)
  */
 export function countingEnv<E extends { SHELF_BUCKET: R2Bucket; SHELF_KV: KVNamespace }>(env: E, ops: StorageOps): E {
-  return { ...env, SHELF_BUCKET: countingBucket(env.SHELF_BUCKET, ops), SHELF_KV: countingKv(env.SHELF_KV, ops) };
+  const oauthKv = (env as { OAUTH_KV?: KVNamespace }).OAUTH_KV;
+  return {
+    ...env,
+    SHELF_BUCKET: countingBucket(env.SHELF_BUCKET, ops),
+    SHELF_KV: countingKv(env.SHELF_KV, ops),
+    ...(oauthKv ? { OAUTH_KV: countingKv(oauthKv, ops) } : {}),
+  };
 }

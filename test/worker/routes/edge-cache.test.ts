@@ -10,20 +10,13 @@ import { resetGenerated, resetIsolateGenerated } from "../../../src/worker/read/
 import { ShelfService } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { countCacheCalls, countingEnv, noOps, type StorageOps } from "../budget/storage-ops.ts";
-import { type PublishedFixture, publishFixtureShelf } from "../fixture-shelf.ts";
+import { GENERATED_DOCUMENTS, type PublishedFixture, publishFixtureShelf } from "../fixture-shelf.ts";
 
 const READ_TOKEN = "sk_edge_read_token_0123456789abcdef";
 const bearer = { Authorization: `Bearer ${READ_TOKEN}` };
 
 /** Generated documents: the static layout's and both well-known indexes, /v1/shelf, a computed /v1 answer. */
-const DOCUMENTS = [
-  "/skills/index.json",
-  "/skills/nested/index.json",
-  "/.well-known/agent-skills/index.json",
-  "/.well-known/skills/index.json",
-  "/v1/shelf",
-  "/v1/catalog",
-];
+const DOCUMENTS = GENERATED_DOCUMENTS;
 
 let fixture: PublishedFixture;
 

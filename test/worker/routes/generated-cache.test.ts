@@ -13,20 +13,13 @@ import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { LIVE_MEMORY_TTL_MS } from "../../../src/worker/storage/live.ts";
 import { adminEnv, adminRequest, workerFetch } from "../admin/helpers.ts";
 import { failingEnv } from "../storage/helpers.ts";
-import { BLOCKING_ADVISORY, type FixtureSkill, publishFixtureShelf } from "../fixture-shelf.ts";
+import { BLOCKING_ADVISORY, type FixtureSkill, GENERATED_DOCUMENTS, publishFixtureShelf } from "../fixture-shelf.ts";
 
 const BASE = "https://shelf.test";
 const READ_TOKEN = "sk_cache_read_token_0123456789abcdef";
 
 /** The generated documents that take no argument, and the route whose body holds links. */
-const DOCUMENTS = [
-  "/skills/index.json",
-  "/skills/nested/index.json",
-  "/.well-known/agent-skills/index.json",
-  "/.well-known/skills/index.json",
-  "/v1/shelf",
-  "/v1/catalog",
-];
+const DOCUMENTS = GENERATED_DOCUMENTS;
 
 function get(path: string, init: RequestInit = {}, bindings: object = env): Promise<Response> {
   return Promise.resolve(app.request(`${BASE}${path}`, init, bindings));
