@@ -43,6 +43,12 @@ const FREE = { cpuMs: 10, ops: 1_000, heapBytes: 128 * 1024 * 1024 };
 const PAID = { cpuMs: 30_000, ops: 10_000, heapBytes: 128 * 1024 * 1024 };
 /** The changed skill of the publish row. */
 const CHANGED = 2;
+/**
+ * The Host every measured request names: each cold copy listens on its own port, and answers that
+ * spell the origin (the Claude Code marketplace) would otherwise carry another ETag on each copy,
+ * so a cold 304 row would get the warm isolate's ETag and answer 200.
+ */
+const BENCH_HOST = "budget.bench.localhost";
 
 /** One measurement of one request. */
 interface Sample {
@@ -177,7 +183,7 @@ async function measureSize(skills: number, bundle: { dir: string; main: string }
   try {
     for (const route of routes) {
       if (route.conditional) {
-        const plain = await send(warmPool, { path: route.path, headers: route.headers, status: 200 });
+        const plain = await send(warmPool, { path: route.path, headers: { ...route.headers, Host: BENCH_HOST }, status: 200 });
         etags.set(route.label, String(plain.headers.etag));
       }
       warm.set(route.label, await measureWarm(main, warmPool, warmInspector, main.skillshelf!, route, etags.get(route.label)));
@@ -229,7 +235,7 @@ async function measureSize(skills: number, bundle: { dir: string; main: string }
 }
 
 function requestOf(route: BudgetRoute, etag: string | undefined) {
-  return { ...route, headers: { ...route.headers, ...(etag ? { "If-None-Match": etag } : {}) } };
+  return { ...route, headers: { ...route.headers, Host: BENCH_HOST, ...(etag ? { "If-None-Match": etag } : {}) } };
 }
 
 /** What the Worker counted for the requests since the last read. */
