@@ -27,7 +27,7 @@ export class Inspector {
    * Connects to the isolate of the Worker named `worker` at workerd's inspector address.
    * @example const isolate = await Inspector.connect(await mf.getInspectorURL(), "skillshelf")
    */
-  static async connect(inspectorUrl: URL, worker: string): Promise<Inspector> {
+  static async connect(inspectorUrl: URL, worker: string, samplingMicros = 1000): Promise<Inspector> {
     const targets = (await (await fetch(`http://${inspectorUrl.host}/json/list`)).json()) as { id: string; webSocketDebuggerUrl: string }[];
     const target = targets.find((t) => t.id === `core:user:${worker}`) ?? targets.find((t) => t.id.endsWith(`:${worker}`));
     if (!target) throw new Error(`no inspector target for Worker ${worker} among ${targets.map((t) => t.id).join(", ")}`);
@@ -39,7 +39,7 @@ export class Inspector {
     const inspector = new Inspector(socket);
     await inspector.send("Profiler.enable");
     // 1 ms: finer sampling costs the isolate CPU that workerd's own CPU time would then count.
-    await inspector.send("Profiler.setSamplingInterval", { interval: 1000 });
+    await inspector.send("Profiler.setSamplingInterval", { interval: samplingMicros });
     return inspector;
   }
 
@@ -56,6 +56,11 @@ export class Inspector {
    * native work the isolate did, such as hashing and compression).
    */
   async busyMs(fn: () => Promise<void>): Promise<number> {
+    return busyMs(await this.profile(fn));
+  }
+
+  /** V8's CPU profile of the isolate while `fn` ran (bench/budget/profile-cold.ts reads it whole). */
+  async profile(fn: () => Promise<void>): Promise<CpuProfile> {
     await this.send("Profiler.start");
     const ran = await fn().then(
       () => undefined,
@@ -63,7 +68,7 @@ export class Inspector {
     );
     const { profile } = (await this.send("Profiler.stop")) as { profile: CpuProfile };
     if (ran) throw ran.error;
-    return busyMs(profile);
+    return profile;
   }
 
   /** The isolate's used heap, bytes (V8's Runtime.getHeapUsage). */
@@ -77,8 +82,9 @@ export class Inspector {
   }
 }
 
-interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string } }[];
+/** A V8 CPU profile (the Chrome DevTools Protocol's Profiler.Profile), as much of it as the benches read. */
+export interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; children?: number[] }[];
   samples: number[];
   timeDeltas: number[];
 }

@@ -3,6 +3,7 @@
 // one error path (http/error-handler.ts) that maps every typed error to its answer once. The
 // repository's Worker (index.ts) and the package's (`skillshelf/worker`, package.ts) are both built here.
 import { Hono } from "hono";
+import { TrieRouter } from "hono/router/trie-router";
 import { adminRoutes, type AdminRoutesOptions } from "./admin/index.ts";
 import { oidcSessionSignIn } from "./auth/oidc/access.ts";
 import type { ReadAccessOptions } from "./auth/read-access.ts";
@@ -35,7 +36,13 @@ export interface ShelfAppOptions {
  * @example export default createShelfApp() // what src/worker/index.ts does
  */
 export function createShelfApp(options: ShelfAppOptions = {}): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  // TrieRouter, not Hono's default SmartRouter: SmartRouter builds its routers on the first request
+  // and keeps the first that accepts every route. Ours has routes RegExpRouter refuses, so it
+  // always ended on TrieRouter after building (and dropping) a RegExpRouter, inside the first
+  // request's CPU (~30 ms of a cold request on the bench's machine: docs/benchmarks.md, "Budget").
+  // TrieRouter inserts each route as it is added, so the tree is built while the module evaluates
+  // (start-up, not a request), and matching is the same as before.
+  const app = new Hono<AppEnv>({ router: new TrieRouter() });
 
   // One error path: typed errors mapped once, HTTPExceptions return the Response they carry.
   app.onError(handleError);

@@ -2,8 +2,8 @@
 // URL) with the advisories in force, then every lookup (shard, record, blob) goes through the
 // cache tiers in documents.ts against that one manifest.
 import { resetChangeDocuments } from "./changes.ts";
+import { parseManifestDocument } from "./addressed.ts";
 import {
-  GenerationManifestSchema,
   shardOf,
   type BlobRef,
   SkillRecordSchema,
@@ -120,7 +120,7 @@ export class Generation {
 
   /** The full record of a skill (frontmatter, files, outline, trust). */
   async readRecord(entry: Pick<SkillEntry, "record">): Promise<SkillRecord> {
-    return readDocument(this.#env, "record", entry.record.sha256, entry.record.size, this.#budget, (text, where) => parseWith(SkillRecordSchema, text, where));
+    return readDocument(this.#env, "record", entry.record.sha256, entry.record.size, this.#budget, parseRecord);
   }
 
   /**
@@ -210,8 +210,18 @@ async function pinnedStillStored(env: StorageBindings, id: string, now: number):
   return true;
 }
 
+/**
+ * A record through its full schema, unlike shards and manifests (addressed.ts): routes serialise
+ * parts of it whole (its outline, build verdict, provenance), in the key order the schema's parse
+ * gives them, which is not the stored (sorted) order. One small record a request, so it is cheap.
+ */
+function parseRecord(text: string, where: string): SkillRecord {
+  return parseWith(SkillRecordSchema, text, where);
+}
+
+/** A manifest read by digest: its bytes hashed to its id, so addressed.ts checks only its format. */
 function parseManifest(text: string, where: string): GenerationManifest {
-  return parseWith(GenerationManifestSchema, text, where);
+  return parseManifestDocument(text, where);
 }
 
 /**
