@@ -163,7 +163,13 @@ async function measureSize(skills: number, bundle: { dir: string; main: string }
   const base: WorkerdPlan = {
     stateDir: state,
     inspector: true,
-    skillshelf: { bundle, config, extraVars: { ...vars, SHELF_LIVE_TTL_MS: "30000" } },
+    skillshelf: {
+      bundle,
+      config,
+      // The Cache API off, as on workers.dev where a Free-plan team starts: Miniflare keeps its
+      // cache in the cached state across runs, so a "cold" listing would otherwise be a cache hit.
+      extraVars: { ...vars, SHELF_LIVE_TTL_MS: "30000", SHELF_EDGE_CACHE: "off" },
+    },
   };
   const subject = {
     skill: benchSkillName(1),
@@ -433,7 +439,7 @@ function report(results: SizeResult[]): void {
     `Every route of \`test/worker/budget/routes.ts\` (the counting test's table) against skillshelf's deploy bundle, wrapped by \`bench/budget/worker.ts\` to count storage operations at the bindings, in workerd (Miniflare, the simulator \`wrangler dev\` runs), over \`bench/shelf-gen.ts\`'s lean skills (~10 KiB in five files each) built with \`skillshelf build\` and published with \`skillshelf publish\` through the admin API, so KV holds its copies as in production.`,
     "",
     `- **CPU:** workerd's CPU time during the request: the on-core nanoseconds of all its threads (/proc/<pid>/task/*/schedstat), which a loaded machine does not inflate, but which include the R2 and KV simulators the request called (Miniflare runs them in the same process; about 1 ms per warm operation, the http section's bare Worker) and the inspector's sampling, so it is an upper bound of the isolate's own. In brackets, the isolate's busy time from workerd's V8 sampling profiler over its inspector (\`bench/budget/inspector.ts\`, 1 ms samples, non-idle ones): the isolate alone, but wall-clock, so time the thread waited for a core counts too, and a request shorter than a sample can show none. Cold: ${COLD_RUNS === 1 ? "one never-used isolate" : `the median of ${COLD_RUNS} never-used isolates`} per route (a copy of the Worker in a workerd of up to ${COPIES_PER_WORKERD}, its module evaluated at start-up as on Cloudflare, where that is not request CPU); warm: the mean of ${WARM_RUNS} repetitions after one warm-up, on an isolate that has served every route above it. The verdict uses workerd's CPU time.`,
-    "- **ops:** binding calls per request, R2 · KV · Cache API (a KV bulk get is one call; KV counts the shelf's namespace and OAuth's); **read:** bytes those calls returned; **heap:** V8's used heap of the isolate after the request (Runtime.getHeapUsage).",
+    "- **ops:** binding calls per request, R2 · KV · Cache API (a KV bulk get is one call; KV counts the shelf's namespace and OAuth's); **read:** bytes those calls returned; **heap:** the isolate's live heap after the request (V8's used heap right after a full collection, so garbage the request left is not counted). The Cache API is off (`SHELF_EDGE_CACHE=off`, as on workers.dev, where a Free-plan team starts), so a cold listing reads its shards.",
     "- **private** rows: the same published state served as a private shelf with OAuth on (`SHELF_VISIBILITY=private`, `SHELF_OAUTH_ISSUER`, an `OAUTH_KV` namespace), each request signed in with an OAuth access token (`OAuth …`, obtained through registration, sign-in, consent and the PKCE code exchange before the rows, not counted in any) or with a static read token held as `READ_TOKEN_SHA256` (`read token …`). A private shelf never uses the Cache API (a cached answer would skip read access).",
     `- **Free plan:** 10 ms CPU, 1,000 operations on Cloudflare services, 128 MB per isolate; Paid defaults 30 s, 10,000, 128 MB. A row is **over Free** when either its cold or its warm figure exceeds one of these.`,
     `- **Run:** ${QUICK ? "quick mode (figures indicative only), " : ""}${seconds.toFixed(0)} s in all; load average ${loadAtStart.toFixed(2)} at the start, ${loadEnd.toFixed(2)} at the end, on ${cpus().length} cores.`,

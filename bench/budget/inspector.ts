@@ -71,8 +71,14 @@ export class Inspector {
     return profile;
   }
 
-  /** The isolate's used heap, bytes (V8's Runtime.getHeapUsage). */
+  /**
+   * The isolate's live heap, bytes: V8's used heap (Runtime.getHeapUsage) right after a full
+   * collection. Without it the figure counts whatever garbage the last requests left, which V8
+   * collects before an isolate nears its limit: a warm isolate read 138 MiB at 10,000 skills and
+   * 42 MiB a few requests later.
+   */
   async heapUsed(): Promise<number> {
+    await this.send("HeapProfiler.collectGarbage");
     const usage = (await this.send("Runtime.getHeapUsage")) as { usedSize: number };
     return usage.usedSize;
   }
