@@ -16,11 +16,11 @@ import { cpus, homedir, loadavg } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Pool } from "undici";
-import { GenerationManifestSchema, ShardSchema, shardOf } from "../src/core/generation/manifest.ts";
 import { type BudgetRoute, budgetRoutes, type PrivateSignIn, privateBudgetRoutes } from "../test/worker/budget/routes.ts";
 import { type StorageOps, sum, totalOps } from "../test/worker/budget/storage-ops.ts";
 import { accessTokenFor, type FetchFn } from "../test/worker/oauth/headless.ts";
 import { Inspector } from "./budget/inspector.ts";
+import { benchBudgetSubject } from "./budget/subject.ts";
 import type { CountedRequest } from "./budget/worker.ts";
 import { pool, send } from "./http/load.ts";
 import {
@@ -144,17 +144,6 @@ async function preparedShelf(skills: number): Promise<{ shelf: string; build: st
   return { shelf, build, state: path.join(home, "state"), note: `shelf ${note}, build ${built.seconds.toFixed(0)} s` };
 }
 
-/** The marketplace's path to a skill's plugin zip in a build folder's generation (manifest → its shard → the entry). */
-function pluginArchivePath(build: string, name: string): string {
-  const read = (file: string) => JSON.parse(readFileSync(path.join(build, file), "utf8")) as unknown;
-  const manifest = GenerationManifestSchema.parse(read("manifest.json"));
-  const ref = manifest.shards.find((s) => s.index === shardOf(name, manifest.shard_count));
-  const entry = ref && ShardSchema.parse(read(`shards/${ref.sha256}`)).skills.find((e) => e.name === name);
-  const plugin = entry?.archives.claude_plugin;
-  if (!plugin) throw new Error(`the build in ${build} has no Claude Code plugin zip for ${name}; rebuild it with this checkout`);
-  return `/.claude-plugin/plugins/${name}/${plugin.sha256}.zip`;
-}
-
 async function measureSize(skills: number, bundle: { dir: string; main: string }): Promise<SizeResult> {
   const t0 = performance.now();
   const { shelf, build, state, note } = await preparedShelf(skills);
@@ -171,16 +160,8 @@ async function measureSize(skills: number, bundle: { dir: string; main: string }
       extraVars: { ...vars, SHELF_LIVE_TTL_MS: "30000", SHELF_EDGE_CACHE: "off" },
     },
   };
-  const subject = {
-    skill: benchSkillName(1),
-    reference: "references/guide.md",
-    asset: "assets/data.bin",
-    script: "scripts/run.py",
-    section: benchSkillName(1),
-    query: "deploy",
-    adminToken: token,
-    pluginArchive: pluginArchivePath(build, benchSkillName(1)),
-  };
+  const subject = benchBudgetSubject(build, token);
+
   let setup = note;
   // The public shelf: the warm isolate first publishes the build (uploading only what the cached state lacks).
   const publicRows = await measureRoutes(base, async (main) => {

@@ -6,16 +6,15 @@
 // Over a shelf the budget bench already built and published (its cache folder for one size):
 //   npx node --import ./bench/register-tsx.mjs bench/budget/profile-cold.ts --shelf ~/.cache/skillshelf/bench-budget/lean-1000 --route "GET /v1/skills" --route SKILL.md
 // Not part of `npm run bench`: a tool for reading the cold rows, not a measurement the docs quote as such.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { GenerationManifestSchema, ShardSchema, shardOf } from "../../src/core/generation/manifest.ts";
 import { budgetRoutes } from "../../test/worker/budget/routes.ts";
 import { pool, send } from "../http/load.ts";
 import { runNode, skillshelfConfig, startWorkerd } from "../http/workerd.ts";
-import { benchSkillName } from "../shelf-gen.ts";
 import { type CpuProfile, Inspector } from "./inspector.ts";
+import { benchBudgetSubject } from "./subject.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const { values } = parseArgs({
@@ -46,16 +45,9 @@ try {
   });
   const modules = moduleMap(readFileSync(path.join(bundle.dir, bundle.main), "utf8"));
   const token = "profile-cold";
-  const routes = budgetRoutes({
-    skill: benchSkillName(1),
-    reference: "references/guide.md",
-    asset: "assets/data.bin",
-    script: "scripts/run.py",
-    section: benchSkillName(1),
-    query: "deploy",
-    adminToken: token,
-    pluginArchive: pluginArchivePath(build, benchSkillName(1)),
-  }).filter((r) => !values.route || values.route.some((want) => r.label === want || r.label.includes(want)));
+  const routes = budgetRoutes(benchBudgetSubject(build, token)).filter(
+    (r) => !values.route || values.route.some((want) => r.label === want || r.label.includes(want)),
+  );
   if (!routes.length) throw new Error(`no route matches ${values.route?.join(", ")}`);
   const runs = Number(values.runs);
   const copies = routes.flatMap((_r, i) => Array.from({ length: runs }, (_x, k) => `cold-${i}-${k}`));
@@ -158,14 +150,4 @@ function summary(profile: CpuProfile, modules: { line: number; module: string }[
   return [`busy ${(busy / 1000).toFixed(1)} ms`, "by package/folder:", list(byGroup), "by module:", list(byModule), "by function:", list(byFunction)].join(
     "\n",
   );
-}
-
-/** The marketplace's path to a skill's plugin zip (as bench/budget.bench.ts finds it). */
-function pluginArchivePath(buildDir: string, name: string): string {
-  const read = (file: string) => JSON.parse(readFileSync(path.join(buildDir, file), "utf8")) as unknown;
-  if (!existsSync(path.join(buildDir, "manifest.json"))) throw new Error(`${buildDir} holds no build`);
-  const manifest = GenerationManifestSchema.parse(read("manifest.json"));
-  const ref = manifest.shards.find((s) => s.index === shardOf(name, manifest.shard_count));
-  const entry = ref && ShardSchema.parse(read(`shards/${ref.sha256}`)).skills.find((e) => e.name === name);
-  return `/.claude-plugin/plugins/${name}/${entry?.archives.claude_plugin?.sha256 ?? "missing"}.zip`;
 }

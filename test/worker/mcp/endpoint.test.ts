@@ -11,7 +11,7 @@ import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { R2_POINTER_KEY } from "../../../src/worker/storage/keys.ts";
 import { publishFixtureShelf } from "../fixture-shelf.ts";
 import { GOLDEN_FAST_PATH, GOLDEN_TOOLS, goldenSkills } from "./goldens.ts";
-import { appFetch, BASE, connectMcp, ERAS } from "./helpers.ts";
+import { appFetch, BASE, connectMcp, ERAS, modernRequest } from "./helpers.ts";
 
 const ALL_TOOLS = GOLDEN_TOOLS.map((t) => t.name);
 const TOKEN = "sk_read_mcp_test_token_0123456789";
@@ -30,26 +30,6 @@ function legacyInitialize(): RequestInit {
     method: "POST",
     headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
     body: JSON.stringify(LEGACY_INITIALIZE),
-  };
-}
-
-/** A raw 2026-07-28 request, as a host sends it (envelope and headers), for checks below the SDK client. */
-function modernRequest(method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}): RequestInit {
-  const meta = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-    "io.modelcontextprotocol/clientCapabilities": {},
-  };
-  return {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "Mcp-Protocol-Version": "2026-07-28",
-      "Mcp-Method": method,
-      ...headers,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } }),
   };
 }
 

@@ -40,3 +40,26 @@ export async function connectMcp(options: ConnectOptions = {}): Promise<{ client
   await client.connect(transport);
   return { client, skills: new SkillsClient(client) };
 }
+
+/**
+ * A raw 2026-07-28 request as a host sends it (the `_meta` envelope and the Mcp-* headers), for
+ * checks below the SDK client. `headers` may add Mcp-Name or override any header.
+ */
+export function modernRequest(method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}, id = 1): RequestInit {
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  return {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "Mcp-Protocol-Version": "2026-07-28",
+      "Mcp-Method": method,
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }),
+  };
+}

@@ -8,28 +8,13 @@ import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { mcpServersBuilt, resetMcpServerPool } from "../../../src/worker/views/mcp/server.ts";
 import { publishFixtureShelf } from "../fixture-shelf.ts";
-import { appFetch, BASE } from "./helpers.ts";
+import { appFetch, BASE, modernRequest } from "./helpers.ts";
 
 const TOKEN = "sk_read_mcp_reuse_token_0123456789";
 
-/** A raw 2026-07-28 request as a host sends it (envelope and headers). */
+/** A raw 2026-07-28 request, naming its resource or tool in Mcp-Name when given. */
 function modern(method: string, params: Record<string, unknown> = {}, name?: string): RequestInit {
-  const meta = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientInfo": { name: "reuse", version: "1" },
-    "io.modelcontextprotocol/clientCapabilities": {},
-  };
-  return {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "Mcp-Protocol-Version": "2026-07-28",
-      "Mcp-Method": method,
-      ...(name === undefined ? {} : { "Mcp-Name": name }),
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 7, method, params: { ...params, _meta: meta } }),
-  };
+  return modernRequest(method, params, name === undefined ? {} : { "Mcp-Name": name }, 7);
 }
 
 const readRequest = (uri: string) => modern("resources/read", { uri }, uri);
