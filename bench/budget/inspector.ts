@@ -72,13 +72,13 @@ export class Inspector {
   }
 
   /**
-   * The isolate's live heap, bytes: V8's used heap (Runtime.getHeapUsage) right after a full
-   * collection. Without it the figure counts whatever garbage the last requests left, which V8
-   * collects before an isolate nears its limit: a warm isolate read 138 MiB at 10,000 skills and
-   * 42 MiB a few requests later.
+   * The isolate's used heap, bytes (V8's Runtime.getHeapUsage): live objects and whatever garbage
+   * the last requests left that V8 has not collected yet, so an upper bound of what the isolate
+   * holds (a warm isolate read 138 MiB at 10,000 skills and 42 MiB a few requests later). A full
+   * collection first would give the live heap, but workerd's inspector never answers
+   * HeapProfiler.collectGarbage (V8 runs it as a task the idle isolate does not run).
    */
   async heapUsed(): Promise<number> {
-    await this.send("HeapProfiler.collectGarbage");
     const usage = (await this.send("Runtime.getHeapUsage")) as { usedSize: number };
     return usage.usedSize;
   }
