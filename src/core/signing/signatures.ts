@@ -40,12 +40,15 @@ export const SkillSignatureEntrySchema = z.strictObject({
 });
 export type SkillSignatureEntry = z.infer<typeof SkillSignatureEntrySchema>;
 
+/** The generation signature itself: the key and the signature over the generation payload. */
+const GenerationSignatureValueSchema = z.strictObject({ key_id: KeyIdSchema, signature: SignatureSchema });
+
 /** The signatures document of one generation. */
 export const SignaturesDocumentSchema = z.strictObject({
   schema: z.literal(SIGNATURES_SCHEMA),
   generation: Sha256Schema,
   origin: OriginSchema,
-  generation_signature: z.strictObject({ key_id: KeyIdSchema, signature: SignatureSchema }),
+  generation_signature: GenerationSignatureValueSchema,
   /** Every skill of the generation, names in code-point order. */
   skills: z.array(SkillSignatureEntrySchema),
 });
@@ -80,7 +83,7 @@ export const GenerationSignatureSchema = z.strictObject({
   schema: z.literal(GENERATION_SIGNATURE_SCHEMA),
   generation: Sha256Schema,
   origin: OriginSchema,
-  generation_signature: z.strictObject({ key_id: KeyIdSchema, signature: SignatureSchema }),
+  generation_signature: GenerationSignatureValueSchema,
   /** The SHA-256 of the whole signatures document's canonical bytes. */
   signatures_sha256: Sha256Schema,
 });

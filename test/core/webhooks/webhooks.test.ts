@@ -6,15 +6,7 @@ import { toBase64 } from "../../../src/core/signing/ed25519.ts";
 import { MAX_WEBHOOK_RECEIVERS, parseWebhookReceivers, parseWebhookSecrets, webhookConfig } from "../../../src/core/webhooks/config.ts";
 import { slackMessage, WEBHOOK_MAX_LINES, webhookBody, webhookEvent, webhookId, type WebhookEntry } from "../../../src/core/webhooks/event.ts";
 import { importWebhookKeys, webhookAttemptHeaders, webhookSignature } from "../../../src/core/webhooks/signature.ts";
-
-// The vector the Standard Webhooks reference libraries test against (not produced by this code).
-const VECTOR = {
-  secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-  id: "msg_p5jXN8AQM9LWM0D4loKWxJek",
-  timestamp: 1614265330,
-  body: '{"test": 2432232314}',
-  signature: "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
-};
+import { VECTOR } from "./standard-vector.ts";
 
 const keysOf = async (secret: string) => {
   const parsed = parseWebhookSecrets(secret);

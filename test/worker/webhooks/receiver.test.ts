@@ -8,14 +8,8 @@ import receiver, { verifyWebhook } from "../../../docs/examples/webhook-receiver
 import { toBase64 } from "../../../src/core/signing/ed25519.ts";
 import { parseWebhookSecrets } from "../../../src/core/webhooks/config.ts";
 import { importWebhookKeys, webhookAttemptHeaders } from "../../../src/core/webhooks/signature.ts";
+import { VECTOR } from "../../core/webhooks/standard-vector.ts";
 
-const VECTOR = {
-  secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-  id: "msg_p5jXN8AQM9LWM0D4loKWxJek",
-  timestamp: 1614265330,
-  body: '{"test": 2432232314}',
-  signature: "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
-};
 const OTHER = `whsec_${toBase64(new Uint8Array(32).fill(9))}`;
 
 const headers = (over: Record<string, string | null> = {}) => {
