@@ -223,7 +223,8 @@ describe("npm start -- --env acme", () => {
     const theirHash = createHash("sha256").update(theirs).digest("hex");
     writeFileSync(path.join(root, ".dev.vars.acme"), `OTHER_SECRET=kept\nREAD_TOKEN_SHA256=${theirHash}\n`);
     // Like startShelfOnFreePort, another port when the chosen one turns out to be held by another
-    // server (the full suite starts many wranglers at once; the refusal quotes what answered).
+    // server (the full suite starts many wranglers at once, and a port free when chosen can be taken
+    // before wrangler binds it).
     let port = 0;
     let started: ReturnType<typeof startScript> | undefined;
     for (let attempt = 1; attempt <= 3; attempt++) {
@@ -232,7 +233,8 @@ describe("npm start -- --env acme", () => {
       const { child, output } = started;
       const deadline = Date.now() + 150_000;
       while (!output().stdout.includes("Press Ctrl+C") && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-      if (!output().stderr.includes("another server answers")) break;
+      // Every busy-port refusal (taken before, during or after wrangler's start) says who holds it.
+      if (!output().stderr.includes("(another local shelf, or another server, holds it)")) break;
       console.warn(`npm start --env acme, attempt ${attempt}: ${output().stderr.trim()}`);
       await started.done;
     }
