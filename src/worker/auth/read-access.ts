@@ -111,7 +111,8 @@ export type SignInVerdict = "granted" | "refused" | undefined;
  * A way into a private shelf besides read tokens: the hook later sign-in methods (OAuth access
  * tokens first) plug into, so each is reviewed on its own and read access stays one guard.
  * Methods are asked in order, after the read token (a valid read token or pages session is never
- * shown to a method); each answers only for its own credentials (undefined
+ * shown to a method), except a bearer token a method claims by its shape, which that method is
+ * asked about first; each answers only for its own credentials (undefined
  * otherwise, and the next is asked), and may throw a ShelfError of its own (a 403 for a token
  * without the scope a read needs). Capability URLs are not theirs: those stay a 404.
  * @example readAccess({ methods: [{ name: "oauth", authenticate: async (request) => undefined }] })
@@ -120,6 +121,14 @@ export interface SignInMethod {
   /** Names the method, e.g. "oauth". */
   readonly name: string;
   authenticate(request: Request, env: ReadAccessEnv): Promise<SignInVerdict>;
+  /**
+   * True when a bearer token has the shape only this method issues (OAuth: workers-oauth-provider's
+   * `<user>:<grant>:<secret>`) and the method is on for `env`. Such a token is shown to this method
+   * before the read-token store, which would only miss (a KV read saved per cold isolate); when
+   * the method does not grant it, the read token is checked as usual, so the answer is the same as
+   * asking in the usual order, and a read token of that shape still reads.
+   */
+  claimsToken?(token: string, env: ReadAccessEnv): boolean;
   /**
    * Parameters the method adds to every 401's `Bearer` challenge (OAuth: `resource_metadata` and
    * `scope`, so a client can discover how to sign in), or none when it is off for `env`.
@@ -159,10 +168,28 @@ export function readAccess(options: ReadAccessOptions = {}): MiddlewareHandler<{
       // The Authorization header wins; without one, the pages' paths also take the sign-in cookie.
       const cookie = header || !isUiPath(c.req.path) ? undefined : getCookie(c, READ_COOKIE);
       const token = header ? bearerToken(header) : cookie ? await sessionToken(cookie, c.env) : null;
+      // A bearer token of a method's own shape: that method first (see SignInMethod.claimsToken).
+      const owner = typeof token === "string" ? methods.find((method) => method.claimsToken?.(token, c.env)) : undefined;
+      let ownerVerdict: SignInVerdict;
+      let ownerError: { error: unknown } | undefined;
+      if (owner) {
+        try {
+          ownerVerdict = await owner.authenticate(c.req.raw, c.env);
+        } catch (error) {
+          ownerError = { error }; // thrown only if the read token does not read either, as in the usual order
+        }
+        if (ownerVerdict === "granted") {
+          c.set("shelfAccess", { visibility, urlPrefix: "", pinned });
+          return next();
+        }
+      }
       if (token === null || !(await verify(token, c.env))) {
         // Not a read token: each sign-in method answers for its own credentials (OAuth access tokens).
         const challenge = methods.flatMap((method) => method.challengeParams?.(c.env) ?? []);
+        if (ownerError) throw ownerError.error;
+        if (ownerVerdict === "refused") unauthorized(true, challenge);
         for (const method of methods) {
+          if (method === owner) continue; // asked already
           const verdict = await method.authenticate(c.req.raw, c.env);
           if (verdict === "refused") unauthorized(true, challenge);
           if (verdict === "granted") {

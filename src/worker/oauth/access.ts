@@ -1,5 +1,5 @@
-// OAuth access tokens as a way into a private shelf: the sign-in method read access asks after
-// the read token (auth/read-access.ts). Every request asks the authorization server's KV (no
+// OAuth access tokens as a way into a private shelf: the sign-in method read access asks about a
+// token of OAuth's shape before the read token, and about any other after it (auth/read-access.ts). Every request asks the authorization server's KV (no
 // isolate cache), so a revoked grant stops the next request; a token must be bound to this
 // shelf's origin, hold the read scope, and come from a read token that still reads (or from the
 // identity provider the shelf still signs in with).
@@ -49,6 +49,9 @@ export function oauthSignIn(options: OAuthSignInOptions = {}): SignInMethod {
     challengeParams(env: ReadAccessEnv): readonly string[] {
       const settings = oauthSettings(env as OAuthEnv);
       return settings ? [`resource_metadata="${resourceMetadataUrl(settings.issuer)}"`, `scope="${READ_SCOPE}"`] : [];
+    },
+    claimsToken(token: string, env: ReadAccessEnv): boolean {
+      return looksLikeOAuthToken(token) && oauthSettings(env as OAuthEnv) !== undefined;
     },
     async authenticate(request: Request, env: ReadAccessEnv): Promise<SignInVerdict> {
       const settings = oauthSettings(env as OAuthEnv);

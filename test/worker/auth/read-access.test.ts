@@ -7,6 +7,7 @@ import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { readAccess, type ReadAccessEnv, type ReadAccessVariables, type SignInMethod } from "../../../src/worker/auth/read-access.ts";
 import { createReadTokenVerifier, parseTokenHashList, READ_TOKEN_KV_PREFIX } from "../../../src/worker/auth/read-tokens.ts";
 import { handleError } from "../../../src/worker/http/error-handler.ts";
+import { StorageUnavailableError } from "../../../src/worker/storage/errors.ts";
 
 const TOKEN = "sk_team_0123456789abcdef0123456789abcdef";
 const KV_TOKEN = "sk_team_kv_fedcba9876543210fedcba98765432";
@@ -130,6 +131,65 @@ describe("sign-in methods (the hook later methods such as OAuth plug into)", () 
     expect(readFirst.status).toBe(200);
     expect((await app.request("/skills/x/SKILL.md", { headers: { Authorization: `Bearer ${TOKEN}` } }, e)).status).toBe(200);
     expect((await app.request("/skills/x/SKILL.md", {}, e)).status).toBe(401);
+  });
+});
+
+describe("a sign-in method that claims a bearer token by its shape (OAuth's tokens)", () => {
+  // Claims tokens starting "claimed:"; grants OK, refuses the rest, and fails on DOWN (each long enough to be a read token).
+  const [OK, REFUSED, DOWN] = ["claimed:ok-0123456789", "claimed:refused-0123456789", "claimed:down-0123456789"];
+  const asked: string[] = [];
+  const claiming: SignInMethod = {
+    name: "test-claiming",
+    claimsToken: (token) => token.startsWith("claimed:"),
+    async authenticate(request) {
+      const token = request.headers.get("Authorization")!.slice("Bearer ".length);
+      asked.push(`method ${token}`);
+      if (token === DOWN) throw new StorageUnavailableError("test: the method's store is down");
+      return token === OK ? "granted" : "refused";
+    },
+  };
+  function appWithClaiming() {
+    const reads = new Hono<E>();
+    // A verifier of its own per app: its in-isolate cache would otherwise carry answers between cases.
+    const countingVerify = createReadTokenVerifier();
+    const verify: typeof countingVerify = async (token, e) => {
+      asked.push(`read token ${typeof token === "string" ? token : "by hash"}`);
+      return countingVerify(token, e);
+    };
+    reads.use("/skills/*", readAccess({ verify, methods: [claiming] }));
+    reads.get("/skills/:name/SKILL.md", (c) => c.json({ visibility: c.get("shelfAccess").visibility }));
+    const app = new Hono<E>();
+    app.onError(handleError);
+    app.route("/", reads);
+    return app;
+  }
+  const get = async (token: string, e: ReadAccessEnv) => {
+    asked.length = 0;
+    return (await appWithClaiming().request("/skills/x/SKILL.md", { headers: { Authorization: `Bearer ${token}` } }, e)).status;
+  };
+
+  it("asks the method first, and never the read-token store when it grants", async () => {
+    const e = await privateEnv();
+    expect(await get(OK, e)).toBe(200);
+    expect(asked).toEqual([`method ${OK}`]);
+    // Any other token: the read token first, as before, and the method not at all once it reads.
+    expect(await get(TOKEN, e)).toBe(200);
+    expect(asked).toEqual([`read token ${TOKEN}`]);
+  });
+
+  it("answers as the usual order would when the method does not grant: a read token of the claimed shape still reads", async () => {
+    const claimedReadToken = "claimed:but-a-read-token";
+    const e = await privateEnv({ READ_TOKEN_SHA256: `${await sha256Hex(TOKEN)},${await sha256Hex(claimedReadToken)}` });
+    expect(await get(claimedReadToken, e)).toBe(200);
+    expect(asked).toEqual([`method ${claimedReadToken}`, `read token ${claimedReadToken}`]);
+    expect(await get(REFUSED, e)).toBe(401);
+    expect(asked).toEqual([`method ${REFUSED}`, `read token ${REFUSED}`]);
+  });
+
+  it("throws the method's failure only when the token is not a read token either", async () => {
+    expect(await get(DOWN, await privateEnv())).toBe(503);
+    const e = await privateEnv({ READ_TOKEN_SHA256: `${await sha256Hex(DOWN)}` });
+    expect(await get(DOWN, e)).toBe(200);
   });
 });
 
