@@ -17,6 +17,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Pool } from "undici";
 import { type BudgetRoute, budgetRoutes, type PrivateSignIn, privateBudgetRoutes } from "../test/worker/budget/routes.ts";
+import { KV_POINTER_KEY, R2_POINTER_KEY } from "../src/worker/storage/keys.ts";
 import { type StorageOps, sum, totalOps } from "../test/worker/budget/storage-ops.ts";
 import { accessTokenFor, type FetchFn } from "../test/worker/oauth/headless.ts";
 import { Inspector } from "./budget/inspector.ts";
@@ -88,9 +89,31 @@ interface SizeResult {
   rows: Measured[];
   publish: { requests: number; cpuMs: number; profilerMs: number; maxOps: number; totalOps: number; bytesRead: number; maxOpsRequest: string };
   setup: string;
+  /** The cold floor: a Worker with nothing of skillshelf in it making R2 and KV reads as its first request. */
+  floor: FloorSample[];
   /** Each warm isolate's live heap after it served every route of its configuration (Inspector.liveHeap). */
   live: { config: "public" | "private"; liveBytes: number; usedBefore: number }[];
 }
+
+/** One shape of the cold floor: R2 and KV reads in a never-used bare isolate's first request (medians). */
+interface FloorSample {
+  r2: number;
+  kv: number;
+  cpuMs: number;
+  profilerMs: number;
+}
+
+/** The floor's shapes: nothing, one of each, both, a single-skill row's (SKILL.md: 3 · 2) and a cold listing's at 1,000 skills (8 · 2). */
+const FLOOR_SHAPES: readonly [number, number][] = [
+  [0, 0],
+  [1, 0],
+  [0, 1],
+  [1, 1],
+  [3, 2],
+  [8, 2],
+];
+/** Never-used copies per floor shape (the median is reported). */
+const FLOOR_RUNS = 3;
 
 const tmp = benchScratch("skillshelf-budget-bench-");
 const started = performance.now();
@@ -200,6 +223,7 @@ async function measureSize(skills: number, bundle: { dir: string; main: string }
           };
           return privateBudgetRoutes(subject).map((route) => ({ ...route, headers: { ...route.headers, Authorization: `Bearer ${bearer[route.signIn!]}` } }));
         });
+  const floor = await measureStorageFloor(base);
   // Last, as it changes the shelf (and so the ETags the cold 304s send): a warmed isolate takes a publish.
   const last = await startWorkerd(base);
   let publish: SizeResult["publish"];
@@ -219,7 +243,7 @@ async function measureSize(skills: number, bundle: { dir: string; main: string }
     ...(ROWS === "private" ? [] : [{ config: "public" as const, ...publicRun.live }]),
     ...(privateRun ? [{ config: "private" as const, ...privateRun.live }] : []),
   ];
-  return { skills, rows: [...publicRun.rows, ...(privateRun?.rows ?? [])], publish, setup, live };
+  return { skills, rows: [...publicRun.rows, ...(privateRun?.rows ?? [])], publish, setup, live, floor };
 }
 
 /**
@@ -359,6 +383,46 @@ async function measureCold(workerd: Workerd, name: string, route: BudgetRoute, c
   }
 }
 
+/**
+ * The cold floor under the cold rows: each shape's reads as the first request of never-used copies
+ * of bench/budget/storage-floor-worker.js in one workerd over the same state, measured as a cold
+ * row is (workerd's CPU and the isolate's profiler).
+ */
+async function measureStorageFloor(plan: WorkerdPlan): Promise<FloorSample[]> {
+  const jobs = FLOOR_SHAPES.flatMap((shape) => Array.from({ length: FLOOR_RUNS }, () => shape));
+  const copies = jobs.map((_s, i) => `floor-${i}`);
+  const workerd = await startWorkerd({
+    stateDir: plan.stateDir,
+    inspector: true,
+    storageFloor: { copies, compatibilityDate: plan.skillshelf!.config.compatibilityDate, r2Key: R2_POINTER_KEY, kvKey: KV_POINTER_KEY },
+  });
+  const samples: (FloorSample & { shape: string })[] = [];
+  try {
+    for (const [i, [r2, kv]] of jobs.entries()) {
+      const inspector = await Inspector.connect(workerd.inspector!, copies[i]!);
+      const target = pool(workerd.copies[copies[i]!]!, 1);
+      try {
+        let nanos = 0n;
+        const profilerMs = await inspector.busyMs(async () => {
+          const before = workerd.cpuNanos();
+          await send(target, { path: `/?r2=${r2}&kv=${kv}`, status: 200 });
+          nanos = workerd.cpuNanos() - before;
+        });
+        samples.push({ shape: `${r2}·${kv}`, r2, kv, cpuMs: Number(nanos) / 1e6, profilerMs });
+      } finally {
+        inspector.close();
+        await target.destroy();
+      }
+    }
+  } finally {
+    await workerd.stop();
+  }
+  return FLOOR_SHAPES.map(([r2, kv]) => {
+    const of = samples.filter((s) => s.r2 === r2 && s.kv === kv);
+    return { r2, kv, cpuMs: median(of.map((s) => s.cpuMs)), profilerMs: median(of.map((s) => s.profilerMs)) };
+  });
+}
+
 function medianSample(samples: Sample[]): Sample {
   const byCpu = [...samples].sort((a, b) => a.cpuMs - b.cpuMs);
   return { ...byCpu[byCpu.length >> 1]!, cpuMs: median(samples.map((s) => s.cpuMs)), profilerMs: median(samples.map((s) => s.profilerMs)) };
@@ -495,6 +559,10 @@ function sizeSection(result: SizeResult, overFree: string[]): string {
       ],
       rows,
     ),
+    "",
+    `Cold floor under these rows (\`bench/budget/storage-floor-worker.js\`: a Worker with nothing of skillshelf in it, over the same state, its first request making R2 · KV reads of the pointer; the median of ${FLOOR_RUNS} never-used copies each; workerd CPU, profiler in brackets): ${result.floor
+      .map((f) => `${f.r2} · ${f.kv}: ${ms(f.cpuMs)} (${ms(f.profilerMs)})`)
+      .join("; ")}. A cold row's CPU above the floor of its operations is skillshelf's own (and the counting wrapper's).`,
     "",
     "Live heap after the warm isolate served every route above, its caches full (a V8 heap snapshot collects all garbage first; `Inspector.liveHeap`):",
     "",

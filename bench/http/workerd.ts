@@ -74,6 +74,8 @@ export function pathToBlob(buildDir: string): Record<string, string> {
   return files;
 }
 
+/** The budget bench's cold floor (bench/budget/storage-floor-worker.js). */
+const STORAGE_FLOOR_WORKER = path.join(import.meta.dirname, "../budget/storage-floor-worker.js");
 /** Where the bare Worker's source lives. */
 const BARE_WORKER = path.join(import.meta.dirname, "bare-worker.js");
 
@@ -159,13 +161,15 @@ export interface WorkerdPlan {
   inspector?: boolean;
   /** The bare Worker's path → blob SHA-256 map. */
   bare?: { files: Record<string, string>; compatibilityDate: string };
+  /** Never-used copies of bench/budget/storage-floor-worker.js by name, over the bucket and skillshelf's KV namespace (the budget bench's cold floor). */
+  storageFloor?: { copies: string[]; compatibilityDate: string; r2Key: string; kvKey: string };
 }
 
 /** A running workerd: each Worker's loopback origin, the process id, and how to stop it. */
 export interface Workerd {
   skillshelf?: URL;
   bare?: URL;
-  /** Each copy's and variant's loopback origin, by name. */
+  /** Each copy's, variant's and storage-floor copy's loopback origin, by name. */
   copies: Record<string, URL>;
   /** workerd's inspector address, when the plan asked for it. */
   inspector?: URL;
@@ -236,6 +240,19 @@ export async function startWorkerd(plan: WorkerdPlan): Promise<Workerd> {
         unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
       });
   }
+  for (const name of plan.storageFloor?.copies ?? []) {
+    workers.push({
+      name,
+      modules: true,
+      rootPath: path.dirname(STORAGE_FLOOR_WORKER),
+      scriptPath: path.basename(STORAGE_FLOOR_WORKER),
+      compatibilityDate: plan.storageFloor!.compatibilityDate,
+      bindings: { R2_KEY: plan.storageFloor!.r2Key, KV_KEY: plan.storageFloor!.kvKey },
+      r2Buckets: { BUCKET },
+      kvNamespaces: { KV: "shelf_kv-bench" },
+      unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
+    });
+  }
   if (plan.bare) {
     workers.push({
       name: "bare",
@@ -274,7 +291,7 @@ export async function startWorkerd(plan: WorkerdPlan): Promise<Workerd> {
       bare: plan.bare ? await mf.unsafeGetDirectURL("bare") : undefined,
       copies: Object.fromEntries(
         await Promise.all(
-          [...(plan.skillshelf?.copies ?? []), ...Object.keys(plan.skillshelf?.variants ?? {})].map(
+          [...(plan.skillshelf?.copies ?? []), ...Object.keys(plan.skillshelf?.variants ?? {}), ...(plan.storageFloor?.copies ?? [])].map(
             async (name) => [name, await mf.unsafeGetDirectURL(name)] as const,
           ),
         ),
