@@ -12,6 +12,7 @@ import { notFound, plainErrorResponse } from "./http/errors.ts";
 import { applySecurityHeaders, NO_STORE } from "./http/headers.ts";
 import { oauthRoutes, oauthSignIn } from "./oauth/index.ts";
 import { readRoutes } from "./read/index.ts";
+import type { AdminOpenApiDocument } from "./views/api/openapi.ts";
 
 export type AppEnv = { Bindings: CloudflareBindings };
 
@@ -29,6 +30,11 @@ export interface ShelfAppOptions {
   access?: ReadAccessOptions;
   /** The admin API's clock, waits and webhook timing (tests shorten them). */
   admin?: AdminRoutesOptions;
+}
+
+/** The admin router's own OpenAPI document, as /v1/openapi.json includes it (also rebuilt by its drift test). */
+export function adminOpenApiDocument(admin: ReturnType<typeof adminRoutes>): AdminOpenApiDocument {
+  return () => admin.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "skillshelf admin", version: "1" } });
 }
 
 /**
@@ -74,7 +80,7 @@ export function createShelfApp(options: ShelfAppOptions = {}): Hono<AppEnv> {
   // The read surface: /skills, /.well-known/agent-skills, /.well-known/skills, /v1/shelf, /g/<id>/…,
   // /c/<token>/…, and the JSON 404 for everything else. Mounted last: its CORS wraps what it answers.
   // /v1/openapi.json also documents the admin API: its router hands its own document over.
-  const adminDocument = () => admin.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "skillshelf admin", version: "1" } });
+  const adminDocument = adminOpenApiDocument(admin);
   // Read access takes OAuth access tokens after the read token, then the pages' identity-provider
   // sessions (each a no-op where it is off), then the deployment's own sign-in methods.
   const methods = [oauthSignIn(), oidcSessionSignIn(), ...(options.access?.methods ?? [])];

@@ -1,12 +1,13 @@
 // GET /v1/openapi.json: the OpenAPI 3.1 document of the read API and the admin API, generated
-// from the zod schemas that validate their requests (never written by hand). Built once per
-// isolate: it depends on the code only, not on the shelf.
+// from the zod schemas that validate their requests (never written by hand). It depends on the
+// code only, not on the shelf, so the app's is prebuilt (openapi-prebuilt.ts).
 import { API_BASE } from "../../../core/api/contract.ts";
 import { ADMIN_API_BASE } from "../../../core/publish/contract.ts";
 import { toHex } from "../../../core/skill/hash.ts";
 import { etagFor } from "../../http/conditional.ts";
 import { serveJson } from "../../http/file-response.ts";
 import { cachePolicy } from "../../read/policy.ts";
+import { PREBUILT_OPENAPI } from "./openapi-prebuilt.ts";
 import type { ApiApp } from "./routes.ts";
 
 /** The document's `info.version`: bump with any change a client could notice. */
@@ -48,15 +49,30 @@ export function openApiDocument(api: ApiApp, adminDocument?: AdminOpenApiDocumen
   };
 }
 
-/** Binds GET /v1/openapi.json (not itself in the document), built on first request with the admin API's document. */
+/** The document's bytes as /v1/openapi.json serves them. */
+export function openApiText(api: ApiApp, adminDocument?: AdminOpenApiDocument): string {
+  return JSON.stringify(openApiDocument(api, adminDocument));
+}
+
+/** The ETag of those bytes: a prefix of their SHA-256. */
+export async function openApiEtag(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return etagFor(`openapi-${toHex(digest.slice(0, 16))}`);
+}
+
+/**
+ * Binds GET /v1/openapi.json (not itself in the document). The app's whole document (read and admin
+ * API) is prebuilt (openapi-prebuilt.ts, which a test rewrites from the code and fails on drift),
+ * since building it from the zod schemas was a cold request's 100-200 ms; without the admin API's
+ * document it is built on first request.
+ */
 export function openApiDocumentRoute(api: ApiApp, adminDocument?: AdminOpenApiDocument): void {
-  let text: string | undefined;
-  let etag: string | undefined;
+  let text: string | undefined = adminDocument ? PREBUILT_OPENAPI.text : undefined;
+  let etag: string | undefined = adminDocument ? PREBUILT_OPENAPI.etag : undefined;
   api.get(`${API_BASE}/openapi.json`, cachePolicy("generated"), async (c) => {
     if (text === undefined) {
-      text = JSON.stringify(openApiDocument(api, adminDocument));
-      const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-      etag = etagFor(`openapi-${toHex(digest.slice(0, 16))}`);
+      text = openApiText(api, adminDocument);
+      etag = await openApiEtag(text);
     }
     return serveJson(c.req.raw, text, etag!);
   });
