@@ -79,7 +79,15 @@ const env = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv((call) => calls[call]++), 
 const ctx = { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
 
 const session = new Session();
-const routes = ["/ui/feed.xml", `/ui/skills/${name(1)}/feed.xml`, "/.well-known/agent-skills/index.json", "/.claude-plugin/marketplace.json"];
+// The last two: generated documents of other sizes, for how a hit's cost follows its body's size.
+const routes = [
+  "/ui/feed.xml",
+  `/ui/skills/${name(1)}/feed.xml`,
+  "/.well-known/agent-skills/index.json",
+  "/.claude-plugin/marketplace.json",
+  "/.well-known/skills/index.json",
+  "/skills/index.json",
+];
 async function request(path: string): Promise<number> {
   const res = await app.fetch(new Request(`${BASE}${path}`), env, ctx);
   if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
@@ -118,6 +126,22 @@ for (const path of routes) {
     .join(", ");
   process.stdout.write(`| \`GET ${path}\` | ${(bytes / 1024).toFixed(0)} KiB | ${ms(cpu.thread)} | ${counted || "0"} |\n`);
 }
+// A skill's feed asked for the first time in this isolate (another skill each call): rendered from
+// the change documents the isolate holds, if it holds them.
+let next = 100;
+const firstAsk = () => request(`/ui/skills/${name(next++)}/feed.xml`);
+await firstAsk();
+const firstCpu = await cpuPerCall(firstAsk, RUNS);
+for (const k of Object.keys(calls) as StorageCall[]) calls[k] = 0;
+await firstAsk();
+process.stdout.write(
+  `| \`GET /ui/skills/<another each time>/feed.xml\` (first ask) | 1 KiB | ${ms(firstCpu.thread)} | ${
+    Object.entries(calls)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ") || "0"
+  } |\n`,
+);
 process.stdout.write(
   `\nload average ${loadavg()
     .map((l) => l.toFixed(2))

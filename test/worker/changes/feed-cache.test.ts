@@ -1,9 +1,10 @@
-// The Atom feeds' rendered bytes, kept in the isolate's generated-document cache (issue 35: at
-// 10,000 skills a render parses and walks a ~1.2 MiB change document). A hit reads the pointer and
-// nothing else and answers the miss's exact headers and bytes; whatever changes the history (a
-// publish, an advisory change, another history that reuses a seq) or the feed's URLs (another
-// host) gives the bytes rendered from what storage holds, never the kept ones. The isolate's parsed
-// change documents have room for a 10,000-skill first publish.
+// The Atom feeds at 10,000 skills (issue 35): a render parses and walks a ~1.2 MiB change
+// document. The shelf's feed is kept rendered in the isolate's generated-document cache: a hit
+// reads the pointer and nothing else and answers the miss's exact headers and bytes; whatever
+// changes the history (a publish, an advisory change, another history that reuses a seq) or the
+// feed's URLs (another host) gives the bytes rendered from what storage holds, never the kept
+// ones. A skill's feed is rendered from the change documents the isolate keeps (room for a
+// 10,000-skill first publish) and takes no room in the generated-document cache.
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -12,6 +13,7 @@ import { CHANGES_SCHEMA, ChangeDocumentSchema } from "../../../src/core/changes/
 import { PointerSchema } from "../../../src/core/generation/manifest.ts";
 import type { BuiltGeneration, SkillBuildInput } from "../../../src/core/generation/assemble.ts";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
+import { generatedBytes } from "../../../src/worker/read/generated.ts";
 import { FEED_ENTRIES } from "../../../src/worker/shelf/changes.ts";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { readChangeDocument, resetStorageMemory } from "../../../src/worker/storage/index.ts";
@@ -71,18 +73,32 @@ beforeEach(async () => {
 });
 
 describe("the feeds' rendered bytes", () => {
-  it.each(FEEDS)("%s: a hit reads the pointer and no change document, and answers the miss's exact headers and bytes", async (path) => {
+  it("the shelf's feed: a hit reads the pointer and no change document, and answers the miss's exact headers and bytes", async () => {
     const { workerEnv, publish, feed } = await shelf();
     await publish([await skillInput("alpha"), await skillInput("beta")]);
     await publish([await skillInput("alpha"), await skillInput("beta"), await skillInput("gamma")]);
-    const miss = await feed(path);
+    const miss = await feed("/ui/feed.xml");
     expect(miss.status).toBe(200);
     expect(miss.body).toContain("gamma");
     // The change documents are forgotten: only the kept feed can answer without reading them.
     resetStorageMemory();
     const ops = noOps();
-    const hit = await answer(await workerFetch(countingEnv(workerEnv, ops))(new Request(`${WORKER_URL}${path}`)));
+    const hit = await answer(await workerFetch(countingEnv(workerEnv, ops))(new Request(`${WORKER_URL}/ui/feed.xml`)));
     expect(hit).toEqual(miss);
+    expect([ops.r2, ops.kv, ops.cache]).toEqual([{ get: 1 }, {}, {}]);
+  });
+
+  it("a skill's feed: rendered again from the kept change documents (the pointer read only), and not kept itself", async () => {
+    const { workerEnv, publish, feed } = await shelf();
+    await publish([await skillInput("alpha"), await skillInput("beta")]);
+    await publish([await skillInput("alpha"), await skillInput("beta"), await skillInput("gamma")]);
+    const before = generatedBytes();
+    const first = await feed("/ui/skills/gamma/feed.xml");
+    expect(first.body).toBe(await rendered("/ui/skills/gamma/feed.xml", WORKER_URL));
+    expect(generatedBytes()).toBe(before);
+    const ops = noOps();
+    const again = await answer(await workerFetch(countingEnv(workerEnv, ops))(new Request(`${WORKER_URL}/ui/skills/gamma/feed.xml`)));
+    expect(again).toEqual(first);
     expect([ops.r2, ops.kv, ops.cache]).toEqual([{ get: 1 }, {}, {}]);
   });
 

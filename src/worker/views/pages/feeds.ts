@@ -1,11 +1,13 @@
 // The Atom feeds of what changed (RFC 4287): the shelf's (<ui>/feed.xml, and /feed.xml sends
 // readers there) and one skill's (<ui>/skills/<name>/feed.xml), rendered by core from the
 // history's change documents. Behind the pages' read access; the ETag names the history's seq.
-// The rendered bytes are kept in the isolate's generated-document cache (read/generated.ts) under
-// a key naming everything they depend on (the feed's URLs and title, the newest history entries
-// with their change documents' digests, the pointer's publish time), so a repeated request reads
-// the pointer (one small R2 read) and copies bytes: at 10,000 skills the first publish's change
-// document is ~1.2 MiB, which a render would otherwise parse and walk on every request.
+// The shelf's feed is kept rendered in the isolate's generated-document cache (read/generated.ts)
+// under a key naming everything its bytes depend on (its URLs, the newest history entries with
+// their change documents' digests, the pointer's publish time), so a repeated request reads the
+// pointer (one small R2 read) and copies bytes: at 10,000 skills the first publish lists every
+// skill, ~1.2 MiB of change document and ~300 KiB of feed. A skill's feed is small and cheap to
+// render from the change documents the isolate keeps (storage/changes.ts), and is not kept: one
+// copy per skill would crowd the indexes out of that cache.
 import type { Context } from "hono";
 import { ATOM_MEDIA_TYPE, renderAtomFeed } from "../../../core/changes/atom.ts";
 import { sha256Hex } from "../../../core/skill/hash.ts";
@@ -36,11 +38,18 @@ export async function feedResponse(c: Context<ReadEnv>, skill: string | null): P
       ? { self: `${ui}/feed.xml`, alternate: `${ui}/`, title: "What changed on this shelf", skill }
       : { self: `${ui}/skills/${skill}/feed.xml`, alternate: `${ui}/skills/${skill}`, title: `What changed in ${skill}`, skill };
   const updated = pointer?.published_at ?? new Date(0).toISOString();
-  // The seq alone is not enough for the key: tests (and a bucket restored from a backup) can give
-  // another history the same seq in the same isolate; the entries and their documents' digests are.
-  const key = `feed ${await sha256Hex(JSON.stringify([frame, updated, recentChangesKey(pointer)]))}`;
-  const document =
-    cachedGenerated(key) ??
-    keepGenerated(key, { etag, contentType: FEED_TYPE, body: encoder.encode(renderAtomFeed(frame, await recentChanges(c.env, pointer), updated)) });
-  return new Response(c.req.method === "HEAD" ? null : document.body, { status: 200, headers });
+  const render = async () => renderAtomFeed(frame, await recentChanges(c.env, pointer), updated);
+  const body = skill === null ? await keptFeed([frame, updated, recentChangesKey(pointer)], etag, render) : await render();
+  return new Response(c.req.method === "HEAD" ? null : body, { status: 200, headers });
+}
+
+/**
+ * A feed's bytes from the generated-document cache under `keyParts` (everything they depend on),
+ * rendered and kept on a miss. The seq alone would not do: tests, or a bucket restored from a
+ * backup, can give another history the same seq in the same isolate; its entries and their
+ * documents' digests are its own.
+ */
+async function keptFeed(keyParts: unknown, etag: string, render: () => Promise<string>): Promise<Uint8Array> {
+  const key = `feed ${await sha256Hex(JSON.stringify(keyParts))}`;
+  return (cachedGenerated(key) ?? keepGenerated(key, { etag, contentType: FEED_TYPE, body: encoder.encode(await render()) })).body;
 }
