@@ -4,8 +4,11 @@
 // marketplace. The whole app (`app.fetch`) over in-memory R2 (bench/harness.ts, KV empty), body
 // read to the end, mean CPU of the main thread per request after warm-up, and the storage calls of
 // one warm request. What workerd adds (writing the body out, the storage simulators) is not here:
-// the budget bench measures that. Prints only (no docs section). Run: npm run bench -- --only feeds
-// (--quick: 1,000 skills).
+// the budget bench measures that. Also the v0.1 and root indexes (other body sizes) and a skill's
+// feed asked for the first time in the isolate. Prints only (no docs section; docs/benchmarks.md
+// quotes it in prose). Run: npm run bench -- --only feeds (--quick: 1,000 skills);
+// FEEDS_BENCH_NO_BODY=1 leaves bodies unread, FEEDS_BENCH_PROFILE=<dir> writes a V8 profile of
+// each route's timed requests there.
 import { createHash } from "node:crypto";
 import "./workerd-shims.ts";
 import { writeFileSync } from "node:fs";
