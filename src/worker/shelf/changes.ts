@@ -82,9 +82,8 @@ export const FEED_ENTRIES = 50;
  * @example await recentChanges(env, await shelfHistory(env), 5)
  */
 export async function recentChanges(env: StorageBindings, pointer: Pointer | null, limit: number = FEED_ENTRIES): Promise<FeedEntry[]> {
-  const newest = [...(pointer?.history ?? [])].sort((a, b) => b.seq - a.seq).slice(0, limit);
   return Promise.all(
-    newest.map(async (h) => ({
+    newestEntries(pointer, limit).map(async (h) => ({
       seq: h.seq,
       action: h.action,
       at: h.at,
@@ -92,4 +91,20 @@ export async function recentChanges(env: StorageBindings, pointer: Pointer | nul
       changes: h.changes ? await readChangeDocument(env, h.changes) : null,
     })),
   );
+}
+
+/** The newest `limit` history entries, newest first: the ones {@link recentChanges} reads. */
+function newestEntries(pointer: Pointer | null, limit: number): HistoryEntry[] {
+  return [...(pointer?.history ?? [])].sort((a, b) => b.seq - a.seq).slice(0, limit);
+}
+
+/**
+ * A string naming everything {@link recentChanges} returns for `pointer`, without reading a change
+ * document: each entry's seq, action, time, generation and its change document's digest (the
+ * documents are stored under their digest, so the digest names the content). For cache keys of
+ * what is rendered from them (the feeds).
+ * @example recentChangesKey(pointer) // '[[3,"publish","2026-12-02T09:00:00Z","9f2c…","a41b…"],…]'
+ */
+export function recentChangesKey(pointer: Pointer | null, limit: number = FEED_ENTRIES): string {
+  return JSON.stringify(newestEntries(pointer, limit).map((h) => [h.seq, h.action, h.at, h.generation, h.changes ?? null]));
 }

@@ -10,7 +10,15 @@ import { parseWith, r2Text } from "./documents.ts";
 import { StorageUnavailableError } from "./errors.ts";
 import { changesKey, R2_POINTER_KEY } from "./keys.ts";
 
-const documents = new MemoryCache<ChangeDocument>(2 * 1024 * 1024);
+/**
+ * Bytes of parsed change documents one isolate keeps, estimated as 2 bytes per character of their
+ * JSON (V8 holds a parsed document in about 1.4). Enough for the first publish of a 10,000-skill
+ * shelf (~1.2 MiB of JSON, every skill added) beside the small documents of later entries, so a
+ * feed rendered for another skill does not read and parse it again.
+ */
+export const CHANGE_DOCUMENT_CACHE_BYTES = 4 * 1024 * 1024;
+
+const documents = new MemoryCache<ChangeDocument>(CHANGE_DOCUMENT_CACHE_BYTES);
 
 /** Forgets every cached change document (tests that count storage reads start cold). */
 export function resetChangeDocuments(): void {
