@@ -402,5 +402,16 @@ async function generationLifecycle(generation: Generation): Promise<Lifecycle | 
 }
 
 function served(entry: SkillEntry, requiresReview: boolean): ServedSkill {
-  return entry.trust.requires_review === requiresReview ? entry : { ...entry, trust: { ...entry.trust, requires_review: requiresReview } };
+  if (entry.trust.requires_review === requiresReview) return entry;
+  // The only other verdict there is: one copy per entry, kept while the entry is, so a skill an
+  // advisory sends to review is the same object on every request (MCP keeps its built entries by it).
+  let copy = reviewCopies.get(entry);
+  if (copy === undefined) {
+    copy = { ...entry, trust: { ...entry.trust, requires_review: requiresReview } };
+    reviewCopies.set(entry, copy);
+  }
+  return copy;
 }
+
+/** Entries as served when an advisory in force flips `requires_review`, by the stored entry (never changed after it is read). */
+const reviewCopies = new WeakMap<SkillEntry, ServedSkill>();
