@@ -28,9 +28,9 @@ import {
   readBlob,
   readBlobBytes,
   readDocument,
-  readShards,
   RequestReads,
   resetDocuments,
+  sortedEntries,
 } from "./documents.ts";
 import { MissingObjectError, StorageUnavailableError } from "./errors.ts";
 import { r2Key } from "./keys.ts";
@@ -111,11 +111,8 @@ export class Generation {
    * once per request however many callers ask at once (/v1/trust asks for the status and the list).
    */
   listSkills(): Promise<SkillEntry[]> {
-    return once(this.#budget, "listing", async () => {
-      const shards = await readShards(this.#env, this.manifest.shards, this.#budget);
-      const all = shards.flatMap((s) => s.skills);
-      return all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    });
+    // A copy of the isolate's sorted listing of this generation (documents.ts sortedEntries): callers may reorder theirs.
+    return once(this.#budget, "listing", async () => [...(await sortedEntries(this.#env, this.id, this.manifest.shards, this.#budget))]);
   }
 
   /** The full record of a skill (frontmatter, files, outline, trust). */
