@@ -21,11 +21,11 @@ const KV_IMMUTABLE_CACHE_TTL_S = 3_600;
 const KV_REQUEST_BYTE_BUDGET = 1_800_000;
 /**
  * Memory budget for parsed shards per isolate (isolates have 128 MB), in estimated heap bytes (see
- * MEMORY_COST_PER_TEXT_CHAR): 20 MiB of shard JSON, so every shard of a 10,000-skill shelf (about
- * 18.7 MB = 17.8 MiB of JSON since entries carry `listing`, 35.7 MiB estimated) stays in memory
- * with room for the shards a publish changes, and a warm listing reads none of them. Shards have
- * a budget of their own: records and manifests (DOCUMENT_CACHE_BYTES) never evict them, which in
- * one shared 44 MiB budget left a warm 10,000-skill listing re-reading about 25 shards.
+ * SHARD_COST_PER_TEXT_CHAR): 25 MiB of shard JSON, so every shard of a 10,000-skill shelf of
+ * five-file skills (17.8 MiB of JSON from `skillshelf build`, 24.0 MiB from bench/harness.ts's
+ * build) stays in memory, and a warm listing reads none of them. Shards have a budget of their
+ * own: records and manifests (DOCUMENT_CACHE_BYTES) never evict them, which in one shared 44 MiB
+ * budget left a warm 10,000-skill listing re-reading about 25 shards.
  */
 const SHARD_CACHE_BYTES = 40 * 1024 * 1024;
 /** Memory budget for the other parsed documents (manifests, records) per isolate, in estimated heap bytes: about 6 MiB of JSON. */
@@ -39,6 +39,11 @@ const DOCUMENT_CACHE_BYTES = 12 * 1024 * 1024;
  * listing re-read about 90 of them from R2.
  */
 export const MEMORY_COST_PER_TEXT_CHAR = 2;
+/**
+ * The same for a parsed shard: measured 1.50 (above) with and without `listing`, so an estimate
+ * close to it, and the shard budget stands for about the heap the shards take.
+ */
+export const SHARD_COST_PER_TEXT_CHAR = 1.6;
 /** KV bulk get takes at most 100 keys and counts as one operation. */
 const KV_BULK_GET_MAX = 100;
 /** Parallel R2 reads when a listing falls back to R2. */
@@ -233,14 +238,14 @@ export async function readDocument<T>(
         const copy: string = cachedText;
         const value = parseKvCopy(() => parse(copy, key));
         if (value !== undefined) {
-          memory.set(cacheKey, value, memorySize(copy));
+          memory.set(cacheKey, value, memorySize(copy, kind));
           return value;
         }
       }
     }
     const text = await r2Document(env, kind, sha256);
     const value = parse(text, r2Key(kind, sha256));
-    memory.set(cacheKey, value, memorySize(text));
+    memory.set(cacheKey, value, memorySize(text, kind));
     return value;
   });
 }
@@ -260,8 +265,8 @@ function parseKvCopy<T>(parse: () => T): T | undefined {
 }
 
 /** What a parsed document costs in the memory cache: its estimated heap size. */
-function memorySize(text: string): number {
-  return text.length * MEMORY_COST_PER_TEXT_CHAR;
+function memorySize(text: string, kind: DocumentKind): number {
+  return Math.ceil(text.length * (kind === "shard" ? SHARD_COST_PER_TEXT_CHAR : MEMORY_COST_PER_TEXT_CHAR));
 }
 
 /** Parses a stored shard (its bytes already hashed to its address: addressed.ts) and indexes its entries by name. */
@@ -314,7 +319,7 @@ export async function readShards(env: StorageBindings, refs: readonly ShardRef[]
       const text = texts!.get(key)!;
       const shard = parseKvCopy(() => parseShard(text, key));
       if (shard === undefined) continue; // read from R2 below
-      shards.set(`shard:${ref.sha256}`, shard, memorySize(text));
+      shards.set(`shard:${ref.sha256}`, shard, memorySize(text, "shard"));
       result.set(ref.sha256, shard);
     }
   }
@@ -324,7 +329,7 @@ export async function readShards(env: StorageBindings, refs: readonly ShardRef[]
       rest.slice(i, i + R2_READ_CONCURRENCY).map(async (ref) => {
         const text = await r2Document(env, "shard", ref.sha256);
         const shard = parseShard(text, r2Key("shard", ref.sha256));
-        shards.set(`shard:${ref.sha256}`, shard, memorySize(text));
+        shards.set(`shard:${ref.sha256}`, shard, memorySize(text, "shard"));
         result.set(ref.sha256, shard);
       }),
     );

@@ -110,9 +110,18 @@ export class Generation {
    * Every skill's entry, sorted bytewise by name. Reads all shards (KV within budget, then R2),
    * once per request however many callers ask at once (/v1/trust asks for the status and the list).
    */
-  listSkills(): Promise<SkillEntry[]> {
-    // A copy of the isolate's sorted listing of this generation (documents.ts sortedEntries): callers may reorder theirs.
-    return once(this.#budget, "listing", async () => [...(await sortedEntries(this.#env, this.id, this.manifest.shards, this.#budget))]);
+  async listSkills(): Promise<SkillEntry[]> {
+    // A copy of the isolate's sorted listing of this generation: callers may reorder theirs.
+    return [...(await this.sortedListing())];
+  }
+
+  /**
+   * The isolate's own sorted listing of this generation (documents.ts sortedEntries), the same
+   * array on every request while its shards stay in memory: for callers that keep what they
+   * derive from it by it, and never change it.
+   */
+  sortedListing(): Promise<readonly SkillEntry[]> {
+    return once(this.#budget, "listing", () => sortedEntries(this.#env, this.id, this.manifest.shards, this.#budget));
   }
 
   /** The full record of a skill (frontmatter, files, outline, trust). */

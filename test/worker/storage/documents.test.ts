@@ -6,7 +6,14 @@ import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
-import { forgetDocument, MEMORY_COST_PER_TEXT_CHAR, readDocument, RequestReads, storageMemoryBytes } from "../../../src/worker/storage/documents.ts";
+import {
+  forgetDocument,
+  MEMORY_COST_PER_TEXT_CHAR,
+  readDocument,
+  RequestReads,
+  SHARD_COST_PER_TEXT_CHAR,
+  storageMemoryBytes,
+} from "../../../src/worker/storage/documents.ts";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { openGeneration, resetStorageMemory, StorageUnavailableError } from "../../../src/worker/storage/index.ts";
 import { LIVE_MEMORY_TTL_MS } from "../../../src/worker/storage/live.ts";
@@ -38,7 +45,7 @@ describe("the KV byte budget", () => {
 });
 
 describe("the memory cache", () => {
-  it("accounts each parsed document at MEMORY_COST_PER_TEXT_CHAR times its JSON text, not the text length", async () => {
+  it("accounts each parsed document at MEMORY_COST_PER_TEXT_CHAR (a shard SHARD_COST_PER_TEXT_CHAR) times its JSON text, not the text length", async () => {
     const built = await publishShelf(["alpha", "beta"]);
     resetStorageMemory();
     const gen = (await openGeneration(env))!;
@@ -52,7 +59,9 @@ describe("the memory cache", () => {
     ]);
     expect(built.manifest.shards).toHaveLength(1);
     expect(MEMORY_COST_PER_TEXT_CHAR).toBeGreaterThanOrEqual(2);
-    expect(storageMemoryBytes()).toBe(MEMORY_COST_PER_TEXT_CHAR * texts.reduce((n, t) => n + t.length, 0));
+    expect(SHARD_COST_PER_TEXT_CHAR).toBeGreaterThanOrEqual(1.5);
+    const [manifest, shard, record] = texts.map((t) => t.length);
+    expect(storageMemoryBytes()).toBe(MEMORY_COST_PER_TEXT_CHAR * (manifest! + record!) + Math.ceil(SHARD_COST_PER_TEXT_CHAR * shard!));
   });
 });
 
