@@ -28,8 +28,12 @@ const KV_REQUEST_BYTE_BUDGET = 1_800_000;
  * budget left a warm 10,000-skill listing re-reading about 25 shards.
  */
 const SHARD_CACHE_BYTES = 40 * 1024 * 1024;
-/** Memory budget for the other parsed documents (manifests, records) per isolate, in estimated heap bytes: about 6 MiB of JSON. */
-const DOCUMENT_CACHE_BYTES = 12 * 1024 * 1024;
+/**
+ * Memory budget for the other parsed documents (manifests, records) per isolate, in estimated heap
+ * bytes: about 4 MiB of JSON, every record of a 1,000-skill shelf of five-file skills (3.5 MiB).
+ * With the shards' 40 MiB, 48 MiB in all (44 MiB shared before shards had their own).
+ */
+const DOCUMENT_CACHE_BYTES = 8 * 1024 * 1024;
 /**
  * Estimated heap bytes a parsed document costs per character of its JSON text. Measured in V8
  * (Node 24, the engine workerd embeds) on 2026-12-02: the 256 shards of a 10,000-skill shelf (bench/shelf-gen.ts's
