@@ -13,9 +13,12 @@ export class MemoryCache<V> {
   /** Counts insertions and moves; an entry's `at` is its count when it last reached the newest end. */
   #tick = 0;
   readonly maxBytes: number;
+  readonly #onEvict: (() => void) | undefined;
 
-  constructor(maxBytes: number) {
+  /** `onEvict` runs after `set` evicted entries to stay within the budget (not on delete or clear). */
+  constructor(maxBytes: number, onEvict?: () => void) {
     this.maxBytes = maxBytes;
+    this.#onEvict = onEvict;
   }
 
   /** The cached value, kept in the newer half of the eviction order; undefined on a miss. */
@@ -40,11 +43,14 @@ export class MemoryCache<V> {
     if (size > this.maxBytes) return;
     this.#entries.set(key, { value, size, at: ++this.#tick });
     this.#bytes += size;
+    let evicted = false;
     for (const [oldest, entry] of this.#entries) {
       if (this.#bytes <= this.maxBytes) break;
       this.#entries.delete(oldest);
       this.#bytes -= entry.size;
+      evicted = true;
     }
+    if (evicted) this.#onEvict?.();
   }
 
   /** Forgets one entry. */

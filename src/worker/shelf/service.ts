@@ -242,10 +242,17 @@ export class ShelfService {
   /** Every servable skill, sorted by name: blocked ones absent, `requires_review` the edge verdict. */
   async skills(): Promise<ServedSkill[]> {
     const generation = await this.generation();
-    return (await generation.listSkills()).flatMap((entry) => {
-      const verdict = edgeVerdict(generation.advisories, entry);
-      return verdict.blocked ? [] : [served(entry, verdict.requiresReview)];
-    });
+    const listing = await generation.sortedListing();
+    let kept = servedListings.get(listing);
+    if (kept === undefined || kept.advisories !== generation.advisories) {
+      const served = listing.flatMap((entry) => {
+        const verdict = edgeVerdict(generation.advisories, entry);
+        return verdict.blocked ? [] : [servedAs(entry, verdict.requiresReview)];
+      });
+      kept = { advisories: generation.advisories, served };
+      servedListings.set(listing, kept);
+    }
+    return [...kept.served];
   }
 
   /**
@@ -270,7 +277,7 @@ export class ShelfService {
     if (!entry) throw NotOnShelfError.skill(name);
     const verdict = edgeVerdict(generation.advisories, entry);
     if (verdict.blocked) throw new SkillBlockedError(name, verdict.blocked);
-    return served(entry, verdict.requiresReview);
+    return servedAs(entry, verdict.requiresReview);
   }
 
   /** A servable skill with its full record (one record read). */
@@ -401,6 +408,24 @@ async function generationLifecycle(generation: Generation): Promise<Lifecycle | 
   return parsed.data;
 }
 
-function served(entry: SkillEntry, requiresReview: boolean): ServedSkill {
-  return entry.trust.requires_review === requiresReview ? entry : { ...entry, trust: { ...entry.trust, requires_review: requiresReview } };
+function servedAs(entry: SkillEntry, requiresReview: boolean): ServedSkill {
+  if (entry.trust.requires_review === requiresReview) return entry;
+  // The only other verdict there is: one copy per entry, kept while the entry is, so a skill an
+  // advisory sends to review is the same object on every request (MCP keeps its built entries by it).
+  let copy = reviewCopies.get(entry);
+  if (copy === undefined) {
+    copy = { ...entry, trust: { ...entry.trust, requires_review: requiresReview } };
+    reviewCopies.set(entry, copy);
+  }
+  return copy;
 }
+
+/**
+ * The served skills of a generation's sorted listing (the isolate's own array, storage's
+ * sortedEntries) under the advisories in force they were judged against (the same array object
+ * while the isolate's copy of the advisories is unchanged): a warm listing judges nothing again.
+ */
+const servedListings = new WeakMap<readonly SkillEntry[], { advisories: readonly AdvisoryEntry[]; served: ServedSkill[] }>();
+
+/** Entries as served when an advisory in force flips `requires_review`, by the stored entry (never changed after it is read). */
+const reviewCopies = new WeakMap<SkillEntry, ServedSkill>();

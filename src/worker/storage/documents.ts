@@ -20,12 +20,20 @@ const KV_IMMUTABLE_CACHE_TTL_S = 3_600;
 /** No request reads more than this from KV; beyond it, listings read R2 (issue budget: 2 MB). */
 const KV_REQUEST_BYTE_BUDGET = 1_800_000;
 /**
- * Memory budget for parsed documents per isolate (isolates have 128 MB), in estimated heap bytes
- * (see MEMORY_COST_PER_TEXT_CHAR): roughly 22 MiB of document JSON, so the shards of a
- * 10,000-skill shelf (about 18.7 MB of JSON since entries carry `listing`, 11.2 MB before) stay in
- * memory with room for records, and a warm listing reads none of them.
+ * Memory budget for parsed shards per isolate (isolates have 128 MB), in estimated heap bytes (see
+ * SHARD_COST_PER_TEXT_CHAR): 25 MiB of shard JSON, so every shard of a 10,000-skill shelf of
+ * five-file skills (17.8 MiB of JSON from `skillshelf build`, 24.0 MiB from bench/harness.ts's
+ * build) stays in memory, and a warm listing reads none of them. Shards have a budget of their
+ * own: records and manifests (DOCUMENT_CACHE_BYTES) never evict them, which in one shared 44 MiB
+ * budget left a warm 10,000-skill listing re-reading about 25 shards.
  */
-const MEMORY_CACHE_BYTES = 44 * 1024 * 1024;
+const SHARD_CACHE_BYTES = 40 * 1024 * 1024;
+/**
+ * Memory budget for the other parsed documents (manifests, records) per isolate, in estimated heap
+ * bytes: about 4 MiB of JSON, every record of a 1,000-skill shelf of five-file skills (3.5 MiB).
+ * With the shards' 40 MiB, 48 MiB in all (44 MiB shared before shards had their own).
+ */
+const DOCUMENT_CACHE_BYTES = 8 * 1024 * 1024;
 /**
  * Estimated heap bytes a parsed document costs per character of its JSON text. Measured in V8
  * (Node 24, the engine workerd embeds) on 2026-12-02: the 256 shards of a 10,000-skill shelf (bench/shelf-gen.ts's
@@ -35,6 +43,11 @@ const MEMORY_CACHE_BYTES = 44 * 1024 * 1024;
  * listing re-read about 90 of them from R2.
  */
 export const MEMORY_COST_PER_TEXT_CHAR = 2;
+/**
+ * The same for a parsed shard: measured 1.50 (above) with and without `listing`, so an estimate
+ * close to it, and the shard budget stands for about the heap the shards take.
+ */
+export const SHARD_COST_PER_TEXT_CHAR = 1.6;
 /** KV bulk get takes at most 100 keys and counts as one operation. */
 const KV_BULK_GET_MAX = 100;
 /** Parallel R2 reads when a listing falls back to R2. */
@@ -49,22 +62,41 @@ export interface ParsedShard {
   skills: SkillEntry[];
 }
 
-// Module state is per isolate: that is the memory cache.
-const documents = new MemoryCache<unknown>(MEMORY_CACHE_BYTES);
+// Module state is per isolate: that is the memory cache. Shards apart from the rest (see SHARD_CACHE_BYTES).
+const shards = new MemoryCache<ParsedShard>(SHARD_CACHE_BYTES, () => sortedListings.clear());
+const documents = new MemoryCache<unknown>(DOCUMENT_CACHE_BYTES);
+
+/** The memory cache a kind of document is kept in. */
+function cacheOf(kind: DocumentKind): MemoryCache<unknown> {
+  return kind === "shard" ? (shards as MemoryCache<unknown>) : documents;
+}
+
+/**
+ * Every skill entry of a manifest's shards sorted by name, by the manifest's id: built once from
+ * the parsed shards, then handed to every listing of that generation without a shard lookup or a
+ * sort. It holds no entry the shard cache does not: any shard eviction forgets every listing,
+ * so a listing never keeps an evicted shard's entries alive beside a re-read copy. Its own cost is
+ * the array (8 bytes a skill); at most LISTINGS_KEPT generations.
+ */
+const sortedListings = new Map<string, { shards: readonly ParsedShard[]; sorted: SkillEntry[] }>();
+const LISTINGS_KEPT = 4;
 
 /** Forgets every parsed document (part of resetStorageMemory). */
 export function resetDocuments(): void {
+  shards.clear();
   documents.clear();
+  sortedListings.clear();
 }
 
 /** Forgets one document, so neither memory nor a leftover KV copy serves it (gc collected it). */
 export function forgetDocument(kind: DocumentKind, sha256: string): void {
-  documents.delete(`${kind}:${sha256}`);
+  cacheOf(kind).delete(`${kind}:${sha256}`);
+  if (kind === "shard") sortedListings.clear();
 }
 
-/** Estimated bytes the isolate's document cache holds now (tests check the accounting). */
+/** Estimated bytes the isolate's document caches hold now (tests check the accounting). */
 export function storageMemoryBytes(): number {
-  return documents.bytes;
+  return shards.bytes + documents.bytes;
 }
 
 /**
@@ -182,7 +214,7 @@ export function parseWith<S extends z.ZodType>(schema: S, text: string, where: s
 
 /** A document the isolate's memory holds (checked and parsed), read synchronously; undefined otherwise. */
 export function documentFromMemory<T>(kind: DocumentKind, sha256: string): T | undefined {
-  return documents.get(`${kind}:${sha256}`) as T | undefined;
+  return cacheOf(kind).get(`${kind}:${sha256}`) as T | undefined;
 }
 
 /**
@@ -199,7 +231,8 @@ export async function readDocument<T>(
   parse: (text: string, where: string) => T,
 ): Promise<T> {
   const cacheKey = `${kind}:${sha256}`;
-  const cached = documents.get(cacheKey) as T | undefined;
+  const memory = cacheOf(kind);
+  const cached = memory.get(cacheKey) as T | undefined;
   if (cached !== undefined) return cached;
   return once(budget, cacheKey, async () => {
     if (size === undefined || budget.fits(size)) {
@@ -209,14 +242,14 @@ export async function readDocument<T>(
         const copy: string = cachedText;
         const value = parseKvCopy(() => parse(copy, key));
         if (value !== undefined) {
-          documents.set(cacheKey, value, memorySize(copy));
+          memory.set(cacheKey, value, memorySize(copy, kind));
           return value;
         }
       }
     }
     const text = await r2Document(env, kind, sha256);
     const value = parse(text, r2Key(kind, sha256));
-    documents.set(cacheKey, value, memorySize(text));
+    memory.set(cacheKey, value, memorySize(text, kind));
     return value;
   });
 }
@@ -236,8 +269,8 @@ function parseKvCopy<T>(parse: () => T): T | undefined {
 }
 
 /** What a parsed document costs in the memory cache: its estimated heap size. */
-function memorySize(text: string): number {
-  return text.length * MEMORY_COST_PER_TEXT_CHAR;
+function memorySize(text: string, kind: DocumentKind): number {
+  return Math.ceil(text.length * (kind === "shard" ? SHARD_COST_PER_TEXT_CHAR : MEMORY_COST_PER_TEXT_CHAR));
 }
 
 /** Parses a stored shard (its bytes already hashed to its address: addressed.ts) and indexes its entries by name. */
@@ -251,7 +284,7 @@ export async function readShards(env: StorageBindings, refs: readonly ShardRef[]
   const result = new Map<string, ParsedShard>();
   const missing: ShardRef[] = [];
   for (const ref of refs) {
-    const cached = documents.get(`shard:${ref.sha256}`) as ParsedShard | undefined;
+    const cached = shards.get(`shard:${ref.sha256}`);
     if (cached) result.set(ref.sha256, cached);
     else missing.push(ref);
   }
@@ -290,7 +323,7 @@ export async function readShards(env: StorageBindings, refs: readonly ShardRef[]
       const text = texts!.get(key)!;
       const shard = parseKvCopy(() => parseShard(text, key));
       if (shard === undefined) continue; // read from R2 below
-      documents.set(`shard:${ref.sha256}`, shard, memorySize(text));
+      shards.set(`shard:${ref.sha256}`, shard, memorySize(text, "shard"));
       result.set(ref.sha256, shard);
     }
   }
@@ -300,12 +333,37 @@ export async function readShards(env: StorageBindings, refs: readonly ShardRef[]
       rest.slice(i, i + R2_READ_CONCURRENCY).map(async (ref) => {
         const text = await r2Document(env, "shard", ref.sha256);
         const shard = parseShard(text, r2Key("shard", ref.sha256));
-        documents.set(`shard:${ref.sha256}`, shard, memorySize(text));
+        shards.set(`shard:${ref.sha256}`, shard, memorySize(text, "shard"));
         result.set(ref.sha256, shard);
       }),
     );
   }
   return refs.map((r) => result.get(r.sha256)!);
+}
+
+/**
+ * Every entry of the manifest `id`'s shards (`refs`), sorted bytewise by name: the listing kept
+ * for that generation when every one of its shards is still the one in memory, else read
+ * (readShards), sorted and kept. The array is shared: callers must not change it.
+ */
+export async function sortedEntries(env: StorageBindings, id: string, refs: readonly ShardRef[], budget: RequestReads): Promise<SkillEntry[]> {
+  const kept = sortedListings.get(id);
+  if (kept !== undefined && kept.shards.length === refs.length && refs.every((ref, i) => shards.get(`shard:${ref.sha256}`) === kept.shards[i])) {
+    return kept.sorted;
+  }
+  const read = await readShards(env, refs, budget);
+  const sorted = read.flatMap((s) => s.skills).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // Kept only when every shard read is held in memory (a shelf whose shards overflow the budget
+  // evicted some while reading), so the listing never outlives its shards.
+  if (refs.every((ref, i) => shards.get(`shard:${ref.sha256}`) === read[i])) {
+    sortedListings.delete(id);
+    sortedListings.set(id, { shards: read, sorted });
+    for (const oldest of sortedListings.keys()) {
+      if (sortedListings.size <= LISTINGS_KEPT) break;
+      sortedListings.delete(oldest);
+    }
+  }
+  return sorted;
 }
 
 /** An opened blob: its bytes (or a range of them) and what R2 says of the whole stored object. */

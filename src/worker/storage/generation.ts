@@ -28,9 +28,9 @@ import {
   readBlob,
   readBlobBytes,
   readDocument,
-  readShards,
   RequestReads,
   resetDocuments,
+  sortedEntries,
 } from "./documents.ts";
 import { MissingObjectError, StorageUnavailableError } from "./errors.ts";
 import { r2Key } from "./keys.ts";
@@ -110,12 +110,18 @@ export class Generation {
    * Every skill's entry, sorted bytewise by name. Reads all shards (KV within budget, then R2),
    * once per request however many callers ask at once (/v1/trust asks for the status and the list).
    */
-  listSkills(): Promise<SkillEntry[]> {
-    return once(this.#budget, "listing", async () => {
-      const shards = await readShards(this.#env, this.manifest.shards, this.#budget);
-      const all = shards.flatMap((s) => s.skills);
-      return all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    });
+  async listSkills(): Promise<SkillEntry[]> {
+    // A copy of the isolate's sorted listing of this generation: callers may reorder theirs.
+    return [...(await this.sortedListing())];
+  }
+
+  /**
+   * The isolate's own sorted listing of this generation (documents.ts sortedEntries), the same
+   * array on every request while its shards stay in memory: for callers that keep what they
+   * derive from it by it, and never change it.
+   */
+  sortedListing(): Promise<readonly SkillEntry[]> {
+    return once(this.#budget, "listing", () => sortedEntries(this.#env, this.id, this.manifest.shards, this.#budget));
   }
 
   /** The full record of a skill (frontmatter, files, outline, trust). */

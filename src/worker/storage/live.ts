@@ -208,8 +208,11 @@ export async function loadAdvisories(env: StorageBindings, clock: Clock, budget:
     },
     liveTtlMs(env),
   );
-  return value ?? { advisories: [], seq: 0 };
+  return value ?? NO_ADVISORIES;
 }
+
+/** No advisories ever published: one object, so what a listing derives from the advisories it was judged under is kept (shelf/service.ts). */
+const NO_ADVISORIES: AdvisoriesInForce = Object.freeze({ advisories: Object.freeze([]) as readonly AdvisoryEntry[], seq: 0 });
 
 export function safeJson(text: string): unknown {
   try {

@@ -6,7 +6,15 @@ import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
-import { MEMORY_COST_PER_TEXT_CHAR, storageMemoryBytes } from "../../../src/worker/storage/documents.ts";
+import {
+  forgetDocument,
+  MEMORY_COST_PER_TEXT_CHAR,
+  readDocument,
+  RequestReads,
+  SHARD_COST_PER_TEXT_CHAR,
+  storageMemoryBytes,
+} from "../../../src/worker/storage/documents.ts";
+import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import { openGeneration, resetStorageMemory, StorageUnavailableError } from "../../../src/worker/storage/index.ts";
 import { LIVE_MEMORY_TTL_MS } from "../../../src/worker/storage/live.ts";
 import { KV_POINTER_KEY, kvKey, r2Key } from "../../../src/worker/storage/keys.ts";
@@ -37,7 +45,7 @@ describe("the KV byte budget", () => {
 });
 
 describe("the memory cache", () => {
-  it("accounts each parsed document at MEMORY_COST_PER_TEXT_CHAR times its JSON text, not the text length", async () => {
+  it("accounts each parsed document at MEMORY_COST_PER_TEXT_CHAR (a shard SHARD_COST_PER_TEXT_CHAR) times its JSON text, not the text length", async () => {
     const built = await publishShelf(["alpha", "beta"]);
     resetStorageMemory();
     const gen = (await openGeneration(env))!;
@@ -51,7 +59,52 @@ describe("the memory cache", () => {
     ]);
     expect(built.manifest.shards).toHaveLength(1);
     expect(MEMORY_COST_PER_TEXT_CHAR).toBeGreaterThanOrEqual(2);
-    expect(storageMemoryBytes()).toBe(MEMORY_COST_PER_TEXT_CHAR * texts.reduce((n, t) => n + t.length, 0));
+    expect(SHARD_COST_PER_TEXT_CHAR).toBeGreaterThanOrEqual(1.5);
+    const [manifest, shard, record] = texts.map((t) => t.length);
+    expect(storageMemoryBytes()).toBe(MEMORY_COST_PER_TEXT_CHAR * (manifest! + record!) + Math.ceil(SHARD_COST_PER_TEXT_CHAR * shard!));
+  });
+});
+
+describe("a listing's shards in memory", () => {
+  /** Stores `count` record documents of about 1 MiB of JSON each and reads them through the cache (over 44 MiB estimated in all). */
+  async function readBigRecords(count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const text = JSON.stringify({ filler: `${i}:${"x".repeat(1024 * 1024)}` });
+      const sha256 = await sha256Hex(new TextEncoder().encode(text));
+      await env.SHELF_BUCKET.put(r2Key("record", sha256), text);
+      await readDocument(env, "record", sha256, text.length, new RequestReads(), (t) => JSON.parse(t) as unknown);
+    }
+  }
+
+  it("stay there whatever records are read after them: a warm listing reads no shard", async () => {
+    const built = await publishShelf(["alpha", "beta", "gamma"]);
+    resetStorageMemory();
+    const first = await (await openGeneration(env))!.listSkills();
+    expect(first.map((e) => e.name)).toEqual(["alpha", "beta", "gamma"]);
+    // Records enough to fill one budget shared with the shards several times over.
+    await readBigRecords(25);
+    // Opening may read the manifest again (records and manifests share their own budget); the listing reads nothing.
+    const counts = newCounts();
+    const gen = (await openGeneration(await adminEnv(counts)))!;
+    expect(gen.id).toBe(built.id);
+    const opened = { ...counts.calls };
+    expect(await gen.listSkills()).toEqual(first);
+    expect(counts.calls).toEqual(opened);
+  });
+
+  it("lists the same after a shard is forgotten, reading only that shard again; callers get their own array", async () => {
+    const built = await publishShelf(["alpha", "beta", "gamma"]);
+    resetStorageMemory();
+    const first = await (await openGeneration(env))!.listSkills();
+    first.reverse();
+    const again = await (await openGeneration(env))!.listSkills();
+    expect(again.map((e) => e.name)).toEqual(["alpha", "beta", "gamma"]);
+    forgetDocument("shard", built.manifest.shards[0]!.sha256);
+    const counts = newCounts();
+    const reread = await (await openGeneration(await adminEnv(counts)))!.listSkills();
+    expect(reread).toEqual(again);
+    expect(reread[0]).not.toBe(again[0]); // parsed afresh, not the forgotten shard's entries
+    expect(total(counts, "R2.") + total(counts, "KV.")).toBe(1);
   });
 });
 

@@ -9,6 +9,7 @@ import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import type { ShelfVisibility } from "../../auth/read-access.ts";
 import type { ShelfService } from "../../shelf/service.ts";
 import { bindRequestState } from "./request-state.ts";
+import { answerSkillsListOurselves } from "./list.ts";
 import { fastPathOf, type McpScope } from "./scope.ts";
 import { shelfSkillSource } from "./source.ts";
 import { registerSkillTools } from "./tools.ts";
@@ -51,15 +52,18 @@ export function resetMcpServerPool(): void {
   idle.clear();
 }
 
-/** A new server: the skills extension with this kind's cacheHint, and the tools. */
+/** A new server: the skills extension with this kind's cacheHint (skills/list answered by list.ts), and the tools. */
 function newServer(pinned: boolean, caller: McpCaller, instructions: string | undefined): McpServer {
   built++;
   const server = new McpServer({ ...MCP_SERVER_INFO }, instructions === undefined ? {} : { instructions });
+  const cacheHint = { ttlMs: pinned ? PINNED_TTL_MS : CURRENT_TTL_MS, cacheScope: caller.visibility === "public" ? ("public" as const) : ("private" as const) };
   new SkillsExtension({
     source: shelfSkillSource,
-    cacheHint: { ttlMs: pinned ? PINNED_TTL_MS : CURRENT_TTL_MS, cacheScope: caller.visibility === "public" ? "public" : "private" },
+    cacheHint,
     onWarning: (warning) => console.warn(`mcp skills: ${warning.path}: ${warning.message}`),
   }).attach(server);
+  // skills/list without the SDK's per-entry check of entries it has already passed (list.ts).
+  answerSkillsListOurselves(server, cacheHint);
   registerSkillTools(server, { fastPath: instructions !== undefined });
   return server;
 }

@@ -102,8 +102,8 @@ export async function skillEntryOf(shelf: ShelfService, skill: ServedSkill): Pro
 
 /**
  * Entries already built in this isolate, by the served skill they were built from (a shard
- * entry the isolate keeps parsed, so the same object on every warm request; a copy when an
- * advisory changes its verdict, which is built again) and for the lifecycle document they
+ * entry the isolate keeps parsed, so the same object on every warm request; when an advisory
+ * changes its verdict, the one copy the shelf service keeps for that) and for the lifecycle document they
  * reflect. An entry is all the skill's own facts, so the same object is handed out again.
  */
 const builtEntries = new WeakMap<ServedSkill, { lifecycle: Lifecycle | null; entry: Skill }>();
