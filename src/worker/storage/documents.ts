@@ -21,17 +21,18 @@ const KV_IMMUTABLE_CACHE_TTL_S = 3_600;
 const KV_REQUEST_BYTE_BUDGET = 1_800_000;
 /**
  * Memory budget for parsed shards per isolate (isolates have 128 MB), in estimated heap bytes (see
- * SHARD_COST_PER_TEXT_CHAR): 25 MiB of shard JSON, so every shard of a 10,000-skill shelf of
+ * SHARD_COST_PER_TEXT_CHAR): 30 MiB of shard JSON, so every shard of a 10,000-skill shelf of
  * five-file skills (17.8 MiB of JSON from `skillshelf build`, 24.0 MiB from bench/harness.ts's
- * build) stays in memory, and a warm listing reads none of them. Shards have a budget of their
+ * build, 26.0 MiB from the budget bench's lean shelf, which at 40 MiB kept re-reading 5 shards a
+ * warm MCP page) stays in memory, and a warm listing reads none of them. Shards have a budget of their
  * own: records and manifests (DOCUMENT_CACHE_BYTES) never evict them, which in one shared 44 MiB
  * budget left a warm 10,000-skill listing re-reading about 25 shards.
  */
-const SHARD_CACHE_BYTES = 40 * 1024 * 1024;
+const SHARD_CACHE_BYTES = 48 * 1024 * 1024;
 /**
  * Memory budget for the other parsed documents (manifests, records) per isolate, in estimated heap
  * bytes: about 4 MiB of JSON, every record of a 1,000-skill shelf of five-file skills (3.5 MiB).
- * With the shards' 40 MiB, 48 MiB in all (44 MiB shared before shards had their own).
+ * With the shards' 48 MiB, 56 MiB in all (44 MiB shared before shards had their own).
  */
 const DOCUMENT_CACHE_BYTES = 8 * 1024 * 1024;
 /**
