@@ -10,7 +10,7 @@
 // FEEDS_BENCH_NO_BODY=1 leaves bodies unread, FEEDS_BENCH_PROFILE=<dir> writes a V8 profile of
 // each route's timed requests there.
 import { createHash } from "node:crypto";
-import "./workerd-shims.ts";
+import { actLikeWorkerdCrypto } from "./workerd-shims.ts";
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { loadavg } from "node:os";
@@ -21,20 +21,7 @@ import { R2_POINTER_KEY, changesKey } from "../src/worker/storage/keys.ts";
 import { benchSkill, cpuPerCall, emptyKv, MemoryBucket, publishInMemory, type StorageCall } from "./harness.ts";
 import { ms, QUICK } from "./report.ts";
 
-// As warm-path.bench.ts: workerd hashes synchronously in native code; Node's WebCrypto does not.
-const nodeSubtleDigest = crypto.subtle.digest.bind(crypto.subtle);
-(crypto.subtle as { digest: SubtleCrypto["digest"] }).digest = async (algorithm: string | { name: string }, data: BufferSource) => {
-  const name = typeof algorithm === "string" ? algorithm : algorithm.name;
-  if (name.toUpperCase() !== "SHA-256") return nodeSubtleDigest(algorithm, data);
-  const view = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
-  const digest = createHash("sha256").update(view).digest();
-  return digest.buffer.slice(digest.byteOffset, digest.byteOffset + digest.byteLength) as ArrayBuffer;
-};
-(globalThis as { FixedLengthStream?: unknown }).FixedLengthStream ??= class extends TransformStream<Uint8Array, Uint8Array> {
-  constructor(_length: number) {
-    super();
-  }
-};
+actLikeWorkerdCrypto();
 
 const SKILLS = QUICK ? 1_000 : 10_000;
 const RUNS = QUICK ? 20 : 30;

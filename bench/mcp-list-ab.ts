@@ -6,7 +6,7 @@
 // Run: node --expose-gc --import ./bench/register-tsx.mjs bench/mcp-list-ab.ts [skills] [--records N]
 // Not part of `npm run bench` (no report section): docs/benchmarks.md quotes its output by hand.
 import { createHash } from "node:crypto";
-import "./workerd-shims.ts";
+import { actLikeWorkerdCrypto } from "./workerd-shims.ts";
 import { cpus, loadavg } from "node:os";
 import app from "../src/worker/index.ts";
 import { encodeCursor } from "../src/worker/views/mcp/uris.ts";
@@ -14,15 +14,7 @@ import { benchSkill, emptyKv, MemoryBucket, publishInMemory, type StorageCall } 
 import { median } from "./report.ts";
 import { benchSkillFiles, benchSkillName } from "./shelf-gen.ts";
 
-// SHA-256 answered synchronously by node:crypto, as workerd does natively (bench/warm-path.bench.ts).
-const nodeSubtleDigest = crypto.subtle.digest.bind(crypto.subtle);
-(crypto.subtle as { digest: SubtleCrypto["digest"] }).digest = async (algorithm: string | { name: string }, data: BufferSource) => {
-  const name = typeof algorithm === "string" ? algorithm : algorithm.name;
-  if (name.toUpperCase() !== "SHA-256") return nodeSubtleDigest(algorithm, data);
-  const view = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
-  const digest = createHash("sha256").update(view).digest();
-  return digest.buffer.slice(digest.byteOffset, digest.byteOffset + digest.byteLength) as ArrayBuffer;
-};
+actLikeWorkerdCrypto();
 
 // A tree from before list.ts (to measure the code it replaced) serves skills/list with the SDK's handler only.
 const list = await import("../src/worker/views/mcp/list.ts").catch(() => undefined);

@@ -6,8 +6,7 @@
 // of the integrity check (checked-body.ts: every served byte hashed against the manifest's digest)
 // on its own, and the storage operations each route makes cold and warm.
 // Run: npm run bench -- --only warm-path. Not a test: nothing here asserts a speed.
-import { createHash } from "node:crypto";
-import "./workerd-shims.ts";
+import { actLikeWorkerdCrypto } from "./workerd-shims.ts";
 import { Session } from "node:inspector/promises";
 import { cpus, loadavg } from "node:os";
 import { resetComputedCache } from "../src/worker/read/respond.ts";
@@ -20,23 +19,7 @@ import { r2Key } from "../src/worker/storage/keys.ts";
 import { benchSkill, emptyKv, MemoryBucket, publishInMemory, type StorageCall } from "./harness.ts";
 import { median, QUICK, ratio, reportSection, table } from "./report.ts";
 
-// workerd's crypto.subtle.digest hashes synchronously in native code; Node's WebCrypto hands each
-// digest to its thread pool and back (about 20 µs of main-thread bookkeeping for a 1 KiB SKILL.md,
-// which no Worker pays), so SHA-256 is answered here by node:crypto, synchronously, as in workerd.
-const nodeSubtleDigest = crypto.subtle.digest.bind(crypto.subtle);
-(crypto.subtle as { digest: SubtleCrypto["digest"] }).digest = async (algorithm: string | { name: string }, data: BufferSource) => {
-  const name = typeof algorithm === "string" ? algorithm : algorithm.name;
-  if (name.toUpperCase() !== "SHA-256") return nodeSubtleDigest(algorithm, data);
-  const view = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
-  const digest = createHash("sha256").update(view).digest();
-  return digest.buffer.slice(digest.byteOffset, digest.byteOffset + digest.byteLength) as ArrayBuffer;
-};
-// workerd's FixedLengthStream (a pass-through that declares the body's length), for bodies over 64 KiB.
-(globalThis as { FixedLengthStream?: unknown }).FixedLengthStream ??= class extends TransformStream<Uint8Array, Uint8Array> {
-  constructor(_length: number) {
-    super();
-  }
-};
+actLikeWorkerdCrypto();
 
 const encoder = new TextEncoder();
 const SKILLS = 1_000;

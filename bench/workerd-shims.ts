@@ -35,3 +35,26 @@ byobProto.readAtLeast ??= async function (this: ReadableStreamBYOBReader, min: n
   }
   return { done: false, value: new Uint8Array(buffer, byteOffset, filled) };
 };
+
+/**
+ * SHA-256 through node:crypto, synchronously, as workerd's crypto.subtle.digest hashes in native
+ * code: Node's WebCrypto hands each digest to its thread pool and back (about 20 µs of main-thread
+ * bookkeeping for a 1 KiB SKILL.md, which no Worker pays). And workerd's FixedLengthStream (a
+ * pass-through that declares the body's length), for bodies over 64 KiB. For the benches that time
+ * the Worker's CPU in Node (warm-path, feeds, mcp-list-ab); call before the first request.
+ */
+export function actLikeWorkerdCrypto(): void {
+  const nodeSubtleDigest = crypto.subtle.digest.bind(crypto.subtle);
+  (crypto.subtle as { digest: SubtleCrypto["digest"] }).digest = async (algorithm: string | { name: string }, data: BufferSource) => {
+    const name = typeof algorithm === "string" ? algorithm : algorithm.name;
+    if (name.toUpperCase() !== "SHA-256") return nodeSubtleDigest(algorithm, data);
+    const view = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
+    const digest = createHash("sha256").update(view).digest();
+    return digest.buffer.slice(digest.byteOffset, digest.byteOffset + digest.byteLength) as ArrayBuffer;
+  };
+  (globalThis as { FixedLengthStream?: unknown }).FixedLengthStream ??= class extends TransformStream<Uint8Array, Uint8Array> {
+    constructor(_length: number) {
+      super();
+    }
+  };
+}
