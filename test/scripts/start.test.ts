@@ -84,6 +84,25 @@ async function runScript(root: string, args: string[], env: Record<string, strin
   return run;
 }
 
+/**
+ * npm start with `args` on a free port, as startShelfOnFreePort does: on another port when the one
+ * chosen turns out held by another server (the full suite starts many wranglers at once, and a port
+ * free when chosen can be taken before wrangler binds it; every such refusal says who holds it).
+ * Resolves once the shelf says "Press Ctrl+C", or npm start has stopped, or 150 s have passed.
+ */
+async function startOnFreePort(root: string, args: string[]): Promise<{ port: number; started: ReturnType<typeof startScript> }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freeLoopbackPort();
+    const started = startScript(root, [...args, "--port", String(port)]);
+    const { child, output } = started;
+    const deadline = Date.now() + 150_000;
+    while (!output().stdout.includes("Press Ctrl+C") && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    if (attempt === 3 || !output().stderr.includes("(another local shelf, or another server, holds it)")) return { port, started };
+    console.warn(`npm start ${args.join(" ")}, attempt ${attempt}: ${output().stderr.trim()}`);
+    await started.done;
+  }
+}
+
 /** A stand-in for "another shelf" on a port: answers 200 {"ok":true} to everything and records each request. */
 async function fakeWorker(port: number): Promise<string[]> {
   const seen: string[] = [];
@@ -190,10 +209,10 @@ describe("npm start on a busy port", () => {
 describe("npm start when wrangler stops on its own", () => {
   it("stops serving loudly: the end of wrangler's output and exit 1, and nothing of it left running", async () => {
     const root = projectRoot();
-    const port = await freeLoopbackPort();
-    const { child, done, output } = startScript(root, ["--port", String(port)]);
-    const deadline = Date.now() + 150_000;
-    while (!output().stdout.includes("Press Ctrl+C") && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    const {
+      port,
+      started: { child, done, output },
+    } = await startOnFreePort(root, []);
     expect(output().stdout, output().stderr).toContain(`skillshelf is serving shelf (2 skills, public) at http://127.0.0.1:${port}. Try:`);
     // The wrangler this npm start launched (its bin, under the test's own root), killed from outside.
     const wrangler = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
@@ -222,23 +241,10 @@ describe("npm start -- --env acme", () => {
     const theirs = "sk_someone_else_0123456789";
     const theirHash = createHash("sha256").update(theirs).digest("hex");
     writeFileSync(path.join(root, ".dev.vars.acme"), `OTHER_SECRET=kept\nREAD_TOKEN_SHA256=${theirHash}\n`);
-    // Like startShelfOnFreePort, another port when the chosen one turns out to be held by another
-    // server (the full suite starts many wranglers at once, and a port free when chosen can be taken
-    // before wrangler binds it).
-    let port = 0;
-    let started: ReturnType<typeof startScript> | undefined;
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      port = await freeLoopbackPort();
-      started = startScript(root, ["--env", "acme", "--port", String(port)]);
-      const { child, output } = started;
-      const deadline = Date.now() + 150_000;
-      while (!output().stdout.includes("Press Ctrl+C") && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-      // Every busy-port refusal (taken before, during or after wrangler's start) says who holds it.
-      if (!output().stderr.includes("(another local shelf, or another server, holds it)")) break;
-      console.warn(`npm start --env acme, attempt ${attempt}: ${output().stderr.trim()}`);
-      await started.done;
-    }
-    const { child, done, output } = started!;
+    const {
+      port,
+      started: { child, done, output },
+    } = await startOnFreePort(root, ["--env", "acme"]);
     const { stdout, stderr } = output();
     expect(stdout, stderr).toContain("Press Ctrl+C to stop.");
     try {
