@@ -211,7 +211,7 @@ describe("npm start when wrangler stops on its own", () => {
     const root = projectRoot();
     const {
       port,
-      started: { child, done, output },
+      started: { done, output },
     } = await startOnFreePort(root, []);
     expect(output().stdout, output().stderr).toContain(`skillshelf is serving shelf (2 skills, public) at http://127.0.0.1:${port}. Try:`);
     // The wrangler this npm start launched (its bin, under the test's own root), killed from outside.
