@@ -49,6 +49,19 @@ export function shelfHistory(env: StorageBindings): Promise<Pointer | null> {
 }
 
 /**
+ * What names a history state in an ETag or a cache key: its seq, and its newest entry's time and
+ * generation. The seq alone does not: a bucket restored from a backup, or another shelf served by
+ * the same isolate (tests), can reach the same seq with other entries.
+ * @example historyTag(pointer) // => "7-miz3k2x0-2f7c3fd1dbf3"
+ */
+export function historyTag(pointer: Pointer | null): string {
+  const newest = pointer?.history[0];
+  if (pointer === null || newest === undefined) return String(pointer?.seq ?? 0);
+  const at = Date.parse(newest.at);
+  return `${pointer.seq}-${Number.isNaN(at) ? "t" : at.toString(36)}-${newest.generation.slice(0, 12)}`;
+}
+
+/**
  * A page of /v1/changes: the history after `since`, with each entry's change document.
  * @example await changesPage(env, await shelfHistory(env), "2026-12-01T00:00:00Z", 20)
  */

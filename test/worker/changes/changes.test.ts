@@ -209,6 +209,30 @@ describe("change documents over a publish sequence", () => {
   });
 });
 
+describe("/v1/changes names the history, not only its seq", () => {
+  it("another history at the same seq in the same isolate gets its own ETag and body, and no 304 from the first one's ETag", async () => {
+    const call = workerFetch(await adminEnv());
+    const publish = (g: BuiltGeneration) => publishGeneration(memorySource(g), { url: WORKER_URL, token: TOKEN, fetch: call, sleep: noSleep });
+    const first = await build([await skillInput("alpha")]);
+    await publish(first);
+    const before = await call(new Request(`${WORKER_URL}/v1/changes`));
+    const beforeEtag = before.headers.get("ETag")!;
+    expect(((await before.json()) as ChangesPage).current).toEqual({ generation: first.id, seq: 1 });
+    // A bucket restored, or another shelf in this isolate: storage emptied, the isolate's caches kept.
+    await reset();
+    resetStorageMemory();
+    const second = await build([await skillInput("beta")]);
+    await publish(second);
+    const after = await call(new Request(`${WORKER_URL}/v1/changes`));
+    expect(after.headers.get("ETag")).not.toBe(beforeEtag);
+    const page = (await after.json()) as ChangesPage;
+    expect(page.current).toEqual({ generation: second.id, seq: 1 });
+    expect(page.entries.map((e) => e.generation)).toEqual([second.id]);
+    const revalidated = await call(new Request(`${WORKER_URL}/v1/changes`, { headers: { "If-None-Match": beforeEtag } }));
+    expect(revalidated.status).toBe(200);
+  });
+});
+
 describe("lifecycle.yaml served", () => {
   it("marks deprecated skills in /v1, the v0.2 index, search and the pages, and points a renamed skill's /v1 URL at its replacement", async () => {
     const workerEnv = await adminEnv();

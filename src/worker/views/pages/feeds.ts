@@ -1,6 +1,6 @@
 // The Atom feeds of what changed (RFC 4287): the shelf's (<ui>/feed.xml, and /feed.xml sends
 // readers there) and one skill's (<ui>/skills/<name>/feed.xml), rendered by core from the
-// history's change documents. Behind the pages' read access; the ETag names the history's seq.
+// history's change documents. Behind the pages' read access; the ETag names the history's state (its seq and newest entry).
 // The shelf's feed is kept rendered in the isolate's generated-document cache (read/generated.ts)
 // under a key naming everything its bytes depend on (its URLs, the newest history entries with
 // their change documents' digests, the pointer's publish time), so a repeated request reads the
@@ -15,7 +15,7 @@ import { SKILL_NAME_RE } from "../../../core/skill/skill.ts";
 import { etagFor, ifNoneMatchMatches } from "../../http/conditional.ts";
 import type { ReadEnv } from "../../read/context.ts";
 import { cachedGenerated, keepGenerated } from "../../read/generated.ts";
-import { recentChanges, recentChangesKey, shelfHistory } from "../../shelf/changes.ts";
+import { historyTag, recentChanges, recentChangesKey, shelfHistory } from "../../shelf/changes.ts";
 import { MessagePage } from "./messages.tsx";
 import { htmlResponse, pageLinks, uiBase } from "./page-context.ts";
 
@@ -28,7 +28,7 @@ export async function feedResponse(c: Context<ReadEnv>, skill: string | null): P
     return htmlResponse(MessagePage({ links: pageLinks(c), title: "Not on this shelf", message: "No skill could have that name." }), 404);
   }
   const pointer = await shelfHistory(c.env);
-  const etag = etagFor(`feed-${pointer?.seq ?? 0}-${skill ?? "shelf"}`);
+  const etag = etagFor(`feed-${historyTag(pointer)}-${skill ?? "shelf"}`);
   const headers = { "Content-Type": FEED_TYPE, ETag: etag, "Cache-Control": "public, max-age=60, must-revalidate" };
   if (ifNoneMatchMatches(c.req.header("If-None-Match"), etag)) return new Response(null, { status: 304, headers });
   const origin = new URL(c.req.url).origin;
