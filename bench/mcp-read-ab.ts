@@ -21,8 +21,8 @@ const answeredHere = () => fast?.resourcesReadAnsweredHere() ?? 0;
 
 const SKILLS = Number.parseInt(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? "300", 10);
 const ROUNDS = 9;
-const GETS_PER_ROUND = 400;
-const READS_PER_ROUND = 200;
+const GETS_PER_ROUND = 1000;
+const READS_PER_ROUND = 500;
 const BASE = "https://shelf.test";
 const encoder = new TextEncoder();
 const name = (i: number) => `skill-${String(i).padStart(5, "0")}`;
