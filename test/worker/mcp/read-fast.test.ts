@@ -32,6 +32,8 @@ const SKILLS: FixtureSkill[] = [
       "references/bom.md": "\ufeffwith a byte order mark\n",
       "assets/data.bin": new Uint8Array([0, 255, 1, 2, 200, 13, 10, 0x80]),
       "assets/logo.png": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
+      // Over the extension's 32 KiB base64 chunk, and not UTF-8.
+      "assets/big.bin": Uint8Array.from({ length: 40_000 }, (_, i) => (i * 2_654_435_761) >>> 24),
       "scripts/run.sh": '#!/bin/sh\necho "quotes" and \\ backslashes\n',
     },
   },
@@ -129,6 +131,7 @@ const ANSWERED: [string, () => Variant][] = [
   ["SKILL.md", () => plain("skill://nested/SKILL.md")],
   ["a binary asset (base64 blob)", () => plain("skill://nested/assets/data.bin")],
   ["a PNG (blob, image/png)", () => plain("skill://nested/assets/logo.png")],
+  ["a 40,000-byte binary (blob past one base64 chunk)", () => plain("skill://nested/assets/big.bin")],
   ["a script with quotes and backslashes", () => plain("skill://nested/scripts/run.sh")],
   ["a file two folders down", () => plain("skill://nested/references/deep/more.md")],
   ["a name with a space, percent-encoded", () => plain("skill://nested/references/form%20guide.md")],
