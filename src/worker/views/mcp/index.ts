@@ -1,8 +1,9 @@
 // /mcp on the read surface (so also /g/<generation>/mcp and /c/<token>/mcp, behind the same read
 // access, security headers and CORS): the official SDK's createMcpHandler answers both protocol
 // eras, 2026-07-28 (no initialize, _meta envelope, Mcp-Method/Mcp-Name headers) and 2025
-// (stateless initialize). No hand-written JSON-RPC, no session state: only two refusals the SDK
-// does not make are answered here, a batch and a spec request whose params break its schema.
+// (stateless initialize). No session state. Answered here: two refusals the SDK does not make (a
+// batch, a spec request whose params break its schema) and, in the SDK's exact bytes, the common
+// 2026-07-28 resources/read of a skill file (read-fast.ts); everything else is the SDK's.
 import { createMcpHandler, specTypeSchemas } from "@modelcontextprotocol/server";
 import { Hono } from "hono";
 import { ShelfError } from "../../errors.ts";
@@ -10,6 +11,7 @@ import { readBodyCapped } from "../../http/capped-body.ts";
 import { NO_STORE } from "../../http/headers.ts";
 import type { ReadEnv } from "../../read/context.ts";
 import { ScopeError, scopeOf, type McpScope } from "./scope.ts";
+import { readFast } from "./read-fast.ts";
 import { mcpServerFor } from "./server.ts";
 
 /** Largest request body /mcp reads (413 beyond): a read-only server's requests are a few hundred bytes. */
@@ -116,14 +118,21 @@ export function mcpRoutes(): Hono<ReadEnv> {
     // storage failure their 503 with Retry-After, rather than a JSON-RPC internal error.
     await shelf.generation();
     const caller = { visibility: c.get("shelfAccess").visibility };
+    const screen = await screened(c.req.raw);
+    if (screen instanceof Response) return screen;
+    // The common 2026-07-28 read of a skill file, answered as the SDK would without its exchange
+    // (read-fast.ts); anything else, and any read that finds no file, goes on to the SDK.
+    const fast = screen.parsedBody === undefined ? undefined : await readFast(screen.request, screen.parsedBody, shelf, scope, caller);
+    if (fast !== undefined) {
+      fast.headers.set("Cache-Control", NO_STORE);
+      return fast;
+    }
     // A handler per request (cheap): its factory closes over this request's shelf and scope and
     // binds them to the request, whichever server, new or pooled, serves it (server.ts).
     const handler = createMcpHandler((ctx) => mcpServerFor(ctx, shelf, scope, caller), {
       maxRequestBodySize: MAX_MCP_BODY_BYTES,
       onerror: (error) => console.warn(`mcp: ${error.message}`),
     });
-    const screen = await screened(c.req.raw);
-    if (screen instanceof Response) return screen;
     const response = await handler.fetch(screen.request, screen.parsedBody === undefined ? undefined : { parsedBody: screen.parsedBody });
     // The SDK marks its event streams no-cache; docs/mcp.md promises no-store for every answer.
     response.headers.set("Cache-Control", NO_STORE);

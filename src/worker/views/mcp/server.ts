@@ -35,6 +35,15 @@ export interface McpCaller {
   visibility: ShelfVisibility;
 }
 
+/**
+ * The cacheHint of this kind of server (pinned or current, public or private): what the skills
+ * extension fills ttlMs and cacheScope from, and what read-fast.ts answers with.
+ * @example cacheHintFor(false, { visibility: "public" }) // => { ttlMs: 60000, cacheScope: "public" }
+ */
+export function cacheHintFor(pinned: boolean, caller: McpCaller): { ttlMs: number; cacheScope: "public" | "private" } {
+  return { ttlMs: pinned ? PINNED_TTL_MS : CURRENT_TTL_MS, cacheScope: caller.visibility === "public" ? "public" : "private" };
+}
+
 /** Idle servers kept per kind: enough for the requests one isolate serves at once. */
 const IDLE_PER_KIND = 8;
 
@@ -56,7 +65,7 @@ export function resetMcpServerPool(): void {
 function newServer(pinned: boolean, caller: McpCaller, instructions: string | undefined): McpServer {
   built++;
   const server = new McpServer({ ...MCP_SERVER_INFO }, instructions === undefined ? {} : { instructions });
-  const cacheHint = { ttlMs: pinned ? PINNED_TTL_MS : CURRENT_TTL_MS, cacheScope: caller.visibility === "public" ? ("public" as const) : ("private" as const) };
+  const cacheHint = cacheHintFor(pinned, caller);
   new SkillsExtension({
     source: shelfSkillSource,
     cacheHint,
