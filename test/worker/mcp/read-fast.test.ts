@@ -11,7 +11,7 @@ import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { resourcesReadAnsweredHere, serveResourcesReadWithSdk } from "../../../src/worker/views/mcp/read-fast.ts";
 import { resetMcpServerPool } from "../../../src/worker/views/mcp/server.ts";
 import { advisoryFor, BLOCKING_ADVISORY, publishFixtureShelf, type FixtureSkill } from "../fixture-shelf.ts";
-import { appFetch, BASE } from "./helpers.ts";
+import { appFetch, BASE, connectMcp } from "./helpers.ts";
 
 const TOKEN = "sk_read_mcp_read_fast_token_0123456";
 const MODERN = "2026-07-28";
@@ -228,6 +228,29 @@ describe("resources/read answered by read-fast.ts", () => {
     const { sdk, ours, answeredHere } = await both(variant());
     expect(ours).toEqual(sdk);
     expect(answeredHere).toBe(0);
+  });
+
+  it("takes the SDK client's own reads (what hosts send), with the same results as the SDK's", async () => {
+    // The variants above are hand-built; this is the SDK's client (2.4.0, pinned to 2026-07-28),
+    // so a client that sends another envelope or header would show here as the SDK path.
+    // A client apiece: the client keeps a result for its ttlMs and would not ask twice.
+    const uris = [GUIDE, "skill://nested/assets/big.bin", "skill://nested/references/caf%C3%A9.md"];
+    const readAll = async () => {
+      const { client } = await connectMcp({ era: "modern" });
+      const results = [];
+      for (const uri of uris) results.push(await client.readResource({ uri }));
+      await client.close();
+      return results;
+    };
+    serveResourcesReadWithSdk(true);
+    const before = resourcesReadAnsweredHere();
+    const viaSdk = await readAll();
+    expect(resourcesReadAnsweredHere() - before).toBe(0);
+    serveResourcesReadWithSdk(false);
+    const viaFast = await readAll();
+    expect(resourcesReadAnsweredHere() - before).toBe(uris.length);
+    expect(viaFast).toEqual(viaSdk);
+    expect(viaFast[0]!.contents[0]).toMatchObject({ uri: GUIDE, text: "# Guide\n\nRead me first.\n" });
   });
 
   it("names the cache fields each kind of endpoint gets", async () => {
