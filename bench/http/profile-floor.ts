@@ -37,6 +37,13 @@ try {
     healthz: [{ path: "/healthz", status: 200 }],
     "skill-md": names.map((n) => ({ path: `/skills/${n}/SKILL.md`, status: 200 })),
     reference: names.map((n) => ({ path: `/skills/${n}/references/guide.md`, status: 200 })),
+    // A revalidation that matches: no body, so the per-request floor is nearly all of it.
+    "not-modified": await Promise.all(
+      names.map(async (n) => {
+        const etag = (await fetch(`${workerd.skillshelf!.origin}/skills/${n}/SKILL.md`)).headers.get("ETag") ?? "";
+        return { path: `/skills/${n}/SKILL.md`, headers: { "If-None-Match": etag }, status: 304 };
+      }),
+    ),
   };
   const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(routes);
   const isolate = await Inspector.connect(workerd.inspector!, "skillshelf");
