@@ -58,7 +58,9 @@ try {
     skillshelf: {
       bundle,
       config: skillshelfConfig(ROOT),
-      extraVars: { PUBLISH_TOKEN_SHA256: createHash("sha256").update(token).digest("hex"), SHELF_LIVE_TTL_MS: "30000" },
+      // The Cache API off, as in the budget bench (Miniflare keeps its cache across copies, so a second
+      // "cold" copy of a listing would be a cache hit).
+      extraVars: { PUBLISH_TOKEN_SHA256: createHash("sha256").update(token).digest("hex"), SHELF_LIVE_TTL_MS: "30000", SHELF_EDGE_CACHE: "off" },
       copies,
     },
   });

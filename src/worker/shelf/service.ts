@@ -18,7 +18,7 @@ import { r2Key } from "../storage/keys.ts";
 import { MemoryCache } from "../memory-cache.ts";
 import { NotOnShelfError, SkillBlockedError } from "./errors.ts";
 import { isPlausibleFilePath, isPlausibleSkillName } from "./names.ts";
-import { edgeVerdict, type BlockingAdvisory } from "./verdict.ts";
+import { edgeVerdict, servedAs, servedOf, type BlockingAdvisory } from "./verdict.ts";
 import {
   generationSigning,
   type GenerationSigning,
@@ -242,17 +242,42 @@ export class ShelfService {
   /** Every servable skill, sorted by name: blocked ones absent, `requires_review` the edge verdict. */
   async skills(): Promise<ServedSkill[]> {
     const generation = await this.generation();
-    const listing = await generation.sortedListing();
-    let kept = servedListings.get(listing);
-    if (kept === undefined || kept.advisories !== generation.advisories) {
-      const served = listing.flatMap((entry) => {
-        const verdict = edgeVerdict(generation.advisories, entry);
-        return verdict.blocked ? [] : [servedAs(entry, verdict.requiresReview)];
-      });
-      kept = { advisories: generation.advisories, served };
-      servedListings.set(listing, kept);
+    return [...servedOf(await generation.sortedListing(), generation.advisories)];
+  }
+
+  /**
+   * Up to `count` servable skills in shelf order (shard by shard, by name within a shard) after
+   * the skill named `after` (or from the start), kept by `keep`; `more` when another such skill
+   * follows. Reads only the shards the walk reaches, so a cold page of a paged listing (MCP
+   * skills/list) costs the shards it spans, two or three of a thousand skills' 16, instead of
+   * every shard a listing in name order needs.
+   */
+  async skillsInShelfOrder(after: string | undefined, count: number, keep: (name: string) => boolean): Promise<{ skills: ServedSkill[]; more: boolean }> {
+    const generation = await this.generation();
+    const from = after === undefined ? 0 : generation.shardPositionOf(after);
+    const resumeIn = after === undefined ? -1 : shardOf(after, generation.manifest.shard_count);
+    const refs = generation.manifest.shards;
+    const skills: ServedSkill[] = [];
+    let position = from;
+    while (position < refs.length) {
+      // As many shards as the manifest's counts say the skills still wanted need (the next page's
+      // first one too, to know there is one): a page of 100 over shards of 40–60 skills reads its
+      // two or three shards in one round trip, and more only when blocked or out-of-scope skills
+      // fell out.
+      const wanted = count + 1 - skills.length;
+      let end = position;
+      for (let entries = 0; end < refs.length && (end === position || entries < wanted); end++) entries += refs[end]!.count;
+      for (const { ref, skills: entries } of await generation.shardsAt(position, end)) {
+        for (const skill of servedOf(entries, generation.advisories)) {
+          if (ref.index === resumeIn && skill.name <= after!) continue;
+          if (!keep(skill.name)) continue;
+          if (skills.length === count) return { skills, more: true };
+          skills.push(skill);
+        }
+      }
+      position = end;
     }
-    return [...kept.served];
+    return { skills, more: false };
   }
 
   /**
@@ -407,25 +432,3 @@ async function generationLifecycle(generation: Generation): Promise<Lifecycle | 
   lifecycles.set(ref.sha256, parsed.data, text.length * 2);
   return parsed.data;
 }
-
-function servedAs(entry: SkillEntry, requiresReview: boolean): ServedSkill {
-  if (entry.trust.requires_review === requiresReview) return entry;
-  // The only other verdict there is: one copy per entry, kept while the entry is, so a skill an
-  // advisory sends to review is the same object on every request (MCP keeps its built entries by it).
-  let copy = reviewCopies.get(entry);
-  if (copy === undefined) {
-    copy = { ...entry, trust: { ...entry.trust, requires_review: requiresReview } };
-    reviewCopies.set(entry, copy);
-  }
-  return copy;
-}
-
-/**
- * The served skills of a generation's sorted listing (the isolate's own array, storage's
- * sortedEntries) under the advisories in force they were judged against (the same array object
- * while the isolate's copy of the advisories is unchanged): a warm listing judges nothing again.
- */
-const servedListings = new WeakMap<readonly SkillEntry[], { advisories: readonly AdvisoryEntry[]; served: ServedSkill[] }>();
-
-/** Entries as served when an advisory in force flips `requires_review`, by the stored entry (never changed after it is read). */
-const reviewCopies = new WeakMap<SkillEntry, ServedSkill>();

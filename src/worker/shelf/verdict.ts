@@ -56,3 +56,47 @@ export function edgeVerdict(advisories: readonly AdvisoryEntry[], entry: SkillEn
   }
   return { blocked: null, requiresReview: entry.trust.requires_review || verdict.advisories.length > 0 };
 }
+
+/**
+ * An entry as served under a verdict: the stored entry itself, or, when an advisory in force
+ * flips `requires_review`, one kept copy with the edge's flag.
+ */
+export function servedAs(entry: SkillEntry, requiresReview: boolean): SkillEntry {
+  if (entry.trust.requires_review === requiresReview) return entry;
+  // The only other verdict there is: one copy per entry, kept while the entry is, so a skill an
+  // advisory sends to review is the same object on every request (MCP keeps its built entries by it).
+  let copy = reviewCopies.get(entry);
+  if (copy === undefined) {
+    copy = { ...entry, trust: { ...entry.trust, requires_review: requiresReview } };
+    reviewCopies.set(entry, copy);
+  }
+  return copy;
+}
+
+/**
+ * The served skills of a list of stored entries (a generation's sorted listing, storage's
+ * sortedEntries, or a parsed shard's entries: the isolate's own arrays) under the advisories in
+ * force they were judged against (the same array object while the isolate's copy of the
+ * advisories is unchanged): a warm listing judges nothing again.
+ */
+const servedListings = new WeakMap<readonly SkillEntry[], { advisories: readonly AdvisoryEntry[]; served: SkillEntry[] }>();
+
+/**
+ * The servable skills of a list of stored entries (the sorted listing, or one shard's) under the
+ * advisories in force: blocked ones absent, `requires_review` the edge verdict. Kept per list.
+ */
+export function servedOf(entries: readonly SkillEntry[], advisories: readonly AdvisoryEntry[]): SkillEntry[] {
+  let kept = servedListings.get(entries);
+  if (kept === undefined || kept.advisories !== advisories) {
+    const served = entries.flatMap((entry) => {
+      const verdict = edgeVerdict(advisories, entry);
+      return verdict.blocked ? [] : [servedAs(entry, verdict.requiresReview)];
+    });
+    kept = { advisories, served };
+    servedListings.set(entries, kept);
+  }
+  return kept.served;
+}
+
+/** Entries as served when an advisory in force flips `requires_review`, by the stored entry (never changed after it is read). */
+const reviewCopies = new WeakMap<SkillEntry, SkillEntry>();

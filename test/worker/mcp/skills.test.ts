@@ -7,6 +7,7 @@ import { DIRECTORY_MIME_TYPE, type Skill, type SkillsClient } from "@modelcontex
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { shardCountFor, shardOf } from "../../../src/core/generation/manifest.ts";
 import { MCP_PAGE_SIZE, TRUST_META_KEY } from "../../../src/worker/views/mcp/source.ts";
 import { CURRENT_TTL_MS } from "../../../src/worker/views/mcp/server.ts";
 import { skillUri } from "../../../src/worker/views/mcp/uris.ts";
@@ -43,7 +44,15 @@ const SKILLS: FixtureSkill[] = [
 ];
 
 let shelf: PublishedFixture;
-const served = () => [...shelf.entries.keys()].filter((n) => n !== "bad-skill").sort();
+/**
+ * The served skills in shelf order, as skills/list pages them (docs/mcp.md): by shard (the
+ * build's shardOf over the generation's shard count), then by name within a shard.
+ */
+const served = () => {
+  const shards = shardCountFor(shelf.entries.size);
+  const byShelfOrder = (a: string, b: string) => shardOf(a, shards) - shardOf(b, shards) || (a < b ? -1 : a > b ? 1 : 0);
+  return [...shelf.entries.keys()].filter((n) => n !== "bad-skill").sort(byShelfOrder);
+};
 
 beforeAll(async () => {
   resetStorageMemory();

@@ -14,7 +14,7 @@ import { losslessText } from "./read.ts";
 import { requestStateOf } from "./request-state.ts";
 import { inScope, type McpScope } from "./scope.ts";
 import { sdkFrontmatter } from "./skill-md.ts";
-import { pageAfter, parseSkillUri, skillUri } from "./uris.ts";
+import { decodeCursor, encodeCursor, pageAfter, parseSkillUri, skillUri } from "./uris.ts";
 
 /** Entries per skills/list page and children per directory page (an entry built before `listing` costs a record read when cold). */
 export const MCP_PAGE_SIZE = 100;
@@ -161,15 +161,13 @@ export function directoryChildren(record: Pick<SkillRecord, "name" | "files">, p
 export const shelfSkillSource: SkillSource = {
   async list({ cursor }, ctx) {
     const { shelf, scope } = requestStateOf(ctx);
-    const skills = (await shelf.skills()).filter((s) => inScope(scope, s.name));
-    let page: { items: ServedSkill[]; nextCursor?: string };
-    try {
-      page = pageAfter(skills, cursor, MCP_PAGE_SIZE, (s) => s.name);
-    } catch {
-      throw invalidCursor();
-    }
-    const entries = await Promise.all(page.items.map((s) => skillEntryOf(shelf, s)));
-    return page.nextCursor === undefined ? { skills: entries } : { skills: entries, nextCursor: page.nextCursor };
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    if (cursor !== undefined && after === undefined) throw invalidCursor();
+    // Shelf order (shard by shard), not name order: a page reads only the shards it spans.
+    const page = await shelf.skillsInShelfOrder(after, MCP_PAGE_SIZE, (name) => inScope(scope, name));
+    const entries = await Promise.all(page.skills.map((s) => skillEntryOf(shelf, s)));
+    const last = page.skills.at(-1);
+    return page.more && last !== undefined ? { skills: entries, nextCursor: encodeCursor(last.name) } : { skills: entries };
   },
 
   async get(uri, ctx) {
