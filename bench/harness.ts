@@ -179,3 +179,40 @@ export async function pointTo(bucket: MemoryBucket, generation: string): Promise
   const history = [{ seq: 1, generation, action: "publish", at: PUBLISHED_AT }];
   await bucket.put(R2_POINTER_KEY, JSON.stringify({ schema: POINTER_SCHEMA, generation, seq: 1, published_at: PUBLISHED_AT, history }));
 }
+
+/** A skill name of the in-process benches' shelf: skill-00000, skill-00001, … */
+export const warmPathSkillName = (i: number): string => `skill-${String(i).padStart(5, "0")}`;
+
+/** Skill i's SKILL.md on the in-process benches' shelf: a description of typical length, ~1.1 KiB in all. */
+export function warmPathSkillMd(i: number): string {
+  const description = JSON.stringify(`Skill ${i} handles incidents for team ${i % 17}: a description of typical length.`);
+  return `---\nname: ${warmPathSkillName(i)}\ndescription: ${description}\nmetadata:\n  owner: team-${i % 17}\n---\n\n# Skill ${i}\n\nRead references/guide.md before you start.\n\n${"Step by step, with care.\n".repeat(40)}`;
+}
+
+/**
+ * The in-process benches' shelf (warm-path.bench.ts, mcp-read-ab.ts): `count` skills of a SKILL.md
+ * (warmPathSkillMd) and a ~2 KiB references/guide.md, plus whatever `extraFiles` gives a skill by
+ * name, published into a MemoryBucket whose calls go to `onCall`; KV empty; a public shelf. Only
+ * the skills' records are kept of the build's inputs (their files' digests), not the files.
+ */
+export async function warmPathShelf(
+  count: number,
+  onCall: (call: StorageCall) => void,
+  extraFiles: (name: string) => SkillFile[] = () => [],
+): Promise<{ bucket: MemoryBucket; env: CloudflareBindings; ctx: ExecutionContext; records: SkillBuildInput["record"][] }> {
+  const bucket = new MemoryBucket(onCall);
+  const inputs: SkillBuildInput[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = warmPathSkillName(i);
+    const files = [
+      { path: "SKILL.md", bytes: encoder.encode(warmPathSkillMd(i)) },
+      { path: "references/guide.md", bytes: encoder.encode(`# Guide ${i}\n\n${"The details, one line at a time.\n".repeat(60)}`) },
+      ...extraFiles(name),
+    ];
+    inputs.push((await benchSkill(name, files)).input);
+  }
+  await publishInMemory(bucket, inputs);
+  const env = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv(onCall), SHELF_VISIBILITY: "public" } as unknown as CloudflareBindings;
+  const ctx = { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
+  return { bucket, env, ctx, records: inputs.map((input) => input.record) };
+}

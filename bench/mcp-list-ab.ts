@@ -48,7 +48,7 @@ console.log(
 const env = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv((call) => calls[call]++), SHELF_VISIBILITY: "public" } as unknown as CloudflareBindings;
 const ctx = { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
 
-/** A 2026-07-28 skills/list of the page after the skill `after` (the fourth page when it is skill 299). */
+/** A 2026-07-28 skills/list of the page of 100 after the skill `after` (in shelf order since 686cc5a: by shard, then name; before it, name order, where skill 299 ends the third page). */
 function listRequest(after: string): Request {
   const meta = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -105,7 +105,7 @@ for (let round = 0; round < ROUNDS; round++) {
   if (skillsListAnsweredHere() - before !== PAGES_PER_ROUND) throw new Error("our handler handed pages to the SDK's");
 }
 const fmt = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(" · ");
-console.log(`skills/list page 4 of ${SKILLS} (warm, CPU per page, ${ROUNDS} rounds of ${PAGES_PER_ROUND}):`);
+console.log(`skills/list, the page after ${after}, of ${SKILLS} (warm, CPU per page, ${ROUNDS} rounds of ${PAGES_PER_ROUND}):`);
 console.log(`  SDK handler: median ${median(sdk).toFixed(2)} ms (${fmt(sdk)})`);
 if (list !== undefined) {
   console.log(`  ours:        median ${median(ours).toFixed(2)} ms (${fmt(ours)})`);

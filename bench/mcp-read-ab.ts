@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { actLikeWorkerdCrypto } from "./workerd-shims.ts";
 import { cpus, loadavg } from "node:os";
 import app from "../src/worker/index.ts";
-import { benchSkill, emptyKv, MemoryBucket, publishInMemory, type StorageCall } from "./harness.ts";
+import { type StorageCall, warmPathShelf, warmPathSkillName } from "./harness.ts";
 import { median } from "./report.ts";
 
 actLikeWorkerdCrypto();
@@ -24,28 +24,11 @@ const ROUNDS = 9;
 const GETS_PER_ROUND = 1000;
 const READS_PER_ROUND = 500;
 const BASE = "https://shelf.test";
-const encoder = new TextEncoder();
-const name = (i: number) => `skill-${String(i).padStart(5, "0")}`;
-// The warm-path bench's files.
-const skillMd = (i: number) =>
-  `---\nname: ${name(i)}\ndescription: ${JSON.stringify(`Skill ${i} handles incidents for team ${i % 17}: a description of typical length.`)}\n` +
-  `metadata:\n  owner: team-${i % 17}\n---\n\n# Skill ${i}\n\nRead references/guide.md before you start.\n\n${"Step by step, with care.\n".repeat(40)}`;
+const name = warmPathSkillName;
 
 const calls: Record<StorageCall, number> = { "R2.get": 0, "R2.head": 0, "KV.get": 0 };
 const count = (call: StorageCall) => void calls[call]++;
-const bucket = new MemoryBucket(count);
-const inputs = [];
-for (let i = 0; i < SKILLS; i++) {
-  const files = [
-    { path: "SKILL.md", bytes: encoder.encode(skillMd(i)) },
-    { path: "references/guide.md", bytes: encoder.encode(`# Guide ${i}\n\n${"The details, one line at a time.\n".repeat(60)}`) },
-  ];
-  inputs.push((await benchSkill(name(i), files)).input);
-}
-await publishInMemory(bucket, inputs);
-inputs.length = 0;
-const env = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv(count), SHELF_VISIBILITY: "public" } as unknown as CloudflareBindings;
-const ctx = { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
+const { env, ctx } = await warmPathShelf(SKILLS, count);
 
 const target = name(Math.min(SKILLS - 1, 121));
 const uri = `skill://${target}/references/guide.md`;

@@ -16,7 +16,7 @@ import { resetSkillMdFacts } from "../src/worker/views/mcp/skill-md.ts";
 import { resetBodyCache } from "../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../src/worker/storage/index.ts";
 import { r2Key } from "../src/worker/storage/keys.ts";
-import { benchSkill, emptyKv, MemoryBucket, publishInMemory, type StorageCall } from "./harness.ts";
+import { type StorageCall, warmPathShelf, warmPathSkillName } from "./harness.ts";
 import { median, QUICK, ratio, reportSection, table } from "./report.ts";
 
 actLikeWorkerdCrypto();
@@ -27,12 +27,8 @@ const ROUNDS = QUICK ? 5 : 9;
 /** Main-thread CPU time each measurement runs for, at least. */
 const TARGET_MS = QUICK ? 60 : 200;
 const BASE = "https://shelf.test";
-const name = (i: number) => `skill-${String(i).padStart(5, "0")}`;
+const name = warmPathSkillName;
 const BIG = name(7);
-
-const skillMd = (i: number) =>
-  `---\nname: ${name(i)}\ndescription: ${JSON.stringify(`Skill ${i} handles incidents for team ${i % 17}: a description of typical length.`)}\n` +
-  `metadata:\n  owner: team-${i % 17}\n---\n\n# Skill ${i}\n\nRead references/guide.md before you start.\n\n${"Step by step, with care.\n".repeat(40)}`;
 
 /** 1 MiB of deterministic text (compresses quickly at build time, unlike random bytes). */
 function mebibyte(): Uint8Array {
@@ -53,19 +49,7 @@ let counting = false;
 const count = (call: StorageCall) => {
   if (counting) calls[call]++;
 };
-const bucket = new MemoryBucket(count);
-const inputs = [];
-for (let i = 0; i < SKILLS; i++) {
-  const files = [
-    { path: "SKILL.md", bytes: encoder.encode(skillMd(i)) },
-    { path: "references/guide.md", bytes: encoder.encode(`# Guide ${i}\n\n${"The details, one line at a time.\n".repeat(60)}`) },
-    ...(name(i) === BIG ? [{ path: "assets/big.txt", bytes: mebibyte() }] : []),
-  ];
-  inputs.push((await benchSkill(name(i), files)).input);
-}
-await publishInMemory(bucket, inputs);
-const env = { SHELF_BUCKET: bucket, SHELF_KV: emptyKv(count), SHELF_VISIBILITY: "public" } as unknown as CloudflareBindings;
-const ctx = { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
+const { bucket, env, ctx, records } = await warmPathShelf(SKILLS, count, (skill) => (skill === BIG ? [{ path: "assets/big.txt", bytes: mebibyte() }] : []));
 
 function coldStart(): void {
   resetStorageMemory();
@@ -77,10 +61,10 @@ function coldStart(): void {
 // --- the bare Worker ---------------------------------------------------------------------------
 /** A minimal static host's manifest: every path it serves → the R2 key of its bytes, built once. */
 const bareKeys = new Map<string, { key: string; etag: string; type: string }>();
-for (const input of inputs) {
-  for (const file of input.record.files) {
+for (const record of records) {
+  for (const file of record.files) {
     const type = file.path.endsWith(".md") ? "text/markdown; charset=utf-8" : "text/plain; charset=utf-8";
-    bareKeys.set(`/skills/${input.record.name}/${file.path}`, { key: r2Key("blob", file.sha256), etag: `"${file.sha256}"`, type });
+    bareKeys.set(`/skills/${record.name}/${file.path}`, { key: r2Key("blob", file.sha256), etag: `"${file.sha256}"`, type });
   }
 }
 
@@ -277,8 +261,8 @@ async function readStreamed(sha256: string, size: number, checked: boolean): Pro
   const source = object!.body as ReadableStream<Uint8Array>;
   await new Response(checked ? await checkedBody(source, { sha256, size }, { offset: 0, length: size }) : source).arrayBuffer();
 }
-const skillMdFile = inputs[421]!.record.files.find((f) => f.path === "SKILL.md")!;
-const bigFile = inputs[7]!.record.files.find((f) => f.path === "assets/big.txt")!;
+const skillMdFile = records[421]!.files.find((f) => f.path === "SKILL.md")!;
+const bigFile = records[7]!.files.find((f) => f.path === "assets/big.txt")!;
 const integrity: { label: string; checked: number; unchecked: number }[] = [];
 for (const [label, read] of [
   [`SKILL.md (${skillMdFile.size.toLocaleString("en")} B): one read, hashed once`, (checked: boolean) => readSmall(skillMdFile.sha256, checked)],

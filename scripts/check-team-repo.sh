@@ -41,7 +41,7 @@ node_modules/.bin/skillshelf attest shelf --all --check >/dev/null
 node_modules/.bin/skillshelf build shelf --out .skillshelf/build
 
 echo "--- npm run dev (the pinned Node) and a read of each protocol"
-port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+port=$(node "$repo/scripts/free-port.mjs")
 log="$tmp/dev.log"
 setsid timeout 300 npm run dev -- --port "$port" >"$log" 2>&1 &
 dev_group=$!
