@@ -128,7 +128,10 @@ row("GET `/v1/skills?limit=200`, all pages", v1List);
 row("GET `/skills/index.json` (names only)", await measure(() => get("/skills/index.json")));
 row("GET `/.well-known/agent-skills/index.json`", await measure(() => get("/.well-known/agent-skills/index.json")));
 compare("a warm `skills/list`", mcpList, [v1List]);
-row("cold isolate, for contrast: MCP `skills/list`, all pages (records and SKILL.md files read)", await measure(async () => void (await skills.list()), true));
+row(
+  "cold isolate, for contrast: MCP `skills/list`, all pages (each page reads the shards it spans; KV empty, so from R2)",
+  await measure(async () => void (await skills.list()), true),
+);
 row("cold isolate, for contrast: GET `/v1/skills?limit=200`, all pages", await measure(v1SkillPages, true));
 
 const target = name(421);
