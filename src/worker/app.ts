@@ -12,6 +12,7 @@ import { notFound, plainErrorResponse } from "./http/errors.ts";
 import { applySecurityHeaders, NO_STORE } from "./http/headers.ts";
 import { oauthRoutes, oauthSignIn } from "./oauth/index.ts";
 import { readRoutes } from "./read/index.ts";
+import { warmUp } from "./warm-up.ts";
 import type { AdminOpenApiDocument } from "./views/api/openapi.ts";
 
 export type AppEnv = { Bindings: CloudflareBindings };
@@ -85,5 +86,7 @@ export function createShelfApp(options: ShelfAppOptions = {}): Hono<AppEnv> {
   // sessions (each a no-op where it is off), then the deployment's own sign-in methods.
   const methods = [oauthSignIn(), oidcSessionSignIn(), ...(options.access?.methods ?? [])];
   app.route("/", readRoutes({ adminDocument, access: { ...options.access, methods } }));
+  // What every cold request would do first, done now, at start-up (warm-up.ts).
+  warmUp(app);
   return app;
 }

@@ -97,6 +97,18 @@ function pooledServer(pinned: boolean, caller: McpCaller): McpServer {
 }
 
 /**
+ * Puts one idle server of the current generation's kinds (public and private callers) in the pool
+ * ahead of any request, so the first /mcp request of an isolate does not build one (warm-up.ts).
+ */
+export function prebuildMcpServers(): void {
+  for (const visibility of ["public", "private"] as const) {
+    const server = pooledServer(false, { visibility });
+    const free = idle.get(`current ${visibility}`)!;
+    if (!free.includes(server)) free.push(server);
+  }
+}
+
+/**
  * The MCP server for one request (both eras call this, once per request), with the request's
  * state bound to the Request object its handlers will be given. A 2026-07-28 request without the
  * fast path gets a pooled server: the SDK seeds such a server afresh on every exchange (protocol
