@@ -250,24 +250,32 @@ export class ShelfService {
    * the skill named `after` (or from the start), kept by `keep`; `more` when another such skill
    * follows. Reads only the shards the walk reaches, so a cold page of a paged listing (MCP
    * skills/list) costs the shards it spans, two or three of a thousand skills' 16, instead of
-   * every shard a listing in name order needs.
+   * every shard a listing in name order needs. With `only` (the names a scope allows), it reads
+   * only the shards those names live in.
    */
-  async skillsInShelfOrder(after: string | undefined, count: number, keep: (name: string) => boolean): Promise<{ skills: ServedSkill[]; more: boolean }> {
+  async skillsInShelfOrder(
+    after: string | undefined,
+    count: number,
+    keep: (name: string) => boolean,
+    only?: ReadonlySet<string>,
+  ): Promise<{ skills: ServedSkill[]; more: boolean }> {
     const generation = await this.generation();
-    const from = after === undefined ? 0 : generation.shardPositionOf(after);
-    const resumeIn = after === undefined ? -1 : shardOf(after, generation.manifest.shard_count);
-    const refs = generation.manifest.shards;
+    const onlyShards = only === undefined ? undefined : new Set([...only].map((name) => generation.shardIndexOf(name)));
+    const refs = onlyShards === undefined ? generation.manifest.shards : generation.manifest.shards.filter((ref) => onlyShards.has(ref.index));
+    // A walk resumes in the shard `after` lives in (or the next one listed), past `after` there.
+    const resumeIn = after === undefined ? -1 : generation.shardIndexOf(after);
+    let position = 0;
+    while (position < refs.length && refs[position]!.index < resumeIn) position++;
     const skills: ServedSkill[] = [];
-    let position = from;
     while (position < refs.length) {
       // As many shards as the manifest's counts say the skills still wanted need (the next page's
       // first one too, to know there is one): a page of 100 over shards of 40–60 skills reads its
       // two or three shards in one round trip, and more only when blocked or out-of-scope skills
-      // fell out.
-      const wanted = count + 1 - skills.length;
+      // fell out. A scope's shards (at most one per name it allows) are read in one go.
+      const wanted = onlyShards === undefined ? count + 1 - skills.length : Number.POSITIVE_INFINITY;
       let end = position;
       for (let entries = 0; end < refs.length && (end === position || entries < wanted); end++) entries += refs[end]!.count;
-      for (const { ref, skills: entries } of await generation.shardsAt(position, end)) {
+      for (const { ref, skills: entries } of await generation.entriesOf(refs.slice(position, end))) {
         for (const skill of servedOf(entries, generation.advisories)) {
           if (ref.index === resumeIn && skill.name <= after!) continue;
           if (!keep(skill.name)) continue;

@@ -108,27 +108,18 @@ export class Generation {
   }
 
   /**
-   * The entries of the shards at positions `from` … `to - 1` of the manifest's shard list (shard
-   * order), read together: memory, then one KV bulk get within budget, then R2. Each shard's
-   * entries are in stored order, which the build makes bytewise by name.
+   * The entries of the shards `refs` (some of this manifest's, in the order given), read together:
+   * memory, then one KV bulk get within budget, then R2. Each shard's entries are in stored order,
+   * which the build makes bytewise by name.
    */
-  async shardsAt(from: number, to: number): Promise<{ ref: ShardRef; skills: readonly SkillEntry[] }[]> {
-    const refs = this.manifest.shards.slice(from, to);
+  async entriesOf(refs: readonly ShardRef[]): Promise<{ ref: ShardRef; skills: readonly SkillEntry[] }[]> {
     const read = await readShards(this.#env, refs, this.#budget);
     return refs.map((ref, i) => ({ ref, skills: read[i]!.skills }));
   }
 
-  /**
-   * The position in the manifest's shard list where a walk in shard order resumes after the
-   * skill `name` (which need not exist): the shard `name` belongs to, or the next one the
-   * manifest lists. Its entries up to `name` are the caller's to skip.
-   */
-  shardPositionOf(name: string): number {
-    const index = shardOf(name, this.manifest.shard_count);
-    const refs = this.manifest.shards;
-    let position = 0;
-    while (position < refs.length && refs[position]!.index < index) position++;
-    return position;
+  /** The index of the shard that holds (or would hold) the skill `name` in this generation. */
+  shardIndexOf(name: string): number {
+    return shardOf(name, this.manifest.shard_count);
   }
 
   /**

@@ -2,8 +2,8 @@
 // shards it spans (issue 35), where a listing in name order reads every shard of the shelf. On a
 // shelf of 320 skills (8 shards), a cold isolate's first page, and a page after a cursor, must
 // read exactly the shards holding the skills they return and the next page's first one (plus,
-// after a cursor, the shard the cursor's skill is in), and every page together must be every
-// served skill once. Reads are recorded at the R2 binding (the fixture shelf has no KV copies).
+// after a cursor, the shard the cursor's skill is in), an `?include=` scope's page only its names'
+// shards, and every page together must be every served skill once. Reads are recorded at the R2 binding (the fixture shelf has no KV copies).
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type GenerationManifest, shardCountFor, shardOf } from "../../../src/core/generation/manifest.ts";
@@ -39,7 +39,7 @@ beforeAll(async () => {
 }, 120_000);
 
 /** One cold skills/list call: its skill names, its cursor, and the indexes of the shards it read from R2. */
-async function coldPage(cursor?: string): Promise<{ names: string[]; nextCursor?: string; shardsRead: Set<number> }> {
+async function coldPage(cursor?: string, path = "/mcp"): Promise<{ names: string[]; nextCursor?: string; shardsRead: Set<number> }> {
   resetStorageMemory();
   const keys: string[] = [];
   const bucket = new Proxy(env.SHELF_BUCKET, {
@@ -52,7 +52,7 @@ async function coldPage(cursor?: string): Promise<{ names: string[]; nextCursor?
       };
     },
   });
-  const response = await app.request(`${BASE}/mcp`, modernRequest("skills/list", cursor === undefined ? {} : { cursor }), { ...env, SHELF_BUCKET: bucket });
+  const response = await app.request(`${BASE}${path}`, modernRequest("skills/list", cursor === undefined ? {} : { cursor }), { ...env, SHELF_BUCKET: bucket });
   if (response.status !== 200) throw new Error(`${response.status}: ${await response.text()}`);
   const body = (await response.json()) as { result: { skills: { uri: string }[]; nextCursor?: string } };
   const shardPrefix = r2Key("shard", "0".repeat(64)).slice(0, -64);
@@ -94,6 +94,17 @@ describe("skills/list in shelf order", () => {
     } while (cursor !== undefined && pages < 20);
     expect(names).toEqual(SERVED);
     expect(pages).toBe(Math.ceil(SERVED.length / MCP_PAGE_SIZE));
+  });
+
+  it("a cold page of an ?include= scope reads only the shards its names live in", async () => {
+    // Three served names in three shards, a blocked one, and one the shelf does not have.
+    const wanted = [1, 4, 6].map((shard) => NAMES.filter((n) => shardOf(n, SHARDS) === shard && !BLOCKED.includes(n))[2]!);
+    const include = [...wanted, BLOCKED[1]!, "not-on-this-shelf"];
+    const page = await coldPage(undefined, `/mcp?include=${include.join(",")}`);
+    expect(page.names).toEqual([...wanted].sort(byShelfOrder));
+    expect(page.shardsRead).toEqual(shardsOf(include));
+    expect(page.shardsRead.size).toBeLessThan(SHARDS);
+    expect(page.nextCursor).toBeUndefined();
   });
 
   it("a cursor naming a skill the shelf no longer has resumes after that name in its shard", async () => {
