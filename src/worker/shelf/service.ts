@@ -5,7 +5,7 @@
 // layout, well-known discovery, the read API, /mcp and the pages) is a thin sibling over it and
 // the modules beside it that derive from it (disclosure, trust, selection, search); the live
 // records besides the pointer and advisories (signatures, the version index) are read beside it.
-import { shardOf, type SkillEntry, type SkillRecord } from "../../core/generation/manifest.ts";
+import type { SkillEntry, SkillRecord } from "../../core/generation/manifest.ts";
 import { isSha256Hex, sha256Hex } from "../../core/skill/hash.ts";
 import { decodeSkillMd, parseSkillMd } from "../../core/skill/skill-md.ts";
 import type { AdvisoryEntry } from "../../core/trust/records.ts";
@@ -158,7 +158,7 @@ export class ShelfService {
    */
   async skillSignature(name: string): Promise<SkillSigning | null> {
     const generation = await this.generation();
-    return skillSigning(this.#env, generation.id, shardOf(name, generation.manifest.shard_count), name);
+    return skillSigning(this.#env, generation.id, generation.shardIndexOf(name), name);
   }
 
   /**
@@ -247,18 +247,13 @@ export class ShelfService {
 
   /**
    * Up to `count` servable skills in shelf order (shard by shard, by name within a shard) after
-   * the skill named `after` (or from the start), kept by `keep`; `more` when another such skill
-   * follows. Reads only the shards the walk reaches, so a cold page of a paged listing (MCP
-   * skills/list) costs the shards it spans, two or three of a thousand skills' 16, instead of
-   * every shard a listing in name order needs. With `only` (the names a scope allows), it reads
-   * only the shards those names live in.
+   * the skill named `after` (or from the start), only those named in `only` when given (an MCP
+   * scope); `more` when another such skill follows. Reads only the shards the walk reaches, so a
+   * cold page of a paged listing (MCP skills/list) costs the shards it spans, two or three of a
+   * thousand skills' 16, instead of every shard a listing in name order needs; with `only`, only
+   * the shards those names live in.
    */
-  async skillsInShelfOrder(
-    after: string | undefined,
-    count: number,
-    keep: (name: string) => boolean,
-    only?: ReadonlySet<string>,
-  ): Promise<{ skills: ServedSkill[]; more: boolean }> {
+  async skillsInShelfOrder(after: string | undefined, count: number, only?: ReadonlySet<string>): Promise<{ skills: ServedSkill[]; more: boolean }> {
     const generation = await this.generation();
     const onlyShards = only === undefined ? undefined : new Set([...only].map((name) => generation.shardIndexOf(name)));
     const refs = onlyShards === undefined ? generation.manifest.shards : generation.manifest.shards.filter((ref) => onlyShards.has(ref.index));
@@ -278,7 +273,7 @@ export class ShelfService {
       for (const { ref, skills: entries } of await generation.entriesOf(refs.slice(position, end))) {
         for (const skill of servedOf(entries, generation.advisories)) {
           if (ref.index === resumeIn && skill.name <= after!) continue;
-          if (!keep(skill.name)) continue;
+          if (only !== undefined && !only.has(skill.name)) continue;
           if (skills.length === count) return { skills, more: true };
           skills.push(skill);
         }

@@ -77,14 +77,23 @@ function newServer(pinned: boolean, caller: McpCaller, instructions: string | un
   return server;
 }
 
+/** The idle servers of one kind (pinned or current, public or private caller), the list created on first use. */
+function idleOf(pinned: boolean, caller: McpCaller): McpServer[] {
+  const kind = `${pinned ? "pinned" : "current"} ${caller.visibility}`;
+  let free = idle.get(kind);
+  if (free === undefined) {
+    free = [];
+    idle.set(kind, free);
+  }
+  return free;
+}
+
 /**
  * A reusable server of this kind: an idle one, or a new one that goes back to the pool when the
  * SDK closes its exchange (the transport's close detaches it, so it is free to connect again).
  */
 function pooledServer(pinned: boolean, caller: McpCaller): McpServer {
-  const kind = `${pinned ? "pinned" : "current"} ${caller.visibility}`;
-  const free = idle.get(kind) ?? [];
-  idle.set(kind, free);
+  const free = idleOf(pinned, caller);
   const reused = free.pop();
   if (reused !== undefined) return reused;
   const server = newServer(pinned, caller, undefined);
@@ -103,7 +112,7 @@ function pooledServer(pinned: boolean, caller: McpCaller): McpServer {
 export function prebuildMcpServers(): void {
   for (const visibility of ["public", "private"] as const) {
     const server = pooledServer(false, { visibility });
-    const free = idle.get(`current ${visibility}`)!;
+    const free = idleOf(false, { visibility });
     if (!free.includes(server)) free.push(server);
   }
 }

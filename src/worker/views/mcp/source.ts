@@ -164,7 +164,7 @@ export const shelfSkillSource: SkillSource = {
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
     if (cursor !== undefined && after === undefined) throw invalidCursor();
     // Shelf order (shard by shard), not name order: a page reads only the shards it spans.
-    const page = await shelf.skillsInShelfOrder(after, MCP_PAGE_SIZE, (name) => inScope(scope, name), scope.include);
+    const page = await shelf.skillsInShelfOrder(after, MCP_PAGE_SIZE, scope.include);
     const entries = await Promise.all(page.skills.map((s) => skillEntryOf(shelf, s)));
     const last = page.skills.at(-1);
     return page.more && last !== undefined ? { skills: entries, nextCursor: encodeCursor(last.name) } : { skills: entries };
