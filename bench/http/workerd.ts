@@ -7,7 +7,7 @@
 // Worker and reach the Worker itself. Every workerd started here is killed when the process ends,
 // even on a crash or a signal.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -131,6 +131,8 @@ export function skillshelfConfig(root: string): {
   vars: Record<string, string>;
   r2: string[];
   kv: string[];
+  /** The `[version_metadata]` binding's name, when wrangler.toml has one. */
+  versionMetadata?: string;
 } {
   const config = unstable_readConfig({ config: path.join(root, "wrangler.toml") }, { hideWarnings: true });
   const vars: Record<string, string> = {};
@@ -141,8 +143,16 @@ export function skillshelfConfig(root: string): {
     vars,
     r2: config.r2_buckets.map((b: { binding: string }) => b.binding),
     kv: config.kv_namespaces.map((k: { binding: string }) => k.binding),
+    ...(config.version_metadata?.binding ? { versionMetadata: config.version_metadata.binding } : {}),
   };
 }
+
+/**
+ * The version every skillshelf Worker of this bench process is deployed as (the `[version_metadata]`
+ * binding's id): one per run, as a deploy is, so listings a run keeps in R2 (src/worker/read/rendered.ts)
+ * are never served to a later run's code from the cached state.
+ */
+const DEPLOYMENT = { id: randomUUID(), tag: "", timestamp: new Date().toISOString() };
 
 /** Which Workers one workerd serves. */
 export interface WorkerdPlan {
@@ -234,7 +244,7 @@ export async function startWorkerd(plan: WorkerdPlan): Promise<Workerd> {
         scriptPath: main,
         compatibilityDate: config.compatibilityDate,
         compatibilityFlags: config.compatibilityFlags,
-        bindings: { ...config.vars, ...extraVars },
+        bindings: { ...config.vars, ...extraVars, ...(config.versionMetadata ? { [config.versionMetadata]: DEPLOYMENT } : {}) },
         r2Buckets: Object.fromEntries(config.r2.map((binding) => [binding, BUCKET])),
         kvNamespaces: Object.fromEntries(config.kv.map((binding) => [binding, `${binding.toLowerCase()}-bench`])),
         unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],

@@ -7,7 +7,17 @@ import { OBJECT_KINDS_TOP_DOWN, walkGeneration, type DocumentKind, type ObjectKi
 import type { Pointer } from "../../core/generation/manifest.ts";
 import { DEFAULT_GC_GRACE_SECONDS, DEFAULT_GC_KEEP, MIN_GC_GRACE_SECONDS, type GcReport } from "../../core/publish/contract.ts";
 import type { Clock } from "../storage/index.ts";
-import { changesKey, kvKey, r2Key, r2Prefix, R2_CHANGES_PREFIX, R2_SIGNATURE_SHARDS_PREFIX, R2_SIGNATURES_PREFIX, signaturesKey } from "../storage/keys.ts";
+import {
+  changesKey,
+  kvKey,
+  r2Key,
+  r2Prefix,
+  R2_CHANGES_PREFIX,
+  R2_RENDERED_PREFIX,
+  R2_SIGNATURE_SHARDS_PREFIX,
+  R2_SIGNATURES_PREFIX,
+  signaturesKey,
+} from "../storage/keys.ts";
 import { adminError } from "./errors.ts";
 import type { ShelfError } from "../errors.ts";
 import { GC_LEASE_MIN_LEFT_MS, GC_SETTLE_MS, releaseGcLease, takeGcLease } from "./gc-lease.ts";
@@ -82,8 +92,11 @@ export function doomedSignatures(signed: Iterable<string>, liveGenerations: Read
   return [...signed].filter((id) => !liveGenerations.has(id));
 }
 
-/** The stored signature shards (`<generation id>/<shard index>`) gc deletes: those of the generations whose signatures it deletes. */
-export function doomedSignatureShards(stored: Iterable<string>, liveGenerations: ReadonlyMap<string, unknown>): string[] {
+/**
+ * The stored objects kept per generation (`<generation id>/<rest>`: signature shards, rendered
+ * documents) gc deletes: those of the generations it does not keep.
+ */
+export function doomedPerGeneration(stored: Iterable<string>, liveGenerations: ReadonlyMap<string, unknown>): string[] {
   return [...stored].filter((rest) => !liveGenerations.has(rest.split("/")[0]!));
 }
 
@@ -211,10 +224,13 @@ export class GarbageCollector {
     const { doomed, report } = planDeletions(listed, walk.reached, { applied: apply, keep, grace_seconds: graceSeconds, kept_generations: keptIds });
     const signatures = [
       ...doomedSignatures((await this.#listKeys(R2_SIGNATURES_PREFIX, budget)).keys(), walk.reached.generation).map((id) => signaturesKey(id)),
-      ...doomedSignatureShards((await this.#listKeys(R2_SIGNATURE_SHARDS_PREFIX, budget)).keys(), walk.reached.generation).map(
+      ...doomedPerGeneration((await this.#listKeys(R2_SIGNATURE_SHARDS_PREFIX, budget)).keys(), walk.reached.generation).map(
         (rest) => R2_SIGNATURE_SHARDS_PREFIX + rest,
       ),
     ];
+    const rendered = doomedPerGeneration((await this.#listKeys(R2_RENDERED_PREFIX, budget)).keys(), walk.reached.generation).map(
+      (rest) => R2_RENDERED_PREFIX + rest,
+    );
     const changes = doomedChanges(await this.#listKeys(R2_CHANGES_PREFIX, budget), pointer?.pointer ?? null, youngAfter);
     if (apply) {
       // The version index first, so it never names a generation that is gone (a read, a write, its KV announcement).
@@ -226,6 +242,13 @@ export class GarbageCollector {
         await this.#storage.delete(
           signatures.slice(i, i + 1000),
           "R2 failed while gc was deleting the signatures of collected generations; storage is consistent. Rerun gc --apply to continue",
+        );
+      }
+      for (let i = 0; i < rendered.length; i += 1000) {
+        budget.ops++;
+        await this.#storage.delete(
+          rendered.slice(i, i + 1000),
+          "R2 failed while gc was deleting the rendered documents of collected generations; storage is consistent. Rerun gc --apply to continue",
         );
       }
       for (let i = 0; i < changes.length; i += 1000) {

@@ -12,13 +12,15 @@ import { ShelfService, type ShelfFile } from "../shelf/service.ts";
 import type { SigningBindings } from "../shelf/signing.ts";
 import { edgeCacheFor, edgeCachedBytes, type EdgeCacheEnv } from "./edge-cache.ts";
 import { cachedGenerated, keepGenerated } from "./generated.ts";
+import { renderedBytes, renderedTierOn, type RenderedEnv } from "./rendered.ts";
 import type { StorageBindings } from "../storage/index.ts";
 
 /** The bindings the read routes use. */
 export type ReadBindings = StorageBindings &
   ReadAccessEnv &
   SigningBindings &
-  EdgeCacheEnv & {
+  EdgeCacheEnv &
+  RenderedEnv & {
     /** "all" (default), or a comma list of the well-known families to serve: "v0.2", "v0.1". */
     SHELF_DISCOVERY?: string;
   };
@@ -78,22 +80,35 @@ function dressed(response: Response, headers: HeaderList | undefined): Response 
 
 const encoder = new TextEncoder();
 
+/** How a generated document is kept beyond the isolate. */
+export interface GeneratedOptions {
+  /** What the body depends on beyond the ETag: the caller's URL prefix, when the body holds links. */
+  variant?: string;
+  /**
+   * True for a shelf-wide document (a listing of the whole generation): kept in R2 for every
+   * later cold isolate (read/rendered.ts) when the request has no query string.
+   */
+  shelfWide?: boolean;
+}
+
 /**
  * A generated JSON body whose ETag is known before it is built: a matching If-None-Match answers
  * 304 before `build` reads any shard or record, and a 200 serves the encoded bytes kept in the
  * isolate's generated-document cache (read/generated.ts) under the ETag, so `build` runs once
  * per ETag per isolate. The ETag must name everything the body depends on, except what a route
  * passes as `variant` (the caller's URL prefix, when the body holds links).
- * @example return generated(c, etag, async () => staticRootIndex(await c.get("shelf").skills()))
+ * @example return generated(c, etag, async () => staticRootIndex(await c.get("shelf").skills()), { shelfWide: true })
  */
-export async function generated(c: ReadContext, etag: string, build: () => Promise<unknown>, variant = ""): Promise<Response> {
+export async function generated(c: ReadContext, etag: string, build: () => Promise<unknown>, options: GeneratedOptions = {}): Promise<Response> {
   if (ifNoneMatchMatches(c.req.header("If-None-Match"), etag)) {
     const headers = answerHeaders(c);
     return dressed(serveJson(c.req.raw, "null", etag, headers), headers);
   }
+  const variant = options.variant ?? "";
   const key = variant === "" ? etag : `${etag} ${variant}`;
   const encode = async () => encoder.encode(JSON.stringify(await build()));
-  const document = cachedGenerated(key) ?? keepGenerated(key, { etag, contentType: "application/json", body: await edgeOrBuild(c, key, encode) });
+  const document =
+    cachedGenerated(key) ?? keepGenerated(key, { etag, contentType: "application/json", body: await edgeOrBuild(c, key, encode, options.shelfWide) });
   const headers = answerHeaders(c);
   return dressed(serveJson(c.req.raw, document.body, etag, headers), headers);
 }
@@ -101,12 +116,17 @@ export async function generated(c: ReadContext, etag: string, build: () => Promi
 /**
  * A generated document's bytes on an isolate that does not hold them (under `key`, which names
  * everything they depend on): from the platform's cache when the shelf may use it
- * (read/edge-cache.ts: public shelves, not on workers.dev), else built, and kept there.
+ * (read/edge-cache.ts: public shelves, not on workers.dev), then, for a shelf-wide document, from
+ * R2 (read/rendered.ts), else built, and kept where it was missing.
  */
-export async function edgeOrBuild(c: ReadContext, key: string, build: () => Promise<Uint8Array>): Promise<Uint8Array> {
+export async function edgeOrBuild(c: ReadContext, key: string, build: () => Promise<Uint8Array>, shelfWide = false): Promise<Uint8Array> {
+  const generation = c.get("shelf").servedFrom;
+  // A query string is the caller's to vary: such a request never writes to R2.
+  const viaR2 = shelfWide && generation !== undefined && !c.req.url.includes("?") && renderedTierOn(c.env);
+  const built = viaR2 ? () => renderedBytes({ env: c.env, generation, ...waitUntilOf(c) }, key, build) : build;
   const cache = edgeCacheFor(c.env, c.req.url, c.get("shelfAccess").visibility);
-  if (cache === undefined) return build();
-  return edgeCachedBytes({ cache, url: c.req.url, ...waitUntilOf(c) }, key, build);
+  if (cache === undefined) return built();
+  return edgeCachedBytes({ cache, url: c.req.url, ...waitUntilOf(c) }, key, built);
 }
 
 /** The execution context's waitUntil, when the request has one (a test may call the app without). */

@@ -7,6 +7,7 @@
 // old one ages out. Never written to KV.
 import { MemoryCache } from "../memory-cache.ts";
 import { resetEdgeCacheKeys } from "./edge-cache.ts";
+import { resetRenderedKeys } from "./rendered.ts";
 
 /** Bytes of generated documents one isolate keeps (bodies and keys; the least recently used go first). */
 export const GENERATED_CACHE_BYTES = 16 * 1024 * 1024;
@@ -46,14 +47,15 @@ export function generatedBytes(): number {
 }
 
 /**
- * Forgets every generated document, here and in the platform's cache (read/edge-cache.ts: later
- * keys start afresh), as the first request in a location finds them (resetComputedCache in
+ * Forgets every generated document, here, in the platform's cache and in R2 (read/edge-cache.ts,
+ * read/rendered.ts: later keys start afresh), as the first request after a publish finds them (resetComputedCache in
  * read/respond.ts calls it; kept apart from resetStorageMemory so a test can drop the storage
  * memory and see what this cache still answers).
  */
 export function resetGenerated(): void {
   documents.clear();
   resetEdgeCacheKeys();
+  resetRenderedKeys();
 }
 
 /** Forgets the generated documents this isolate holds, not the platform cache's: a cold isolate in a warm location (tests). */

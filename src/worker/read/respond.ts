@@ -32,6 +32,11 @@ export interface ComputedAnswer {
   links?: boolean;
   /** The media type, e.g. "application/json" or "text/markdown; charset=utf-8". */
   contentType: string;
+  /**
+   * True for a shelf-wide document (a listing of the whole generation): kept in R2 for every later
+   * cold isolate when the request has no query string (read/rendered.ts).
+   */
+  shelfWide?: boolean;
   /** Builds the body; called only on a cache miss. */
   build(): Promise<string | Uint8Array>;
 }
@@ -56,20 +61,20 @@ export async function computed(c: ReadContext, answer: ComputedAnswer): Promise<
       const built = await answer.build();
       return typeof built === "string" ? encoder.encode(built) : built;
     };
-    body = keepGenerated(key, { etag, contentType: answer.contentType, body: await edgeOrBuild(c, key, encoded) }).body;
+    body = keepGenerated(key, { etag, contentType: answer.contentType, body: await edgeOrBuild(c, key, encoded, answer.shelfWide) }).body;
   }
   headers.set("Content-Type", answer.contentType);
   headers.set("Content-Length", String(body.byteLength));
   return new Response(c.req.method === "HEAD" ? null : body, { status: 200, headers });
 }
 
-/** A JSON computed answer. */
+/** A JSON computed answer; `options` as {@link ComputedAnswer}'s `links` and `shelfWide`. */
 export function computedJson(
   c: ReadContext,
   route: string,
   args: Readonly<Record<string, unknown>>,
   build: () => Promise<unknown>,
-  links = false,
+  options: Pick<ComputedAnswer, "links" | "shelfWide"> = {},
 ): Promise<Response> {
-  return computed(c, { route, args, links, contentType: "application/json", build: async () => JSON.stringify(await build()) });
+  return computed(c, { route, args, ...options, contentType: "application/json", build: async () => JSON.stringify(await build()) });
 }

@@ -30,6 +30,12 @@ export const R2_SIGNATURE_SHARDS_PREFIX = "signature-shards/";
  * written just before the history entry that names them, kept by gc while the history does.
  */
 export const R2_CHANGES_PREFIX = "changes/";
+/**
+ * R2: the shelf-wide documents the read routes generate from a generation (`rendered/<generation
+ * id>/<SHA-256 of the document's key>`), written by the first isolate that builds one and read by
+ * every later cold isolate (src/worker/read/rendered.ts); a cache, deleted by gc with the generation.
+ */
+export const R2_RENDERED_PREFIX = "rendered/";
 /** R2: the one mutable pointer to the current generation (moved by compare-and-swap). */
 export const R2_POINTER_KEY = "pointer.json";
 /** R2: the advisories in force (replaced by compare-and-swap). */
@@ -99,6 +105,11 @@ export function generationSignatureKey(generation: string): string {
 /** The R2 key of the generation payload a generation's signature signs (GenerationPayload), beside it. */
 export function generationPayloadKey(generation: string): string {
   return `${R2_SIGNATURE_SHARDS_PREFIX}${checkedHex(generation)}/payload`;
+}
+
+/** The R2 key of a rendered document of a generation. Throws on anything but 64 lowercase hex in either. */
+export function renderedKey(generation: string, keyDigest: string): string {
+  return `${R2_RENDERED_PREFIX}${checkedHex(generation)}/${checkedHex(keyDigest)}`;
 }
 
 /** The R2 key of a change document. Throws on anything but 64 lowercase hex. */

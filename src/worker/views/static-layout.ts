@@ -16,7 +16,7 @@ export function staticLayoutRoutes(): Hono<ReadEnv> {
   getCached(routes, "/skills/index.json", "generated", async (c) => {
     const generation = await c.get("shelf").generation();
     const etag = etagFor(`static-${generation.id}-${generation.advisoriesSeq}`);
-    return generated(c, etag, async () => staticRootIndex(await c.get("shelf").skills()));
+    return generated(c, etag, async () => staticRootIndex(await c.get("shelf").skills()), { shelfWide: true });
   });
 
   getCached(routes, "/skills/:name/index.json", "generated", async (c) => {

@@ -56,7 +56,7 @@ export function wellKnownRoutes(): Hono<ReadEnv> {
         );
         return discoveryIndexV2(skills, generation.id, prefix, (name) => signatures.get(name) ?? null, await shelf.lifecycle());
       },
-      prefix,
+      { variant: prefix, shelfWide: true },
     );
   });
 
@@ -97,7 +97,9 @@ export function wellKnownRoutes(): Hono<ReadEnv> {
     const generation = await c.get("shelf").generation();
     // Every skill's file list rides in its shard entry, so this reads shards only (like the
     // other indexes); it holds no URL, so one copy serves every prefix.
-    return generated(c, etagFor(`v1-${generation.id}-${generation.advisoriesSeq}`), async () => discoveryIndexV1(await c.get("shelf").skills()));
+    return generated(c, etagFor(`v1-${generation.id}-${generation.advisoriesSeq}`), async () => discoveryIndexV1(await c.get("shelf").skills()), {
+      shelfWide: true,
+    });
   });
 
   getCached(routes, "/.well-known/skills/:name/:path{.+}", "stored", async (c) =>

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { afterAll, describe, expect, it } from "vitest";
-import { BINDINGS, COMPATIBILITY_DATE, VARS } from "../../../src/cli/lib/team/requirements.ts";
+import { BINDINGS, COMPATIBILITY_DATE, VARS, VERSION_METADATA } from "../../../src/cli/lib/team/requirements.ts";
 import { runInProcess } from "../run-in-process.ts";
 
 const work = mkdtempSync(path.join(tmpdir(), "skillshelf-init-"));
@@ -127,6 +127,8 @@ describe("skillshelf init --check", () => {
     const report = JSON.parse(run.stdout);
     expect(report.findings.filter((f: { level: string }) => f.level === "edit")).toEqual([]);
     expect(report.findings.map((f: { message: string }) => f.message).join("\n")).toMatch(/SHELF_KV's id is still the placeholder/);
+    // The version binding is written, so no cold isolate builds every listing from all shards.
+    expect(report.findings.map((f: { message: string }) => f.message).join("\n")).not.toContain(VERSION_METADATA.binding);
   });
 
   it("names a planted missing binding, a missing var, an old compatibility date and a wrangler outside the range", async () => {
@@ -150,6 +152,9 @@ describe("skillshelf init --check", () => {
     // An environment inherits no bindings or vars from the top level: each is named for [env.staging].
     for (const binding of BINDINGS)
       expect(run.stdout).toContain(`[env.staging]: no ${binding.kind === "r2_buckets" ? "R2 bucket" : "KV namespace"} bound as ${binding.binding}`);
+    // Without [version_metadata] the Worker works, building listings in every cold isolate: a notice.
+    expect(run.stdout).toMatch(/notice +wrangler\.toml \[env\.staging\]: no \[env\.staging\.version_metadata\] bound as CF_VERSION_METADATA/);
+    expect(run.stdout).not.toMatch(/top level: no \[version_metadata\]/);
     expect(run.stdout).toMatch(/wrangler 3\.99\.0 is outside the range/);
     expect(run.stdout).toMatch(/edit\(s\) needed for skillshelf/);
   });
@@ -205,8 +210,9 @@ describe("skillshelf init --check", () => {
 
   it("holds this repository's own wrangler.toml to the same requirements", async () => {
     const run = await runInProcess(["init", "--check", ".", "--json"]);
-    const edits = JSON.parse(run.stdout).findings.filter((f: { level: string }) => f.level === "edit");
-    expect(edits).toEqual([]);
+    const findings = JSON.parse(run.stdout).findings as Array<{ level: string; message: string }>;
+    expect(findings.filter((f) => f.level === "edit")).toEqual([]);
+    expect(findings.filter((f) => f.message.includes(VERSION_METADATA.binding))).toEqual([]);
     expect(run.code).toBe(0);
   });
 

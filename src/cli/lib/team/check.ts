@@ -18,6 +18,7 @@ import {
   OPTIONAL_VARS,
   PLACEHOLDER_KV_ID,
   VARS,
+  VERSION_METADATA,
 } from "./requirements.ts";
 
 /** One thing --check found. */
@@ -66,6 +67,14 @@ function checkWrangler(config: Table, file: string): CheckFinding[] {
       } else if (need.kind === "kv_namespaces" && found.id === PLACEHOLDER_KV_ID) {
         notice(label, `${need.binding}'s id is still the placeholder: before deploying, create it (npx wrangler kv namespace create <name>) and paste its id`);
       }
+    }
+    const version = table.version_metadata;
+    if (!isTable(version) || version.binding !== VERSION_METADATA.binding) {
+      const block = top ? "[version_metadata]" : `[${label.slice(1, -1)}.version_metadata]`;
+      notice(
+        label,
+        `no ${block} bound as ${VERSION_METADATA.binding} (${VERSION_METADATA.why}): add it with binding = "${VERSION_METADATA.binding}", or every cold isolate builds each listing from all of the generation's shards`,
+      );
     }
     const vars = isTable(table.vars) ? table.vars : {};
     const varsBlock = top ? "[vars]" : `[${label.slice(1, -1)}.vars]`;

@@ -22,6 +22,17 @@ export const BINDINGS: readonly BindingRequirement[] = [
   { binding: "SHELF_KV", kind: "kv_namespaces", why: "cached metadata and read-token records" },
 ];
 
+/**
+ * The deployment's version id (wrangler's `[version_metadata]`, redeclared in each [env.*] like the
+ * bindings): it names the code and settings that built the listings the Worker keeps in R2 for
+ * every cold isolate (src/worker/read/rendered.ts). Without it the Worker works, and every cold
+ * isolate builds each listing from all of the generation's shards.
+ */
+export const VERSION_METADATA: Omit<BindingRequirement, "kind"> = {
+  binding: "CF_VERSION_METADATA",
+  why: "the deployment's version id, which names what built the listings kept in R2 for cold isolates",
+};
+
 /** A Worker variable, the value a new team shelf starts with, and what it means. */
 export interface VarRequirement {
   name: string;

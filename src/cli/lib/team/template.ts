@@ -2,7 +2,17 @@
 // (the Worker and the CLI come from node_modules; nothing is forked), wrangler.toml for one shelf,
 // the Worker's two-line entry, local-secret and git-ignore files, a README and a GitHub Actions
 // workflow. Each file is a function of the team's answers and this package's own versions.
-import { BINDINGS, COMPATIBILITY_DATE, OAUTH_COMPATIBILITY_FLAG, OPTIONAL_BINDINGS, OPTIONAL_VARS, PLACEHOLDER_KV_ID, SECRETS, VARS } from "./requirements.ts";
+import {
+  BINDINGS,
+  COMPATIBILITY_DATE,
+  OAUTH_COMPATIBILITY_FLAG,
+  OPTIONAL_BINDINGS,
+  OPTIONAL_VARS,
+  PLACEHOLDER_KV_ID,
+  SECRETS,
+  VARS,
+  VERSION_METADATA,
+} from "./requirements.ts";
 
 /** What a team's repository is made from. */
 export interface TeamTemplateInput {
@@ -80,6 +90,10 @@ bucket_name = "${input.name}"          # npx wrangler r2 bucket create ${input.n
 binding = "${kv.binding}"
 # A placeholder: local runs need none. Before deploying: npx wrangler kv namespace create ${input.name}, and paste its id.
 id = "${PLACEHOLDER_KV_ID}"
+
+# ${VERSION_METADATA.why[0]!.toUpperCase()}${VERSION_METADATA.why.slice(1)}.
+[version_metadata]
+binding = "${VERSION_METADATA.binding}"
 
 # [[kv_namespaces]]
 # binding = "${OPTIONAL_BINDINGS[0]!.binding}"       # ${OPTIONAL_BINDINGS[0]!.why}

@@ -116,6 +116,7 @@ export function catalogRoutes(app: ApiApp): void {
     return computed(c, {
       route: "catalog",
       args: { ...args },
+      shelfWide: true,
       contentType: CATALOG_MEDIA_TYPES[args.format],
       build: async () => {
         const built = buildCatalog(await c.get("shelf").skills(), args);
@@ -130,9 +131,15 @@ export function catalogRoutes(app: ApiApp): void {
       include: normalizedList(query.include),
       max_tokens: query.max_tokens === undefined ? DEFAULT_FAST_PATH_MAX_TOKENS : Number(query.max_tokens),
     };
-    return computedJson(c, "fast-path", args, async () => {
-      const names = (await c.get("shelf").skills()).map((s) => s.name);
-      return fastPathOf(names, (name) => c.get("shelf").body(name), args);
-    });
+    return computedJson(
+      c,
+      "fast-path",
+      args,
+      async () => {
+        const names = (await c.get("shelf").skills()).map((s) => s.name);
+        return fastPathOf(names, (name) => c.get("shelf").body(name), args);
+      },
+      { shelfWide: true },
+    );
   });
 }

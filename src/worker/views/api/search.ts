@@ -53,7 +53,7 @@ async function search(c: ApiContext): Promise<Response> {
         })),
       };
     },
-    true,
+    { links: true },
   );
 }
 

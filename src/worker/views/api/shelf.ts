@@ -17,10 +17,15 @@ export function shelfRoutes(app: ApiApp): void {
     const etag = etagFor(
       `shelf-${generation.id}-${generation.advisoriesSeq}-${generation.seq ?? "pinned"}-${generation.publishedAt ?? "none"}-${visibility}-${signing?.sha256 ?? "unsigned"}`,
     );
-    return generated(c, etag, async () => ({
-      ...(await c.get("shelf").status()),
-      visibility,
-      signature: await c.get("shelf").generationSignature(signing),
-    }));
+    return generated(
+      c,
+      etag,
+      async () => ({
+        ...(await c.get("shelf").status()),
+        visibility,
+        signature: await c.get("shelf").generationSignature(signing),
+      }),
+      { shelfWide: true },
+    );
   });
 }

@@ -68,7 +68,7 @@ export function skillRoutes(app: ApiApp): void {
       "skills",
       { ...args },
       async () => skillPage(await c.get("shelf").skills(), args, await linkBase(c), await c.get("shelf").lifecycle()),
-      true,
+      { links: true, shelfWide: true },
     );
   });
 
@@ -90,7 +90,7 @@ export function skillRoutes(app: ApiApp): void {
         const lifecycle = lifecycleOf(await c.get("shelf").lifecycle(), name);
         return skillDetail(await linkBase(c), skill, record, trust, signed?.signature ?? null, lifecycle);
       },
-      true,
+      { links: true },
     );
   });
 
@@ -148,7 +148,9 @@ export function skillRoutes(app: ApiApp): void {
   bindRoute(app, SKILLS_API.resources, async (c) => {
     const { name } = paramsOf(c, SKILLS_API.resources);
     await c.get("shelf").skill(name);
-    return computedJson(c, "resources", { name }, async () => skillResources(await linkBase(c), (await c.get("shelf").record(name)).record), true);
+    return computedJson(c, "resources", { name }, async () => skillResources(await linkBase(c), (await c.get("shelf").record(name)).record), {
+      links: true,
+    });
   });
 
   app.use(`${API_BASE}/skills/:name/resources/:path{.+}`, rawResourceCachePolicy);

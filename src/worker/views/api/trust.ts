@@ -33,7 +33,7 @@ export function normalizeSelectBody(body: SelectBody): Required<Pick<SelectBody,
  * @example trustRoutes(app)
  */
 export function trustRoutes(app: ApiApp): void {
-  bindRoute(app, TRUST_API.list, async (c) => computedJson(c, "trust", {}, () => shelfTrust(c.get("shelf"))));
+  bindRoute(app, TRUST_API.list, async (c) => computedJson(c, "trust", {}, () => shelfTrust(c.get("shelf")), { shelfWide: true }));
 
   bindRoute(app, TRUST_API.skill, async (c) => {
     const { name } = paramsOf(c, TRUST_API.skill);

@@ -109,7 +109,7 @@ export async function resolvedSkillAnswer(c: ApiContext, name: string, range: st
         throw error;
       }
     },
-    true,
+    { links: true },
   );
 }
 
@@ -199,7 +199,7 @@ export function versionRoutes(app: ApiApp): void {
         index: view.index,
         versions: [...versions].sort(newestFirst).map((v) => versionSummary(prefix, name, v)),
       }),
-      true,
+      { links: true },
     );
   });
 
@@ -217,7 +217,9 @@ export function versionRoutes(app: ApiApp): void {
       const body = bodyOf(c, VERSIONS_API.resolve);
       const view = await c.get("shelf").versions([]);
       const skills = Object.fromEntries(Object.entries(body.skills).sort(([a], [b]) => compareCodePoints(a, b)));
-      return computedJson(c, "resolve", { skills, index: view.index.seq, current: view.generation }, () => resolveAll(c, { skills }), true);
+      return computedJson(c, "resolve", { skills, index: view.index.seq, current: view.generation }, () => resolveAll(c, { skills }), {
+        links: true,
+      });
     },
     [jsonBody(MAX_RESOLVE_BODY_BYTES)],
   );

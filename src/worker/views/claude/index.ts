@@ -104,7 +104,7 @@ export function claudeMarketplaceRoutes(): Hono<ReadEnv> {
           plugins,
         };
       },
-      true,
+      { links: true, shelfWide: true },
     );
   });
 

@@ -170,17 +170,23 @@ export function clawhubRoutes(): Hono<ReadEnv> {
     const limit = limitOf(c);
     const shelf = c.get("shelf");
     const index = await shelf.versions([]);
-    return computedJson(c, "clawhub-skills", { prefix, cursor, limit, index: index.index.seq, current: index.generation }, async () => {
-      const all = (await shelf.skills()).filter((s) => s.name.startsWith(prefix) && (cursor === "" || s.name > cursor));
-      const page = all.slice(0, limit);
-      const lifecycle = await shelf.lifecycle();
-      const items = [];
-      for (const skill of page) {
-        const s = await skillVersions(c, skill.name);
-        items.push({ ...skillJson(s, lifecycle), latestVersion: versionJson(s.latest) });
-      }
-      return { items, nextCursor: all.length > limit ? page.at(-1)!.name : null };
-    });
+    return computedJson(
+      c,
+      "clawhub-skills",
+      { prefix, cursor, limit, index: index.index.seq, current: index.generation },
+      async () => {
+        const all = (await shelf.skills()).filter((s) => s.name.startsWith(prefix) && (cursor === "" || s.name > cursor));
+        const page = all.slice(0, limit);
+        const lifecycle = await shelf.lifecycle();
+        const items = [];
+        for (const skill of page) {
+          const s = await skillVersions(c, skill.name);
+          items.push({ ...skillJson(s, lifecycle), latestVersion: versionJson(s.latest) });
+        }
+        return { items, nextCursor: all.length > limit ? page.at(-1)!.name : null };
+      },
+      { shelfWide: true },
+    );
   });
 
   getCached(routes, `${BASE}/skills/:slug`, "generated", async (c) => {

@@ -96,8 +96,12 @@ function home(c: ReadContext, action: string): Promise<Response> {
     const links = pageLinks(c);
     // The pointer's seq is in the key: "what's new" changes with every history entry, even one that keeps the generation.
     const seq = (await c.get("shelf").generation()).seq;
-    return cachedPage(c, "page-home", { ...args, action, signOut: links.signOut, seq }, async () =>
-      HomePage(await homeView(c.get("shelf"), args, links, action)),
+    return cachedPage(
+      c,
+      "page-home",
+      { ...args, action, signOut: links.signOut, seq },
+      async () => HomePage(await homeView(c.get("shelf"), args, links, action)),
+      true,
     );
   });
 }

@@ -37,6 +37,6 @@ export async function htmlResponse(page: Child, status: number, headers: Record<
  * A page as a computed answer: keyed by the route, generation, advisories, access prefix and
  * `args`; 304 from the key alone; built once per isolate.
  */
-export function cachedPage(c: ReadContext, route: string, args: Record<string, unknown>, render: () => Promise<Child>): Promise<Response> {
-  return computed(c, { route, args, links: true, contentType: HTML_TYPE, build: async () => htmlDocument(await render()) });
+export function cachedPage(c: ReadContext, route: string, args: Record<string, unknown>, render: () => Promise<Child>, shelfWide = false): Promise<Response> {
+  return computed(c, { route, args, links: true, shelfWide, contentType: HTML_TYPE, build: async () => htmlDocument(await render()) });
 }
