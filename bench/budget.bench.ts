@@ -261,6 +261,9 @@ async function measureRoutes(
   /** A 304 route's conditional headers: the ETag the warm isolate answered, and its Host (the marketplace names the host it is served from, so a copy on another port sends the same Host to get the same document). */
   const etags = new Map<string, Record<string, string>>();
   let routes: BudgetRoute[];
+  // Every isolate of a deployment answers one hostname: the cold copies (each on its own port) send
+  // the warm isolate's, so a document naming its origin (the marketplace) is the same document.
+  const host = { Host: main.skillshelf!.host };
   try {
     routes = await prepare(main);
     const warmPool = pool(main.skillshelf!, 1);
@@ -292,7 +295,7 @@ async function measureRoutes(
     const workerd = await startWorkerd({ ...plan, skillshelf: { ...plan.skillshelf!, copies } });
     try {
       for (const [j, route] of batch.entries()) {
-        const sample = await measureCold(workerd, copies[j]!, route, etags.get(route.label));
+        const sample = await measureCold(workerd, copies[j]!, route, { ...host, ...etags.get(route.label) });
         coldSamples.set(route.label, [...(coldSamples.get(route.label) ?? []), sample]);
       }
     } finally {
@@ -362,7 +365,7 @@ async function measureWarm(
   return { cpuMs, profilerMs: profilerMs / WARM_RUNS, ops: counted.at(-1)!.ops, heapBytes: await inspector.heapUsed() };
 }
 
-async function measureCold(workerd: Workerd, name: string, route: BudgetRoute, conditional: Record<string, string> | undefined): Promise<Sample> {
+async function measureCold(workerd: Workerd, name: string, route: BudgetRoute, headers: Record<string, string>): Promise<Sample> {
   const origin = workerd.copies[name]!;
   const inspector = await Inspector.connect(workerd.inspector!, name);
   const target = pool(origin, 1);
@@ -370,7 +373,7 @@ async function measureCold(workerd: Workerd, name: string, route: BudgetRoute, c
     let nanos = 0n;
     const profilerMs = await inspector.busyMs(async () => {
       const before = workerd.cpuNanos();
-      await send(target, requestOf(route, conditional));
+      await send(target, requestOf(route, headers));
       nanos = workerd.cpuNanos() - before;
     });
     const cpuMs = Number(nanos) / 1e6;
@@ -496,8 +499,8 @@ function report(results: SizeResult[]): void {
   const markdown = [
     `Every route of \`test/worker/budget/routes.ts\` (the counting test's table) against skillshelf's deploy bundle, wrapped by \`bench/budget/worker.ts\` to count storage operations at the bindings, in workerd (Miniflare, the simulator \`wrangler dev\` runs), over \`bench/shelf-gen.ts\`'s lean skills (~10 KiB in five files each) built with \`skillshelf build\` and published with \`skillshelf publish\` through the admin API, so KV holds its copies as in production.`,
     "",
-    `- **CPU:** workerd's CPU time during the request: the on-core nanoseconds of all its threads (/proc/<pid>/task/*/schedstat), which a loaded machine does not inflate, but which include the R2 and KV simulators the request called (Miniflare runs them in the same process; about 1 ms per warm operation, the http section's bare Worker) and the inspector's sampling, so it is an upper bound of the isolate's own. In brackets, the isolate's busy time from workerd's V8 sampling profiler over its inspector (\`bench/budget/inspector.ts\`, 1 ms samples, non-idle ones): the isolate alone, but wall-clock, so time the thread waited for a core counts too, and a request shorter than a sample can show none. Cold: ${COLD_RUNS === 1 ? "one never-used isolate" : `the median of ${COLD_RUNS} never-used isolates`} per route (a copy of the Worker in a workerd of up to ${COPIES_PER_WORKERD}, its module evaluated at start-up as on Cloudflare, where that is not request CPU); warm: the mean of ${WARM_RUNS} repetitions after one warm-up, on an isolate that has served every route above it. The verdict uses workerd's CPU time.`,
-    "- **ops:** binding calls per request, R2 · KV · Cache API (a KV bulk get is one call; KV counts the shelf's namespace and OAuth's); **read:** bytes those calls returned; **heap:** V8's used heap of the isolate after the request (Runtime.getHeapUsage): live objects and garbage not yet collected, so an upper bound, and not what the verdict judges: each warm isolate's live heap, measured once after every route (below each table), is. The Cache API is off (`SHELF_EDGE_CACHE=off`, as on workers.dev, where a Free-plan team starts), so a cold listing reads its shards.",
+    `- **CPU:** workerd's CPU time during the request: the on-core nanoseconds of all its threads (/proc/<pid>/task/*/schedstat), which a loaded machine does not inflate, but which include the R2 and KV simulators the request called (Miniflare runs them in the same process; about 1 ms per warm operation, the http section's bare Worker) and the inspector's sampling, so it is an upper bound of the isolate's own. In brackets, the isolate's busy time from workerd's V8 sampling profiler over its inspector (\`bench/budget/inspector.ts\`, 1 ms samples, non-idle ones): the isolate alone, but wall-clock, so time the thread waited for a core counts too, and a request shorter than a sample can show none. Cold: ${COLD_RUNS === 1 ? "one never-used isolate" : `the median of ${COLD_RUNS} never-used isolates`} per route (a copy of the Worker in a workerd of up to ${COPIES_PER_WORKERD}, its module evaluated at start-up as on Cloudflare, where that is not request CPU, sent with the warm isolate's Host as every isolate of a deployment is), after the warm isolate served every route, so a shelf-wide listing is the one that isolate kept in R2 (\`src/worker/read/rendered.ts\`: the common cold isolate; the first build after a publish costs what \`SKILLSHELF_BENCH_RENDERED=off\` measures, plus one R2 get and one put); warm: the mean of ${WARM_RUNS} repetitions after one warm-up, on an isolate that has served every route above it. The verdict uses workerd's CPU time.`,
+    "- **ops:** binding calls per request, R2 · KV · Cache API (a KV bulk get is one call; KV counts the shelf's namespace and OAuth's); **read:** bytes those calls returned; **heap:** V8's used heap of the isolate after the request (Runtime.getHeapUsage): live objects and garbage not yet collected, so an upper bound, and not what the verdict judges: each warm isolate's live heap, measured once after every route (below each table), is. The Cache API is off (`SHELF_EDGE_CACHE=off`, as on workers.dev, where a Free-plan team starts), so a cold listing reads its shards, or the copy another isolate kept in R2 (above).",
     "- **private** rows: the same published state served as a private shelf with OAuth on (`SHELF_VISIBILITY=private`, `SHELF_OAUTH_ISSUER`, an `OAUTH_KV` namespace), each request signed in with an OAuth access token (`OAuth …`, obtained through registration, sign-in, consent and the PKCE code exchange before the rows, not counted in any) or with a static read token held as `READ_TOKEN_SHA256` (`read token …`). A private shelf never uses the Cache API (a cached answer would skip read access).",
     `- **Free plan:** 10 ms CPU, 1,000 operations on Cloudflare services, 128 MB per isolate; Paid defaults 30 s, 10,000, 128 MB. A row is **over Free** when either its cold or its warm figure exceeds one of these.`,
     `- **Run:** ${QUICK ? "quick mode (figures indicative only), " : ""}${seconds.toFixed(0)} s in all; load average ${loadAtStart.toFixed(2)} at the start, ${loadEnd.toFixed(2)} at the end, on ${cpus().length} cores.`,

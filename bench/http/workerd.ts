@@ -143,7 +143,8 @@ export function skillshelfConfig(root: string): {
     vars,
     r2: config.r2_buckets.map((b: { binding: string }) => b.binding),
     kv: config.kv_namespaces.map((k: { binding: string }) => k.binding),
-    ...(config.version_metadata?.binding ? { versionMetadata: config.version_metadata.binding } : {}),
+    // SKILLSHELF_BENCH_RENDERED=off leaves it unbound: every cold isolate builds its listings (the before of docs/benchmarks.md's comparison).
+    ...(config.version_metadata?.binding && process.env.SKILLSHELF_BENCH_RENDERED !== "off" ? { versionMetadata: config.version_metadata.binding } : {}),
   };
 }
 
