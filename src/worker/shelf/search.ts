@@ -75,7 +75,11 @@ export interface RankedSkill {
 
 /**
  * The servable skills best matching a query, best first (ties by name), deprecated ones after
- * all others (or omitted), at most `limit`.
+ * all others (or omitted), at most `limit`. Reads the index and the shards of the skills it ranks,
+ * not every shard: only a skill an advisory in force matches can be unservable, and one advisory
+ * matches at most two of a generation's skills (one by tree hash, one by name and source; two
+ * skills cannot share a tree hash, whose files include SKILL.md and its name), so ranking that many
+ * more than `limit` and dropping the blocked ones gives what ranking only servable skills would.
  * A query with no terms (only common words) matches nothing and reads nothing.
  * @example const ranked = await searchShelf(c.get("shelf"), parseQuery("flaky test in CI"), 10)
  */
@@ -87,19 +91,27 @@ export async function searchShelf(
   deprecated: "last" | "omit" = "last",
 ): Promise<RankedSkill[]> {
   if (query.terms.length === 0) return [];
-  const [index, skills, lifecycle] = await Promise.all([searchIndexOf(shelf), shelf.skills(), shelf.lifecycle()]);
-  const servable = new Map(skills.map((s) => [s.name, s]));
+  const [index, lifecycle, generation] = await Promise.all([searchIndexOf(shelf), shelf.lifecycle(), shelf.generation()]);
+  const blockable = 2 * generation.advisories.length;
   const isDeprecated = (name: string) => lifecycleOf(lifecycle, name).deprecated !== null;
   let hits: SearchHit[];
   try {
-    hits = searchIndex(index, query.terms, { limit, accept: (name) => servable.has(name) && !isDeprecated(name) });
-    if (deprecated === "last" && lifecycle && hits.length < limit) {
-      hits.push(...searchIndex(index, query.terms, { limit: limit - hits.length, accept: (name) => servable.has(name) && isDeprecated(name) }));
+    hits = searchIndex(index, query.terms, { limit: limit + blockable, accept: (name) => !isDeprecated(name) });
+    // Fewer than asked for: every match is in, and deprecated ones may fill what is left.
+    if (deprecated === "last" && lifecycle && hits.length < limit + blockable) {
+      hits.push(...searchIndex(index, query.terms, { limit: limit + blockable, accept: (name) => isDeprecated(name) }));
     }
   } catch (err) {
     // A term's postings are checked when first used: a malformed stored index is a storage inconsistency.
-    if (err instanceof SearchIndexError) throw new StorageUnavailableError(`the search index of ${(await shelf.generation()).id} is malformed`, { cause: err });
+    if (err instanceof SearchIndexError) throw new StorageUnavailableError(`the search index of ${generation.id} is malformed`, { cause: err });
     throw err;
   }
-  return hits.map((hit) => ({ skill: servable.get(hit.name)!, score: hit.score }));
+  if (hits.length === 0) return [];
+  // The ranked skills as served (blocked ones absent), from the shards they live in alone.
+  const names = new Set(hits.map((hit) => hit.name));
+  const served = new Map((await shelf.skillsInShelfOrder(undefined, names.size, names)).skills.map((s) => [s.name, s]));
+  return hits
+    .filter((hit) => served.has(hit.name))
+    .slice(0, limit)
+    .map((hit) => ({ skill: served.get(hit.name)!, score: hit.score }));
 }

@@ -116,6 +116,16 @@ describe("GET /v1/search", () => {
     expect(after.results.map((r) => r.name)).toEqual(expectedHits(published, q, 10, { blocked: [] }).map((h) => h.name));
   });
 
+  it("ranks past a blocked skill at any limit: limit 1 with the blocked one ranked first is the next servable one", async () => {
+    const q = "formats dates in reports";
+    expect(expectedHits(published, q, 1, { blocked: [] })[0]?.name).toBe("bad-skill");
+    for (const limit of [1, 2, 3]) {
+      resetIsolate();
+      const answer = await search(q, `&limit=${limit}`);
+      expect(answer.results.map((r) => r.name)).toEqual(expectedHits(published, q, limit).map((h) => h.name));
+    }
+  });
+
   it("says the terms it ranked by, and answers no results for a query of common words only", async () => {
     const answer = await search("  Reviewing   the PRs ");
     expect(answer.query).toBe("reviewing the prs");
