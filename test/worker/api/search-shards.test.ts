@@ -1,5 +1,5 @@
 // A cold search reads the stored index and the shards of the skills it ranks, not every shard of
-// the generation (src/worker/shelf/search.ts): on a shelf of 300 skills in 8 shards, a query that
+// the generation (src/worker/shelf/search.ts): on a shelf of 200 skills in 4 shards, a query that
 // ranks skills of one or two shards reads those shards alone, and answers what core ranks over the
 // servable skills (an advisory blocking the best hit leaves it out, and the next one in).
 import { env } from "cloudflare:workers";
@@ -13,10 +13,10 @@ import { r2Key } from "../../../src/worker/storage/keys.ts";
 import { advisoryFor, type PublishedFixture, publishFixtureShelf, setFixtureAdvisories } from "../fixture-shelf.ts";
 import { expectedHits } from "./search-fixture.ts";
 
-const SKILLS = 300;
+const SKILLS = 200;
 const name = (i: number) => `skill-${String(i).padStart(3, "0")}`;
 /** Skills whose descriptions carry a word no other skill's does. */
-const RARE: Record<number, string> = { 7: "zeppelin", 123: "zeppelin airship", 250: "airship" };
+const RARE: Record<number, string> = { 7: "zeppelin", 123: "zeppelin airship", 180: "airship" };
 let published: PublishedFixture;
 /** The generation's shards: `shards/<sha256>` by shard index. */
 let shardKeys = new Map<number, string>();
