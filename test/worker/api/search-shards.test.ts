@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, expect, it } from "vitest";
 import { GenerationManifestSchema, shardOf } from "../../../src/core/generation/manifest.ts";
 import app from "../../../src/worker/index.ts";
+import { keyRecordingEnv } from "../budget/storage-ops.ts";
 import { resetComputedCache } from "../../../src/worker/read/respond.ts";
 import { resetSearchIndexCache } from "../../../src/worker/shelf/search.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
@@ -31,28 +32,12 @@ function coldIsolate(): void {
 /** A cold search with every shard key it read (R2 `shards/…`, KV `shard:…`). */
 async function coldSearch(q: string, limit = 10): Promise<{ names: string[]; shardReads: string[] }> {
   coldIsolate();
-  const shardReads: string[] = [];
-  const record = <T extends object>(target: T): T =>
-    new Proxy(target, {
-      get(t, prop, receiver) {
-        const value = Reflect.get(t, prop, receiver);
-        if (typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          for (const key of Array.isArray(args[0]) ? args[0] : [args[0]])
-            if (/^(shards\/|shard:)/.test(String(key))) shardReads.push(String(key).replace(/^shard:/, "shards/"));
-          return (value as (...a: unknown[]) => unknown).apply(t, args);
-        };
-      },
-    });
-  const res = await app.request(
-    `https://shelf.test/v1/search?q=${encodeURIComponent(q)}&limit=${limit}`,
-    {},
-    {
-      ...env,
-      SHELF_BUCKET: record(env.SHELF_BUCKET),
-      SHELF_KV: record(env.SHELF_KV),
-    },
-  );
+  const log: string[] = [];
+  const res = await app.request(`https://shelf.test/v1/search?q=${encodeURIComponent(q)}&limit=${limit}`, {}, keyRecordingEnv(env, log));
+  const shardReads = log.flatMap((line) => {
+    const key = line.split(" ")[2]!;
+    return /^(shards\/|shard:)/.test(key) ? [key.replace(/^shard:/, "shards/")] : [];
+  });
   expect(res.status).toBe(200);
   const answer = (await res.json()) as { results: Array<{ name: string }> };
   return { names: answer.results.map((r) => r.name), shardReads: [...new Set(shardReads)] };

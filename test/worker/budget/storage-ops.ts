@@ -146,3 +146,25 @@ export function countingEnv<E extends { SHELF_BUCKET: R2Bucket; SHELF_KV: KVName
     ...(oauthKv ? { OAUTH_KV: countingKv(oauthKv, ops) } : {}),
   };
 }
+
+/**
+ * The Worker's bindings with the key of every R2 and KV call recorded into `log`, as "r2 get
+ * <key>", "r2 put <key>", "kv get <key>" (a KV bulk get: one line per key), for a test that says
+ * which objects a request touched rather than how many calls it made.
+ * @example const log: string[] = []; await app.request(url, {}, keyRecordingEnv(env, log))
+ */
+export function keyRecordingEnv<E extends { SHELF_BUCKET: R2Bucket; SHELF_KV: KVNamespace }>(env: E, log: string[]): E {
+  const recording = <T extends object>(target: T, service: string): T =>
+    new Proxy(target, {
+      get(t, prop, receiver) {
+        const value = Reflect.get(t, prop, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          const keys = Array.isArray(args[0]) ? (args[0] as unknown[]) : [args[0]];
+          for (const key of keys) log.push(`${service} ${String(prop)} ${String(key)}`);
+          return (value as (...a: unknown[]) => unknown).apply(t, args);
+        };
+      },
+    });
+  return { ...env, SHELF_BUCKET: recording(env.SHELF_BUCKET, "r2"), SHELF_KV: recording(env.SHELF_KV, "kv") };
+}

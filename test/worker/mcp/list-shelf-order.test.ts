@@ -14,6 +14,7 @@ import { MCP_PAGE_SIZE } from "../../../src/worker/views/mcp/source.ts";
 import { encodeCursor } from "../../../src/worker/views/mcp/uris.ts";
 import { advisoryFor, publishFixtureShelf, type PublishedFixture } from "../fixture-shelf.ts";
 import { BASE, modernRequest } from "./helpers.ts";
+import { keyRecordingEnv } from "../budget/storage-ops.ts";
 
 const COUNT = 320;
 const NAMES = Array.from({ length: COUNT }, (_, i) => `s-${String(i).padStart(3, "0")}`);
@@ -41,18 +42,9 @@ beforeAll(async () => {
 /** One cold skills/list call: its skill names, its cursor, and the indexes of the shards it read from R2. */
 async function coldPage(cursor?: string, path = "/mcp"): Promise<{ names: string[]; nextCursor?: string; shardsRead: Set<number> }> {
   resetStorageMemory();
-  const keys: string[] = [];
-  const bucket = new Proxy(env.SHELF_BUCKET, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop);
-      if (prop !== "get" || typeof value !== "function") return typeof value === "function" ? value.bind(target) : value;
-      return (key: string, options?: R2GetOptions) => {
-        keys.push(key);
-        return value.call(target, key, options);
-      };
-    },
-  });
-  const response = await app.request(`${BASE}${path}`, modernRequest("skills/list", cursor === undefined ? {} : { cursor }), { ...env, SHELF_BUCKET: bucket });
+  const log: string[] = [];
+  const response = await app.request(`${BASE}${path}`, modernRequest("skills/list", cursor === undefined ? {} : { cursor }), keyRecordingEnv(env, log));
+  const keys = log.filter((line) => line.startsWith("r2 get ")).map((line) => line.slice("r2 get ".length));
   if (response.status !== 200) throw new Error(`${response.status}: ${await response.text()}`);
   const body = (await response.json()) as { result: { skills: { uri: string }[]; nextCursor?: string } };
   const shardPrefix = r2Key("shard", "0".repeat(64)).slice(0, -64);

@@ -14,6 +14,7 @@ import { ShelfService } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { R2_RENDERED_PREFIX } from "../../../src/worker/storage/keys.ts";
 import { adminEnv, adminRequest, buildGeneration, clockedBucket, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
+import { keyRecordingEnv } from "../budget/storage-ops.ts";
 import { type PublishedFixture, publishFixtureShelf } from "../fixture-shelf.ts";
 
 /** A workers.dev host: the Cache API is off there, so only R2 can spare a cold isolate the shards. */
@@ -43,27 +44,10 @@ function coldIsolate(): void {
   resetIsolateGenerated();
 }
 
-/** Every key a request read or wrote, as "r2 get <key>", "r2 put <key>", "kv get <key>". */
-function recordingEnv(bindings: Cloudflare.Env, log: string[]): Cloudflare.Env {
-  const recording = <T extends object>(target: T, service: string): T =>
-    new Proxy(target, {
-      get(t, prop, receiver) {
-        const value = Reflect.get(t, prop, receiver);
-        if (typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          const keys = Array.isArray(args[0]) ? (args[0] as unknown[]) : [args[0]];
-          for (const key of keys) log.push(`${service} ${String(prop)} ${String(key)}`);
-          return (value as (...a: unknown[]) => unknown).apply(t, args);
-        };
-      },
-    });
-  return { ...bindings, SHELF_BUCKET: recording(bindings.SHELF_BUCKET, "r2"), SHELF_KV: recording(bindings.SHELF_KV, "kv") };
-}
-
 /** One request through the whole Worker, its body read, with the keys it touched. */
 async function fetched(url: string, bindings: Cloudflare.Env, headers: Record<string, string> = {}) {
   const log: string[] = [];
-  const response = await app.request(url, { headers }, recordingEnv(bindings, log));
+  const response = await app.request(url, { headers }, keyRecordingEnv(bindings, log));
   return { response, body: await response.text(), log };
 }
 
