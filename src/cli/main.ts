@@ -116,7 +116,7 @@ const COMMANDS: Record<string, CommandEntry> = {
   },
   publish: {
     summary:
-      "publish --url <worker-url> [--dir <build>] [--token-env NAME] [--json] [--wait] [--wait-timeout S] [--read-token-env NAME]  upload what changed and make the build current (--wait: until the Worker serves it)",
+      "publish --url <worker-url> [--dir <build>] [--token-env NAME] [--json] [--wait] [--wait-timeout S] [--read-token-env NAME]  upload what changed and make the build current (--wait: until the Worker serves it, then has it build the shelf-wide listings)",
     example: "skillshelf publish --url http://localhost:8787 --dir dist/shelf",
     load: () => import("./commands/publish.ts"),
   },

@@ -8,6 +8,7 @@ import {
   buildFolderSource,
   progressReporter,
   readTokenFrom,
+  renderListings,
   tokenFrom,
   visibilityNote,
   waitTimeout,
@@ -53,7 +54,10 @@ export const run: Command = async (ctx) => {
         (result.reuploaded ? `  re-uploaded ${result.reuploaded} object(s) that gc collected while this publish ran\n` : ""),
     );
   }
-  if (values.wait) await waitUntilServed(ctx, url, result.generation, timeout, {}, readTokenFrom(ctx, values["read-token-env"]));
-  else if (!values.json && !result.alreadyCurrent) ctx.stdout(visibilityNote());
+  if (values.wait) {
+    const read = readTokenFrom(ctx, values["read-token-env"]);
+    await waitUntilServed(ctx, url, result.generation, timeout, {}, read);
+    await renderListings(ctx, url, read);
+  } else if (!values.json && !result.alreadyCurrent) ctx.stdout(visibilityNote());
   return 0;
 };

@@ -7,7 +7,7 @@ import { PublishError } from "../../core/publish/client.ts";
 import type { HistoryEntry } from "../../core/generation/manifest.ts";
 import { isSha256Hex } from "../../core/skill/hash.ts";
 import { CliError, parseCommandArgs, UsageError, type Command } from "../lib/cli.ts";
-import { adminCall, adminClient, readTokenFrom, tokenFrom, visibilityNote, waitTimeout, waitUntilServed, workerUrl } from "../lib/publish.ts";
+import { adminCall, adminClient, readTokenFrom, renderListings, tokenFrom, visibilityNote, waitTimeout, waitUntilServed, workerUrl } from "../lib/publish.ts";
 
 const USAGE =
   "skillshelf rollback --url <worker-url> (<generation> | --previous | --seq N) [--token-env NAME] [--wait] [--wait-timeout S] [--read-token-env NAME]";
@@ -61,8 +61,11 @@ export const run: Command = async (ctx) => {
     }
   });
   ctx.stdout(`rolled back to ${target} (was ${previous})\n`);
-  if (values.wait) await waitUntilServed(ctx, url, target, timeout, {}, readTokenFrom(ctx, values["read-token-env"]));
-  else ctx.stdout(visibilityNote());
+  if (values.wait) {
+    const read = readTokenFrom(ctx, values["read-token-env"]);
+    await waitUntilServed(ctx, url, target, timeout, {}, read);
+    await renderListings(ctx, url, read);
+  } else ctx.stdout(visibilityNote());
   return 0;
 };
 

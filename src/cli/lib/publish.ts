@@ -5,6 +5,7 @@ import { stat } from "node:fs/promises";
 import type { PublishProgress, PublishSource } from "../../core/publish/client.ts";
 import { AdminClient, PublishError } from "../../core/publish/client.ts";
 import { POINTER_MOVED } from "../../core/publish/contract.ts";
+import { SHELF_WIDE_LISTINGS } from "../../core/api/listings.ts";
 import { CliError, UsageError, type CliContext } from "./cli.ts";
 import { readBuildFolder, readBuildObject } from "./build-folder.ts";
 
@@ -231,4 +232,42 @@ export async function waitUntilServed(
     ctx.stderr(`waiting for ${url} to serve ${generation.slice(0, 12)}… (it serves ${served.slice(0, 12)}; ${elapsed} s of ${timeoutS} s)\n`);
     await sleep(1000);
   }
+}
+
+/**
+ * Asks the Worker, once it serves the new generation, for each shelf-wide listing
+ * (SHELF_WIDE_LISTINGS), so the first isolate to build each from every shard is this request's and
+ * not a reader's: the Worker keeps what it built in R2 for every later cold isolate (docs/deploy.md,
+ * "Caches"). A listing the shelf does not serve (404: a well-known family turned off) is skipped;
+ * any other refusal or failure is named, and left to its first reader. Never fails the command:
+ * the pointer did move.
+ */
+export async function renderListings(
+  ctx: CliContext,
+  url: string,
+  read: { token: string | undefined },
+  io: { fetch?: (request: Request) => Promise<Response>; clock?: () => number } = {},
+): Promise<void> {
+  const get = io.fetch ?? ((request: Request) => fetch(request));
+  const clock = io.clock ?? Date.now;
+  const started = clock();
+  const headers: Record<string, string> = read.token === undefined ? {} : { Authorization: `Bearer ${read.token}` };
+  let built = 0;
+  const notBuilt: string[] = [];
+  for (const path of SHELF_WIDE_LISTINGS) {
+    try {
+      const response = await get(new Request(`${url}${path}`, { headers }));
+      await response.arrayBuffer();
+      if (response.ok) built++;
+      else if (response.status !== 404) notBuilt.push(`${path} (${response.status})`);
+    } catch (error) {
+      notBuilt.push(`${path} (${(error as Error).message})`);
+    }
+  }
+  const seconds = Math.round((clock() - started) / 1000);
+  ctx.stderr(`${url} built ${built} shelf-wide listing(s) of the new generation for its cold isolates (${seconds} s)\n`);
+  if (notBuilt.length > 0)
+    ctx.stderr(
+      `not built now: ${notBuilt.join(", ")}; the first reader of each builds it (on the Free plan a large shelf's listing can run out of CPU: docs/deploy.md, "Caches")\n`,
+    );
 }

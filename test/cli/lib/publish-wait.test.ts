@@ -2,7 +2,8 @@
 // (SKILLSHELF_READ_TOKEN, or the variable --read-token-env names), never the publish token, and when
 // the shelf refuses them they say which variable to set, and that the pointer did move.
 import { describe, expect, it } from "vitest";
-import { readTokenFrom, waitUntilServed } from "../../../src/cli/lib/publish.ts";
+import { SHELF_WIDE_LISTINGS } from "../../../src/core/api/listings.ts";
+import { readTokenFrom, renderListings, waitUntilServed } from "../../../src/cli/lib/publish.ts";
 import type { CliContext } from "../../../src/cli/lib/cli.ts";
 
 const GENERATION = "a".repeat(64);
@@ -56,5 +57,39 @@ describe("--wait on a private shelf", () => {
     await expect(waitUntilServed(ctx, "http://shelf.test", GENERATION, 5, io(shelf.fetch), readTokenFrom(ctx, undefined))).rejects.toThrow(
       /refused the read token in SKILLSHELF_READ_TOKEN \(401\); the pointer did move/,
     );
+  });
+});
+
+describe("after --wait: the shelf-wide listings", () => {
+  it("asks for each once with the read token, skips a family the shelf does not serve, and names a refusal without failing", async () => {
+    const ctx = context({ SKILLSHELF_READ_TOKEN: "sk_read_1" });
+    const asked: Array<[string, string | null]> = [];
+    const fetch = async (request: Request) => {
+      const path = new URL(request.url).pathname;
+      asked.push([path, request.headers.get("Authorization")]);
+      if (path === "/.well-known/skills/index.json") return new Response("{}", { status: 404 });
+      if (path === "/v1/trust") return new Response("error code: 1102", { status: 503 });
+      if (path === "/ui/") throw new TypeError("fetch failed");
+      return new Response("{}");
+    };
+    await renderListings(ctx, "http://shelf.test", readTokenFrom(ctx, undefined), { fetch, clock: () => 0 });
+    expect(asked).toEqual(SHELF_WIDE_LISTINGS.map((path) => [path, "Bearer sk_read_1"]));
+    const err = ctx.err.join("");
+    expect(err).toContain(`http://shelf.test built ${SHELF_WIDE_LISTINGS.length - 3} shelf-wide listing(s) of the new generation`);
+    expect(err).toMatch(/not built now: \/v1\/trust \(503\), \/ui\/ \(fetch failed\); the first reader of each builds it/);
+    expect(err).not.toContain("/.well-known/skills/index.json");
+  });
+
+  it("sends no Authorization without a read token (a public shelf)", async () => {
+    const ctx = context();
+    const seen: Array<string | null> = [];
+    await renderListings(ctx, "http://shelf.test", readTokenFrom(ctx, undefined), {
+      fetch: async (request) => {
+        seen.push(request.headers.get("Authorization"));
+        return new Response("{}");
+      },
+    });
+    expect(seen).toEqual(SHELF_WIDE_LISTINGS.map(() => null));
+    expect(ctx.err.join("")).not.toContain("not built now");
   });
 });

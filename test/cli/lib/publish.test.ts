@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCAL_TOKEN_FILE, startShelfOnFreePort, type RunningShelf } from "../../../scripts/start.ts";
+import { SHELF_WIDE_LISTINGS } from "../../../src/core/api/listings.ts";
 import { AdminClient } from "../../../src/core/publish/client.ts";
 import type { CliError } from "../../../src/cli/lib/cli.ts";
 import { adminCall } from "../../../src/cli/lib/publish.ts";
@@ -59,6 +60,9 @@ describe("npm start's publish path and the publish CLI", () => {
     const published = await cli(["publish", "--url", shelf!.url, "--dir", out, "--wait", "--wait-timeout", "5"]);
     expect(published.code, published.stderr).toBe(0);
     expect(published.stderr).toMatch(/ serves [0-9a-f]{12}… \(after [0-2] s\)/);
+    // --wait then asks for every shelf-wide listing, which the Worker keeps in R2 for its cold isolates.
+    expect(published.stderr).toContain(`built ${SHELF_WIDE_LISTINGS.length} shelf-wide listing(s) of the new generation`);
+    expect(published.stderr).not.toContain("not built now");
     expect(published.stdout).toMatch(/published generation [0-9a-f]{64} \(previous: [0-9a-f]{64}\)/);
     // The edited file, the skill's three archives (.tar.gz, .zip, Claude Code plugin zip), its record, the shard, the manifest.
     expect(published.stdout).toMatch(/uploaded 4 blob\(s\), 1 record\(s\), 1 shard\(s\), 1 manifest\(s\)/);

@@ -6,6 +6,7 @@
 // the key is rebuilt; R2 failing is a miss; gc deletes a collected generation's documents.
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { SHELF_WIDE_LISTINGS } from "../../../src/core/api/listings.ts";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import app from "../../../src/worker/index.ts";
@@ -21,20 +22,8 @@ import { type PublishedFixture, publishFixtureShelf } from "../fixture-shelf.ts"
 const ORIGIN = "https://skillshelf.acme.workers.dev";
 const READ_TOKEN = "sk_rendered_read_token_0123456789abcdef";
 
-/** Every shelf-wide document the Worker keeps in R2 (the routes that opt in), on the fixture shelf. */
-const SHELF_WIDE = [
-  "/skills/index.json",
-  "/.well-known/agent-skills/index.json",
-  "/.well-known/skills/index.json",
-  "/v1/shelf",
-  "/v1/catalog",
-  "/v1/fast-path",
-  "/v1/skills",
-  "/v1/trust",
-  "/ui/",
-  "/api/v1/skills",
-  "/.claude-plugin/marketplace.json",
-];
+/** Every shelf-wide listing the Worker keeps in R2: the list `publish --wait` asks for (src/core/api/listings.ts). */
+const SHELF_WIDE = SHELF_WIDE_LISTINGS;
 
 let fixture: PublishedFixture;
 
