@@ -101,6 +101,20 @@ export function doomedPerGeneration(stored: Iterable<string>, liveGenerations: R
 }
 
 /**
+ * The rendered documents (`<generation id>/<key digest>`, src/worker/read/rendered.ts) gc deletes:
+ * those of the generations it does not keep, and any written before the pointer's newest history
+ * entry (a publish, a rollback or an advisory change), which names another state than the one they
+ * were built for: an older advisories seq, pointer seq or deployment. A copy that is still right
+ * costs its next reader one rebuild; nothing else can tell the two apart (the key is a digest).
+ */
+export function doomedRendered(stored: Listing, liveGenerations: ReadonlyMap<string, unknown>, pointer: Pointer | null): string[] {
+  const newest = Date.parse(pointer?.history[0]?.at ?? "");
+  return [...stored]
+    .filter(([rest, meta]) => !liveGenerations.has(rest.split("/")[0]!) || (!Number.isNaN(newest) && meta.uploaded < newest))
+    .map(([rest]) => rest);
+}
+
+/**
  * The change documents gc deletes: those no entry of the pointer's history names any more (the
  * history dropped the entry), unless younger than the grace period (a move in flight writes its
  * document just before the pointer that names it). Kept exactly as long as the history is.
@@ -228,7 +242,7 @@ export class GarbageCollector {
         (rest) => R2_SIGNATURE_SHARDS_PREFIX + rest,
       ),
     ];
-    const rendered = doomedPerGeneration((await this.#listKeys(R2_RENDERED_PREFIX, budget)).keys(), walk.reached.generation).map(
+    const rendered = doomedRendered(await this.#listKeys(R2_RENDERED_PREFIX, budget), walk.reached.generation, pointer?.pointer ?? null).map(
       (rest) => R2_RENDERED_PREFIX + rest,
     );
     const changes = doomedChanges(await this.#listKeys(R2_CHANGES_PREFIX, budget), pointer?.pointer ?? null, youngAfter);

@@ -48,7 +48,8 @@ export function generatedBytes(): number {
 
 /**
  * Forgets every generated document, here, in the platform's cache and in R2 (read/edge-cache.ts,
- * read/rendered.ts: later keys start afresh), as the first request after a publish finds them (resetComputedCache in
+ * read/rendered.ts: later keys start afresh; tests only, production never calls it), as the first
+ * request after a publish finds them (resetComputedCache in
  * read/respond.ts calls it; kept apart from resetStorageMemory so a test can drop the storage
  * memory and see what this cache still answers).
  */

@@ -124,6 +124,7 @@ export class ShelfService {
   readonly #clock: Clock | undefined;
   #generation: Promise<Generation> | undefined;
   #servedFrom: string | undefined;
+  #currentSeq: number | null = null;
   readonly #skills = new Map<string, Promise<ServedSkill>>();
   #lifecycle: Promise<Lifecycle | null> | undefined;
 
@@ -210,6 +211,11 @@ export class ShelfService {
     return this.#servedFrom;
   }
 
+  /** The current pointer's seq (it moves with every history entry), pinned or not, once the generation is open. */
+  get currentSeq(): number | null {
+    return this.#currentSeq;
+  }
+
   async #open(): Promise<Generation> {
     const pinned = this.#pinned;
     if (pinned !== undefined && !isSha256Hex(pinned)) throw NotOnShelfError.path();
@@ -218,6 +224,7 @@ export class ShelfService {
     // isolate, and pinning the current id then costs nothing more.
     const current = await openGeneration(this.#env, options);
     if (!current) throw pinned === undefined ? NotOnShelfError.nothingPublished() : NotOnShelfError.generation(pinned);
+    this.#currentSeq = current.seq;
     if (pinned === undefined) return current;
     if (pinned === current.id) return current.pinned();
     const byId = await openGenerationById(this.#env, pinned, options);

@@ -10,7 +10,7 @@ import { SHELF_WIDE_LISTINGS } from "../../../src/core/api/listings.ts";
 import { publishGeneration } from "../../../src/core/publish/client.ts";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import app from "../../../src/worker/index.ts";
-import { resetIsolateGenerated } from "../../../src/worker/read/generated.ts";
+import { resetGenerated, resetIsolateGenerated } from "../../../src/worker/read/generated.ts";
 import { ShelfService } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { R2_RENDERED_PREFIX } from "../../../src/worker/storage/keys.ts";
@@ -210,8 +210,33 @@ describe("a private shelf", () => {
   });
 });
 
+describe("a pinned page", () => {
+  it("/g/<id>/ui/ shows the shelf's history as it is now, not as it was when an isolate first kept the page", async () => {
+    const call = workerFetch(await adminEnv());
+    const publish = async (names: string[]) => {
+      const built = await buildGeneration(await Promise.all(names.map((n) => skillInput(n))));
+      await publishGeneration(memorySource(built), { url: WORKER_URL, token: TOKEN, fetch: call, sleep: async () => {}, onLog: () => {} });
+      return built.id;
+    };
+    // Skills of their own: gc's test below counts on its generations being new to the bucket.
+    const first = await publish(["gamma"]);
+    coldIsolate();
+    const before = await (await call(new Request(`${WORKER_URL}/g/${first}/ui/`))).text();
+    await publish(["gamma", "delta"]);
+    coldIsolate();
+    const after = await (await call(new Request(`${WORKER_URL}/g/${first}/ui/`))).text();
+    // What a Worker keeping nothing between requests builds now.
+    resetGenerated();
+    coldIsolate();
+    const { CF_VERSION_METADATA: _version, ...unversioned } = (await adminEnv()) as unknown as Record<string, unknown>;
+    const built = await (await workerFetch(unversioned)(new Request(`${WORKER_URL}/g/${first}/ui/`))).text();
+    expect(after).not.toBe(before);
+    expect(after).toBe(built);
+  });
+});
+
 describe("gc", () => {
-  it("deletes the rendered documents of the generations it collects, and keeps the current one's", async () => {
+  it("deletes the rendered documents of the generations it collects, and those written before the newest history entry; keeps the rest", async () => {
     vi.setSystemTime(new Date("2026-12-01T00:00:00.000Z"));
     const bucket = clockedBucket(env.SHELF_BUCKET);
     const call = workerFetch({ ...(await adminEnv()), SHELF_BUCKET: bucket });
@@ -223,12 +248,22 @@ describe("gc", () => {
       return built.id;
     };
     const old = await publish(["alpha"]);
-    const current = await publish(["alpha", "beta"]);
-    expect([(await renderedKeys(old)).length, (await renderedKeys(current)).length]).toEqual([1, 1]);
+    const current = (await buildGeneration([await skillInput("alpha"), await skillInput("beta")])).id;
+    // A copy under the next generation's id from before its publish (as an earlier deployment or
+    // advisories state would have left): the next history entry makes it stale.
+    vi.setSystemTime(Date.now() + 60_000);
+    const stale = `${R2_RENDERED_PREFIX}${current}/${"e".repeat(64)}`;
+    await bucket.put(stale, "{}");
+    vi.setSystemTime(Date.now() + 60_000);
+    expect(await publish(["alpha", "beta"])).toBe(current);
+    expect([(await renderedKeys(old)).length, (await renderedKeys(current)).length]).toEqual([1, 2]);
 
     vi.setSystemTime(Date.now() + 2 * 3600 * 1000);
     const gc = await call(adminRequest("POST", "/gc", { keep: 0, grace_seconds: 0, apply: true }));
     expect(gc.status).toBe(200);
-    expect([(await renderedKeys(old)).length, (await renderedKeys(current)).length]).toEqual([0, 1]);
+    expect(await renderedKeys(old)).toEqual([]);
+    const kept = await renderedKeys(current);
+    expect(kept).toHaveLength(1);
+    expect(kept).not.toContain(stale);
   });
 });

@@ -94,8 +94,10 @@ function home(c: ReadContext, action: string): Promise<Response> {
   return asPage(c, async () => {
     const args = homeArgs({ q: c.req.query("q"), tag: c.req.query("tag"), page: c.req.query("page") });
     const links = pageLinks(c);
-    // The pointer's seq is in the key: "what's new" changes with every history entry, even one that keeps the generation.
-    const seq = (await c.get("shelf").generation()).seq;
+    // The current pointer's seq is in the key, pinned or not: "what's new" is the shelf's history,
+    // which moves with every history entry, even one that keeps the generation.
+    await c.get("shelf").generation();
+    const seq = c.get("shelf").currentSeq;
     return cachedPage(
       c,
       "page-home",
