@@ -262,7 +262,7 @@ export class GarbageCollector {
         budget.ops++;
         await this.#storage.delete(
           rendered.slice(i, i + 1000),
-          "R2 failed while gc was deleting the rendered documents of collected generations; storage is consistent. Rerun gc --apply to continue",
+          "R2 failed while gc was deleting rendered listings (of collected generations, or built for an earlier state); storage is consistent. Rerun gc --apply to continue",
         );
       }
       for (let i = 0; i < changes.length; i += 1000) {
