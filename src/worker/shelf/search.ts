@@ -92,7 +92,8 @@ export async function searchShelf(
 ): Promise<RankedSkill[]> {
   if (query.terms.length === 0) return [];
   const [index, lifecycle, generation] = await Promise.all([searchIndexOf(shelf), shelf.lifecycle(), shelf.generation()]);
-  const blockable = 2 * generation.advisories.length;
+  // Only an active advisory blocks (evaluateTrust passes over the others).
+  const blockable = 2 * generation.advisories.filter((a) => a.status === "active").length;
   const isDeprecated = (name: string) => lifecycleOf(lifecycle, name).deprecated !== null;
   let hits: SearchHit[];
   try {

@@ -82,3 +82,10 @@ it("leaves a blocked best hit out and ranks the next servable one in, reading on
   expect(shardReads.length).toBeLessThanOrEqual(3);
   expect(shardReads.length).toBeLessThan(shardCount);
 });
+
+it("ranks no more for an advisory that is no longer active (it blocks nothing)", async () => {
+  await setFixtureAdvisories(env, [{ ...advisoryFor(name(123), { status: "withdrawn" }), withdrawn_reason: "fixed", withdrawn_at: "2026-11-30" }], 3);
+  const { names, shardReads } = await coldSearch("zeppelin airship", 1);
+  expect(names).toEqual([name(123)]);
+  expect(shardReads).toEqual(shardKeysOf([name(123)]));
+});
