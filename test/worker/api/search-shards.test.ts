@@ -1,5 +1,5 @@
 // A cold search reads the stored index and the shards of the skills it ranks, not every shard of
-// the generation (src/worker/shelf/search.ts): on a shelf of 200 skills in 4 shards, a query that
+// the generation (src/worker/shelf/search.ts): on a shelf of 129 skills in 4 shards, a query that
 // ranks skills of one or two shards reads those shards alone, and answers what core ranks over the
 // servable skills (an advisory blocking the best hit leaves it out, and the next one in).
 import { env } from "cloudflare:workers";
@@ -14,10 +14,11 @@ import { r2Key } from "../../../src/worker/storage/keys.ts";
 import { advisoryFor, type PublishedFixture, publishFixtureShelf, setFixtureAdvisories } from "../fixture-shelf.ts";
 import { expectedHits } from "./search-fixture.ts";
 
-const SKILLS = 200;
+/** Past 128 skills: four shards (64 a shard), the fewest at which a search can read fewer than half. */
+const SKILLS = 129;
 const name = (i: number) => `skill-${String(i).padStart(3, "0")}`;
 /** Skills whose descriptions carry a word no other skill's does. */
-const RARE: Record<number, string> = { 7: "zeppelin", 123: "zeppelin airship", 180: "airship" };
+const RARE: Record<number, string> = { 7: "zeppelin", 70: "zeppelin airship", 120: "airship" };
 let published: PublishedFixture;
 /** The generation's shards: `shards/<sha256>` by shard index. */
 let shardKeys = new Map<number, string>();
@@ -66,17 +67,17 @@ it("reads the shards of the ranked skills only", async () => {
   expect(shardCount).toBeGreaterThanOrEqual(4);
   const { names, shardReads } = await coldSearch("zeppelin");
   expect(names).toEqual(expectedHits(published, "zeppelin", 10, { blocked: [] }).map((h) => h.name));
-  expect(names.sort()).toEqual([name(7), name(123)]);
+  expect(names.sort()).toEqual([name(7), name(70)]);
   expect(shardReads.sort()).toEqual(shardKeysOf(names));
   expect(shardReads.length).toBeLessThan(shardCount);
 });
 
 it("leaves a blocked best hit out and ranks the next servable one in, reading only the ranked skills' shards", async () => {
-  await setFixtureAdvisories(env, [advisoryFor(name(123))], 2);
+  await setFixtureAdvisories(env, [advisoryFor(name(70))], 2);
   const ranked = expectedHits(published, "zeppelin airship", 10, { blocked: [] }).map((h) => h.name);
-  expect(ranked[0]).toBe(name(123));
+  expect(ranked[0]).toBe(name(70));
   const { names, shardReads } = await coldSearch("zeppelin airship", 1);
-  expect(names).toEqual(expectedHits(published, "zeppelin airship", 1, { blocked: [name(123)] }).map((h) => h.name));
+  expect(names).toEqual(expectedHits(published, "zeppelin airship", 1, { blocked: [name(70)] }).map((h) => h.name));
   expect(names).toHaveLength(1);
   // Ranked: the blocked one and as many more as an advisory can block (two), at most three skills' shards.
   expect(shardReads.length).toBeLessThanOrEqual(3);
@@ -84,8 +85,8 @@ it("leaves a blocked best hit out and ranks the next servable one in, reading on
 });
 
 it("ranks no more for an advisory that is no longer active (it blocks nothing)", async () => {
-  await setFixtureAdvisories(env, [{ ...advisoryFor(name(123), { status: "withdrawn" }), withdrawn_reason: "fixed", withdrawn_at: "2026-11-30" }], 3);
+  await setFixtureAdvisories(env, [{ ...advisoryFor(name(70), { status: "withdrawn" }), withdrawn_reason: "fixed", withdrawn_at: "2026-11-30" }], 3);
   const { names, shardReads } = await coldSearch("zeppelin airship", 1);
-  expect(names).toEqual([name(123)]);
-  expect(shardReads).toEqual(shardKeysOf([name(123)]));
+  expect(names).toEqual([name(70)]);
+  expect(shardReads).toEqual(shardKeysOf([name(70)]));
 });
