@@ -50,6 +50,15 @@ export const GENERATED_DOCUMENTS: readonly string[] = [
   "/v1/catalog",
 ];
 
+/**
+ * The two-skill shelf the route tests start from: a lone SKILL.md and a skill with one reference
+ * (the "nested" GENERATED_DOCUMENTS names).
+ */
+export const SOLO_AND_NESTED: readonly FixtureSkill[] = [
+  { name: "solo", description: "A skill that is only a SKILL.md." },
+  { name: "nested", description: "A skill with a reference.", files: { "references/guide.md": "# Guide\n" } },
+];
+
 /** One fixture skill: its name, description and files (SKILL.md is generated when absent). */
 export interface FixtureSkill {
   name: string;

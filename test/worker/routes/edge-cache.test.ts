@@ -10,7 +10,7 @@ import { resetGenerated, resetIsolateGenerated } from "../../../src/worker/read/
 import { ShelfService } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { countCacheCalls, countingEnv, noOps, type StorageOps } from "../budget/storage-ops.ts";
-import { GENERATED_DOCUMENTS, type PublishedFixture, publishFixtureShelf } from "../fixture-shelf.ts";
+import { GENERATED_DOCUMENTS, type PublishedFixture, publishFixtureShelf, SOLO_AND_NESTED } from "../fixture-shelf.ts";
 
 const READ_TOKEN = "sk_edge_read_token_0123456789abcdef";
 const bearer = { Authorization: `Bearer ${READ_TOKEN}` };
@@ -47,10 +47,7 @@ beforeEach(async () => {
   vi.setSystemTime(new Date("2026-12-01T00:00:00.000Z"));
   resetGenerated();
   coldIsolate();
-  fixture = await publishFixtureShelf(env, [
-    { name: "solo", description: "A skill that is only a SKILL.md." },
-    { name: "nested", description: "A skill with a reference.", files: { "references/guide.md": "# Guide\n" } },
-  ]);
+  fixture = await publishFixtureShelf(env, SOLO_AND_NESTED);
   coldIsolate();
 });
 

@@ -13,7 +13,7 @@ import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { LIVE_MEMORY_TTL_MS } from "../../../src/worker/storage/live.ts";
 import { adminEnv, adminRequest, workerFetch } from "../admin/helpers.ts";
 import { failingEnv } from "../storage/helpers.ts";
-import { BLOCKING_ADVISORY, type FixtureSkill, GENERATED_DOCUMENTS, publishFixtureShelf } from "../fixture-shelf.ts";
+import { BLOCKING_ADVISORY, type FixtureSkill, GENERATED_DOCUMENTS, publishFixtureShelf, SOLO_AND_NESTED } from "../fixture-shelf.ts";
 
 const BASE = "https://shelf.test";
 const READ_TOKEN = "sk_cache_read_token_0123456789abcdef";
@@ -29,11 +29,7 @@ async function snapshot(response: Response): Promise<{ status: number; headers: 
   return { status: response.status, headers: [...response.headers.entries()].sort(), body: await sha256Hex(new Uint8Array(await response.arrayBuffer())) };
 }
 
-const SKILLS: FixtureSkill[] = [
-  { name: "solo", description: "A skill that is only a SKILL.md." },
-  { name: "nested", description: "A skill with a reference.", files: { "references/guide.md": "# Guide\n" } },
-  { name: "bad-skill", description: "Blocked later.", files: { "references/y.md": "y\n" } },
-];
+const SKILLS: FixtureSkill[] = [...SOLO_AND_NESTED, { name: "bad-skill", description: "Blocked later.", files: { "references/y.md": "y\n" } }];
 
 beforeEach(async () => {
   vi.useFakeTimers({ toFake: ["Date"] });

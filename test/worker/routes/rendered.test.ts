@@ -16,7 +16,7 @@ import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
 import { R2_RENDERED_PREFIX } from "../../../src/worker/storage/keys.ts";
 import { adminEnv, adminRequest, buildGeneration, clockedBucket, memorySource, skillInput, TOKEN, WORKER_URL, workerFetch } from "../admin/helpers.ts";
 import { keyRecordingEnv } from "../budget/storage-ops.ts";
-import { type PublishedFixture, publishFixtureShelf } from "../fixture-shelf.ts";
+import { type PublishedFixture, publishFixtureShelf, SOLO_AND_NESTED } from "../fixture-shelf.ts";
 
 /** A workers.dev host: the Cache API is off there, so only R2 can spare a cold isolate the shards. */
 const ORIGIN = "https://skillshelf.acme.workers.dev";
@@ -60,10 +60,7 @@ beforeEach(async () => {
   // The fixture's generation id is the same in every test: start with nothing rendered for it.
   const kept = await env.SHELF_BUCKET.list({ prefix: R2_RENDERED_PREFIX });
   if (kept.objects.length > 0) await env.SHELF_BUCKET.delete(kept.objects.map((o) => o.key));
-  fixture = await publishFixtureShelf(env, [
-    { name: "solo", description: "A skill that is only a SKILL.md." },
-    { name: "nested", description: "A skill with a reference.", files: { "references/guide.md": "# Guide\n" } },
-  ]);
+  fixture = await publishFixtureShelf(env, SOLO_AND_NESTED);
   coldIsolate();
 });
 

@@ -8,7 +8,7 @@ import { expectStorageUnavailable } from "../expect-storage-unavailable.ts";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import app from "../../../src/worker/index.ts";
 import { resetStorageMemory } from "../../../src/worker/storage/index.ts";
-import { publishFixtureShelf } from "../fixture-shelf.ts";
+import { publishFixtureShelf, SOLO_AND_NESTED } from "../fixture-shelf.ts";
 
 const BASE = "https://shelf.test";
 const DETAIL = "storage is down: internal detail";
@@ -42,16 +42,7 @@ function request(path: string, init: RequestInit, bindings: object): Promise<Res
 beforeAll(async () => {
   resetStorageMemory();
   older = (await publishFixtureShelf(env, [{ name: "solo", description: "An older generation." }])).generation;
-  current = (
-    await publishFixtureShelf(
-      env,
-      [
-        { name: "solo", description: "A skill that is only a SKILL.md." },
-        { name: "nested", description: "A skill with a reference.", files: { "references/guide.md": "# Guide\n" } },
-      ],
-      { seq: 2 },
-    )
-  ).generation;
+  current = (await publishFixtureShelf(env, SOLO_AND_NESTED, { seq: 2 })).generation;
 });
 
 beforeEach(() => resetStorageMemory());

@@ -6,7 +6,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { NotOnShelfError, SkillBlockedError } from "../../../src/worker/shelf/errors.ts";
 import { ShelfService } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory, StorageUnavailableError } from "../../../src/worker/storage/index.ts";
-import { publishFixtureShelf, type PublishedFixture } from "../fixture-shelf.ts";
+import { publishFixtureShelf, type PublishedFixture, SOLO_AND_NESTED } from "../fixture-shelf.ts";
 
 const ADVISORY = {
   source: "first-party",
@@ -45,12 +45,7 @@ beforeAll(async () => {
   older = (await publishFixtureShelf(env, [{ name: "solo", description: "The first version." }])).generation;
   shelf = await publishFixtureShelf(
     env,
-    [
-      { name: "solo", description: "A skill that is only a SKILL.md." },
-      { name: "nested", description: "A skill with a reference.", files: { "references/guide.md": "# Guide\n" } },
-      { name: "watched", description: "Matched by a low advisory." },
-      { name: "bad-skill", description: "Blocked after the build." },
-    ],
+    [...SOLO_AND_NESTED, { name: "watched", description: "Matched by a low advisory." }, { name: "bad-skill", description: "Blocked after the build." }],
     { advisories: [BLOCKING, REVIEW_ONLY] as never, seq: 2, publishedAt: "2026-11-30T11:00:00.000Z" },
   );
 });
