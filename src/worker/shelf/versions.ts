@@ -40,7 +40,7 @@ export async function skillVersionsNow(
   names: readonly string[],
   clock: Clock = Date.now,
 ): Promise<VersionsView> {
-  const [generation, stored] = await Promise.all([current.generation(), loadVersionIndex(env, clock)]);
+  const [generation, stored] = await Promise.all([current.generation(), loadVersionIndex(env, clock, names)]);
   const entries = new Map<string, SkillEntry>();
   for (const name of names) {
     const entry = await generation.findSkill(name);

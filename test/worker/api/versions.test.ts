@@ -238,6 +238,25 @@ describe("reading and repairing the index", () => {
     expect((await json<{ code: string }>("/v1/skills/missing-skill/versions/latest")).status).toBe(404);
     expect((await json<{ code: string }>("/v1/skills/Bad_Name/versions")).body.code).toBe("invalid_parameter");
   }, 60_000);
+
+  it("checks the stored record's head and the asked skill's entries, not every skill's", async () => {
+    await publish(await shelfAt("1.0.0"));
+    const stored = (await storedIndex())!;
+    const putIndex = (index: unknown) => env.SHELF_BUCKET.put(R2_VERSIONS_KEY, JSON.stringify(index));
+    // Another skill's entries broken: this skill's versions still answer; that skill's do not.
+    await putIndex({ ...stored, skills: { ...stored.skills, plain: [{ version: 7 }] } });
+    expect((await listed()).map((v) => v.version)).toEqual(["1.0.0"]);
+    expect((await json("/v1/skills/plain/versions")).status).toBe(503);
+    expect((await json("/v1/skills/plain/versions/latest")).status).toBe(503);
+    // A broken head (its moves) fails every read of the index.
+    await putIndex({ ...stored, moves: [{ seq: "one" }] });
+    expect((await json("/v1/skills/code-review/versions")).status).toBe(503);
+    // So does a record whose skills are not an object of lists.
+    await putIndex({ ...stored, skills: [] });
+    expect((await json("/v1/skills/code-review/versions")).status).toBe(503);
+    await putIndex(stored);
+    expect((await listed()).map((v) => v.version)).toEqual(["1.0.0"]);
+  }, 60_000);
 });
 
 describe("POST /v1/resolve", () => {
