@@ -89,6 +89,8 @@ export interface GeneratedOptions {
    * later cold isolate (read/rendered.ts) when the request has no query string.
    */
   shelfWide?: boolean;
+  /** Query strings (exactly as sent) whose shelf-wide answers are kept in R2 too: a fixed, small set. */
+  keptQueries?: readonly string[];
 }
 
 /**
@@ -107,8 +109,7 @@ export async function generated(c: ReadContext, etag: string, build: () => Promi
   const variant = options.variant ?? "";
   const key = variant === "" ? etag : `${etag} ${variant}`;
   const encode = async () => encoder.encode(JSON.stringify(await build()));
-  const document =
-    cachedGenerated(key) ?? keepGenerated(key, { etag, contentType: "application/json", body: await edgeOrBuild(c, key, encode, options.shelfWide) });
+  const document = cachedGenerated(key) ?? keepGenerated(key, { etag, contentType: "application/json", body: await edgeOrBuild(c, key, encode, options) });
   const headers = answerHeaders(c);
   return dressed(serveJson(c.req.raw, document.body, etag, headers), headers);
 }
@@ -119,14 +120,27 @@ export async function generated(c: ReadContext, etag: string, build: () => Promi
  * (read/edge-cache.ts: public shelves, not on workers.dev), then, for a shelf-wide document, from
  * R2 (read/rendered.ts), else built, and kept where it was missing.
  */
-export async function edgeOrBuild(c: ReadContext, key: string, build: () => Promise<Uint8Array>, shelfWide = false): Promise<Uint8Array> {
+export async function edgeOrBuild(
+  c: ReadContext,
+  key: string,
+  build: () => Promise<Uint8Array>,
+  kept: Pick<GeneratedOptions, "shelfWide" | "keptQueries"> = {},
+): Promise<Uint8Array> {
   const generation = c.get("shelf").servedFrom;
-  // A query string is the caller's to vary: such a request never writes to R2.
-  const viaR2 = shelfWide && generation !== undefined && !c.req.url.includes("?") && renderedTierOn(c.env);
+  const viaR2 = kept.shelfWide === true && generation !== undefined && keptQuery(c.req.url, kept.keptQueries) && renderedTierOn(c.env);
   const built = viaR2 ? () => renderedBytes({ env: c.env, generation, ...waitUntilOf(c) }, key, build) : build;
   const cache = edgeCacheFor(c.env, c.req.url, c.get("shelfAccess").visibility);
   if (cache === undefined) return built();
   return edgeCachedBytes({ cache, url: c.req.url, ...waitUntilOf(c) }, key, built);
+}
+
+/**
+ * Whether a shelf-wide answer to `url` may be kept in R2: without a query string, or with one the
+ * route names. Any other query string is the caller's to vary, so such a request never writes.
+ */
+function keptQuery(url: string, keptQueries: readonly string[] = []): boolean {
+  const at = url.indexOf("?");
+  return at === -1 || keptQueries.includes(url.slice(at + 1));
 }
 
 /** The execution context's waitUntil, when the request has one (a test may call the app without). */

@@ -37,6 +37,8 @@ export interface ComputedAnswer {
    * cold isolate when the request has no query string (read/rendered.ts).
    */
   shelfWide?: boolean;
+  /** Query strings (exactly as sent) whose shelf-wide answers are kept in R2 too: a fixed, small set. */
+  keptQueries?: readonly string[];
   /** Builds the body; called only on a cache miss. */
   build(): Promise<string | Uint8Array>;
 }
@@ -61,7 +63,7 @@ export async function computed(c: ReadContext, answer: ComputedAnswer): Promise<
       const built = await answer.build();
       return typeof built === "string" ? encoder.encode(built) : built;
     };
-    body = keepGenerated(key, { etag, contentType: answer.contentType, body: await edgeOrBuild(c, key, encoded, answer.shelfWide) }).body;
+    body = keepGenerated(key, { etag, contentType: answer.contentType, body: await edgeOrBuild(c, key, encoded, answer) }).body;
   }
   headers.set("Content-Type", answer.contentType);
   headers.set("Content-Length", String(body.byteLength));

@@ -65,7 +65,8 @@ describe("after --wait: the shelf-wide listings", () => {
     const ctx = context({ SKILLSHELF_READ_TOKEN: "sk_read_1" });
     const asked: Array<[string, string | null]> = [];
     const fetch = async (request: Request) => {
-      const path = new URL(request.url).pathname;
+      const { pathname, search } = new URL(request.url);
+      const path = pathname + search;
       asked.push([path, request.headers.get("Authorization")]);
       if (path === "/.well-known/skills/index.json") return new Response("{}", { status: 404 });
       if (path === "/v1/trust") return new Response("error code: 1102", { status: 503 });

@@ -5,6 +5,7 @@
 // set, then served from isolate memory (src/worker/read/respond.ts).
 import { CATALOG_API, CATALOG_MEDIA_TYPES, type CatalogApiFormat, type CatalogJson, type FastPathJson } from "../../../core/api/catalog.ts";
 import { booleanValue, splitList } from "../../../core/api/contract.ts";
+import { CATALOG_KEPT_QUERIES } from "../../../core/api/listings.ts";
 import { CatalogError, catalogEntryData, catalogSelection, renderCatalog, type CatalogOptions, type CatalogSkill } from "../../../core/disclosure/catalog.ts";
 import { DEFAULT_FAST_PATH_MAX_TOKENS, resolveFastPath } from "../../../core/disclosure/fast-path.ts";
 import { compareCodePoints } from "../../../core/python-compat/py-text.ts";
@@ -117,6 +118,7 @@ export function catalogRoutes(app: ApiApp): void {
       route: "catalog",
       args: { ...args },
       shelfWide: true,
+      keptQueries: CATALOG_KEPT_QUERIES,
       contentType: CATALOG_MEDIA_TYPES[args.format],
       build: async () => {
         const built = buildCatalog(await c.get("shelf").skills(), args);
