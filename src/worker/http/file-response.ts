@@ -1,10 +1,11 @@
 // Turns one manifest file entry into an HTTP response: 304 from the digest alone (no storage
 // read), 206/416 for ranges, HEAD from a head of the object, and a GET whose bytes are checked
-// against the digest it advertises: hashed up to 64 KiB, above that by the SHA-256 R2 checked
-// at upload (hashed only when the object carries none). Storage is reached only through the file's `open` and
-// `head`, so this module is testable without R2. Caching, CORS and security headers are the
+// against the digest it advertises: up to 64 KiB read whole and hashed (by the file's
+// `readChecked` when it has one: the shelf's keeps checked bytes), above that by the SHA-256 R2
+// checked at upload (hashed here only when the object carries none). Storage is reached only
+// through the file's `open`, `head` and `readChecked`, so this module is testable without R2. Caching, CORS and security headers are the
 // route group's policy (middleware), not the representation's.
-import { BodyMismatchError, CHECKED_BEFORE_ANSWER_BYTES, checkedBody, hashesTo } from "./checked-body.ts";
+import { BodyMismatchError, CHECKED_BEFORE_ANSWER_BYTES, checkedBody } from "./checked-body.ts";
 import { etagFor, ifNoneMatchMatches } from "./conditional.ts";
 import { reprDigest } from "./digest.ts";
 import { StorageUnavailableError } from "../storage/errors.ts";
@@ -44,10 +45,11 @@ export interface StoredBytes {
   /** What storage says of the object without reading it: its size, and its SHA-256 when recorded. */
   head(): Promise<{ size: number; sha256: string | null } | null>;
   /**
-   * Reads the whole object at once. Optional: when present, objects up to
-   * CHECKED_BEFORE_ANSWER_BYTES are read with it and hashed in one call instead of as a stream.
+   * The whole object's bytes, already checked against the file's digest and size (throws
+   * StorageUnavailableError when they are not stored or not those bytes). Optional: when present,
+   * objects up to CHECKED_BEFORE_ANSWER_BYTES are read with it instead of streamed and hashed here.
    */
-  read?(): Promise<Uint8Array | null>;
+  readChecked?(): Promise<Uint8Array>;
 }
 
 /** How a file is presented. */
@@ -81,7 +83,7 @@ function setTypeHeaders(headers: HeaderList, file: ServedFile, opts: FileRespons
  * failures (503, never a partial 200). A HEAD heads the object, so it answers 503 exactly when
  * the object is missing or of another size or digest. A GET never serves bytes other than those
  * storage certified under the advertised digest: objects up to CHECKED_BEFORE_ANSWER_BYTES are
- * read whole and hashed; larger ones (and ranges of them) are served when R2's stored SHA-256
+ * read whole and hashed (or taken checked from `readChecked`); larger ones (and ranges of them) are served when R2's stored SHA-256
  * checksum and size are the manifest's (R2 refuses an upload whose bytes do not hash to the
  * checksum it is given, so a substituted object cannot carry it), and hashed as they stream
  * (see checked-body.ts) only when the object carries no checksum. Bytes altered inside R2 after
@@ -110,7 +112,7 @@ export async function serveFile(request: Request, file: ServedFile & StoredBytes
     await confirmStored(file);
     return new Response(null, { status, headers });
   }
-  if (file.size <= CHECKED_BEFORE_ANSWER_BYTES && file.read) return new Response(await readChecked(file, file.read, window), { status, headers });
+  if (file.size <= CHECKED_BEFORE_ANSWER_BYTES && file.readChecked) return new Response(windowOf(await file.readChecked(), window), { status, headers });
 
   // Small objects are always hashed; a larger one is opened as asked and believed on R2's word.
   const small = file.size <= CHECKED_BEFORE_ANSWER_BYTES;
@@ -138,18 +140,8 @@ export async function serveFile(request: Request, file: ServedFile & StoredBytes
   return new Response(body instanceof Uint8Array ? body : fixedLength(body, window.length), { status, headers });
 }
 
-/** A small object's window, read whole in one call and checked before the status is chosen (as checkedBody does for a stream); 503 otherwise. */
-async function readChecked(file: ServedFile, read: () => Promise<Uint8Array | null>, window: ByteRange): Promise<Uint8Array> {
-  let bytes: Uint8Array | null;
-  try {
-    bytes = await read();
-  } catch (err) {
-    throw new StorageUnavailableError(`blob read failed: ${file.sha256}`, { cause: err });
-  }
-  if (bytes === null) throw new StorageUnavailableError(`blob missing from storage: ${file.sha256}`);
-  if (bytes.byteLength !== file.size || !(await hashesTo(bytes, file.sha256))) {
-    throw new StorageUnavailableError(`blob bytes do not match the manifest: ${file.sha256}`);
-  }
+/** The part of a small object's checked bytes a window asks for (a view: the bytes may be shared). */
+function windowOf(bytes: Uint8Array, window: ByteRange): Uint8Array {
   return window.offset === 0 && window.length === bytes.byteLength ? bytes : bytes.subarray(window.offset, window.offset + window.length);
 }
 

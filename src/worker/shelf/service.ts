@@ -6,7 +6,7 @@
 // the modules beside it that derive from it (disclosure, trust, selection, search); the live
 // records besides the pointer and advisories (signatures, the version index) are read beside it.
 import type { SkillEntry, SkillRecord } from "../../core/generation/manifest.ts";
-import { isSha256Hex, sha256Hex } from "../../core/skill/hash.ts";
+import { isSha256Hex } from "../../core/skill/hash.ts";
 import { decodeSkillMd, parseSkillMd } from "../../core/skill/skill-md.ts";
 import type { AdvisoryEntry } from "../../core/trust/records.ts";
 import type { FeedEntry } from "../../core/changes/atom.ts";
@@ -67,8 +67,12 @@ export interface ShelfFile {
    * whole object. Throws StorageUnavailableError when they are not stored.
    */
   open(range?: ByteRange): Promise<OpenedBlob>;
-  /** Reads the whole bytes at once (for small files), unchecked; null when they are not stored. */
-  read(): Promise<Uint8Array | null>;
+  /**
+   * The whole bytes, checked against `sha256` and `size` (small ones kept in the isolate once
+   * checked: storage/checked-blobs.ts). Throws StorageUnavailableError when they are not stored
+   * or not those bytes. Shared with other requests: never change them.
+   */
+  readChecked(): Promise<Uint8Array>;
   /** What R2 says of the bytes without reading them (size, and the SHA-256 it checked at upload); null when they are not stored. */
   head(): Promise<BlobHead | null>;
 }
@@ -408,8 +412,8 @@ export class ShelfService {
         if (opened === null) throw new MissingObjectError(r2Key("blob", sha256));
         return opened;
       },
-      async read() {
-        return (await generation).readBlobBytes(sha256);
+      async readChecked() {
+        return (await generation).readCheckedBlob(sha256, size);
       },
       async head() {
         return (await generation).headBlob(sha256);
@@ -423,9 +427,7 @@ export class ShelfService {
  * @throws StorageUnavailableError (MissingObjectError) when they are not stored or not those bytes
  */
 export async function readVerified(file: ShelfFile): Promise<Uint8Array> {
-  const bytes = await file.read();
-  if (bytes === null || bytes.byteLength !== file.size || (await sha256Hex(bytes)) !== file.sha256) throw new MissingObjectError(r2Key("blob", file.sha256));
-  return bytes;
+  return file.readChecked();
 }
 
 /** Lifecycles by blob digest: content-addressed, so valid across generations; small. */

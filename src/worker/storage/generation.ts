@@ -26,7 +26,6 @@ import {
   parseShard,
   parseWith,
   readBlob,
-  readBlobBytes,
   readDocument,
   readShards,
   RequestReads,
@@ -35,6 +34,7 @@ import {
 } from "./documents.ts";
 import { MissingObjectError, StorageUnavailableError } from "./errors.ts";
 import { r2Key } from "./keys.ts";
+import { readCheckedBlob, resetCheckedBlobs } from "./checked-blobs.ts";
 import { resetSignaturesCache } from "./signatures.ts";
 import { liveFromMemory, liveTtlMs, loadAdvisories, loadPointer, resetLive, type AdvisoriesInForce, type PointerSummary } from "./live.ts";
 
@@ -49,6 +49,7 @@ export function resetStorageMemory(): void {
   resetLive();
   resetSignaturesCache();
   resetChangeDocuments();
+  resetCheckedBlobs();
   pinnedSeenAt.clear();
 }
 
@@ -154,9 +155,12 @@ export class Generation {
     return readBlob(this.#env, sha256, range);
   }
 
-  /** Reads a small blob's whole bytes in one R2 read; null when it is missing. Unchecked, like openBlob. */
-  async readBlobBytes(sha256: string): Promise<Uint8Array | null> {
-    return readBlobBytes(this.#env, sha256);
+  /**
+   * A blob's whole bytes, checked against `sha256` and `size` (checked-blobs.ts: kept in the
+   * isolate when small). MissingObjectError or StorageUnavailableError when they are not stored.
+   */
+  async readCheckedBlob(sha256: string, size: number): Promise<Uint8Array> {
+    return readCheckedBlob(this.#env, sha256, size);
   }
 
   /**

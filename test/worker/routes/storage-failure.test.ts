@@ -3,7 +3,7 @@
 // pinned, with the bindings wrapped to fail, on a cold isolate and at each later read (shard,
 // record, blob, pointer, advisories, a pinned generation's head, a read-token lookup).
 import { env } from "cloudflare:workers";
-import { beforeAll, beforeEach, describe, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { expectStorageUnavailable } from "../expect-storage-unavailable.ts";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
 import app from "../../../src/worker/index.ts";
@@ -108,10 +108,18 @@ describe("one later read failing", () => {
     }
   });
 
-  it("a blob read on a warm isolate (everything else from memory) → 503", async () => {
-    await (await request("/skills/nested/references/guide.md", {}, env)).arrayBuffer();
-    const res = await request("/skills/nested/references/guide.md", {}, { ...env, SHELF_BUCKET: failing(env.SHELF_BUCKET, "rejects") });
+  it("a blob read on a warm isolate (everything else from memory) → 503; a blob it already checked is served", async () => {
+    // The skill's shard and record are in memory after its SKILL.md and a HEAD of guide.md (which
+    // heads the blob); guide.md's bytes are not.
+    await (await request("/skills/nested/SKILL.md", {}, env)).arrayBuffer();
+    expect((await request("/skills/nested/references/guide.md", { method: "HEAD" }, env)).status).toBe(200);
+    const broken = { ...env, SHELF_BUCKET: failing(env.SHELF_BUCKET, "rejects") };
+    const res = await request("/skills/nested/references/guide.md", {}, broken);
     await expectStorageUnavailable(res, "warm blob read", { allowEmptyBody: true });
+    // SKILL.md's bytes were checked against their digest once: R2 failing does not matter to them.
+    const kept = await request("/skills/nested/SKILL.md", {}, broken);
+    expect(kept.status).toBe(200);
+    await kept.arrayBuffer();
   });
 });
 
