@@ -10,8 +10,11 @@ import { readBlobBytes } from "./documents.ts";
 import { MissingObjectError, StorageUnavailableError } from "./errors.ts";
 import { r2Key } from "./keys.ts";
 
-/** Blobs up to this size are kept (the size file routes read whole and hash before answering). */
-export const KEPT_BLOB_MAX_BYTES = 64 * 1024;
+/**
+ * Blobs up to this size are hashed whenever they are read (and kept here once checked); larger
+ * ones are believed on R2's stored SHA-256 checksum when they carry one (docs/reliability.md).
+ */
+export const HASHED_BLOB_MAX_BYTES = 64 * 1024;
 /** The isolate's budget for kept blobs, in bytes held. */
 export const CHECKED_BLOB_CACHE_BYTES = 8 * 1024 * 1024;
 
@@ -38,6 +41,6 @@ export async function readCheckedBlob(env: StorageBindings, sha256: string, size
   if (bytes.byteLength !== size || (await sha256Hex(bytes)) !== sha256) {
     throw new StorageUnavailableError(`blob bytes do not match the manifest: ${sha256} (${bytes.byteLength} bytes stored, ${size} named)`);
   }
-  if (size <= KEPT_BLOB_MAX_BYTES) kept.set(sha256, bytes, size);
+  if (size <= HASHED_BLOB_MAX_BYTES) kept.set(sha256, bytes, size);
   return bytes;
 }

@@ -3,7 +3,7 @@
 // failed or held nothing; a blob over 64 KiB is checked on every read and never kept.
 import { beforeEach, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../src/core/skill/hash.ts";
-import { KEPT_BLOB_MAX_BYTES, readCheckedBlob, resetCheckedBlobs } from "../../../src/worker/storage/checked-blobs.ts";
+import { HASHED_BLOB_MAX_BYTES, readCheckedBlob, resetCheckedBlobs } from "../../../src/worker/storage/checked-blobs.ts";
 import type { StorageBindings } from "../../../src/worker/storage/index.ts";
 import { MissingObjectError, StorageUnavailableError } from "../../../src/worker/storage/index.ts";
 import { r2Key } from "../../../src/worker/storage/keys.ts";
@@ -58,7 +58,7 @@ describe("readCheckedBlob", () => {
   });
 
   it("checks a blob over 64 KiB on every read and keeps none of it", async () => {
-    const bytes = new Uint8Array(KEPT_BLOB_MAX_BYTES + 1).fill(7);
+    const bytes = new Uint8Array(HASHED_BLOB_MAX_BYTES + 1).fill(7);
     const sha = await sha256Hex(bytes);
     const reads: string[] = [];
     const env = bucket(new Map([[r2Key("blob", sha), bytes]]), reads);
