@@ -1,8 +1,8 @@
 // The shelf-wide listings: the routes whose answer, asked without a query string (or with one of
 // the few their route names), lists the whole generation, and which a Worker therefore keeps in R2
-// for every later cold isolate once one isolate built it (src/worker/read/rendered.ts, docs/deploy.md "Caches"). `skillshelf publish --wait` and
-// `rollback --wait` ask for each once the Worker serves the new generation, so the first isolate to
-// build one is theirs, not a reader's. test/worker/routes/rendered.test.ts holds the Worker to it.
+// for every later cold isolate once one isolate built it (src/worker/read/rendered.ts,
+// docs/deploy.md "Caches"). `skillshelf publish --wait` and `rollback --wait` ask for each once
+// the Worker serves the new generation, so the first isolate to build one is theirs, not a reader's. test/worker/routes/rendered.test.ts holds the Worker to it.
 
 /**
  * The catalog's other formats, as a query string must spell them exactly to be kept: a fixed

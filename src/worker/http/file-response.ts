@@ -3,8 +3,9 @@
 // against the digest it advertises: up to 64 KiB read whole and hashed (by the file's
 // `readChecked` when it has one: the shelf's keeps checked bytes), above that by the SHA-256 R2
 // checked at upload (hashed here only when the object carries none). Storage is reached only
-// through the file's `open`, `head` and `readChecked`, so this module is testable without R2. Caching, CORS and security headers are the
-// route group's policy (middleware), not the representation's.
+// through the file's `open`, `head` and `readChecked`, so this module is testable without R2.
+// Caching, CORS and security headers are the route group's policy (middleware), not the
+// representation's.
 import { BodyMismatchError, CHECKED_BEFORE_ANSWER_BYTES, checkedBody } from "./checked-body.ts";
 import { etagFor, ifNoneMatchMatches } from "./conditional.ts";
 import { reprDigest } from "./digest.ts";
@@ -83,9 +84,10 @@ function setTypeHeaders(headers: HeaderList, file: ServedFile, opts: FileRespons
  * failures (503, never a partial 200). A HEAD heads the object, so it answers 503 exactly when
  * the object is missing or of another size or digest. A GET never serves bytes other than those
  * storage certified under the advertised digest: objects up to CHECKED_BEFORE_ANSWER_BYTES are
- * read whole and hashed (or taken checked from `readChecked`); larger ones (and ranges of them) are served when R2's stored SHA-256
- * checksum and size are the manifest's (R2 refuses an upload whose bytes do not hash to the
- * checksum it is given, so a substituted object cannot carry it), and hashed as they stream
+ * read whole and hashed (or taken checked from `readChecked`); larger ones (and ranges of them)
+ * are served when R2's stored SHA-256 checksum and size are the manifest's (R2 refuses an upload
+ * whose bytes do not hash to the checksum it is given, so a substituted object cannot carry it),
+ * and hashed as they stream
  * (see checked-body.ts) only when the object carries no checksum. Bytes altered inside R2 after
  * upload are the accepted risk (docs/reliability.md).
  * @example return serveFile(c.req.raw, file)

@@ -7,10 +7,11 @@
 //
 // A document is kept here only when it is bounded by the shelf itself: the route opts in, and only
 // for a request without a query string (or with one of the few its route names: the catalog's
-// formats), so no caller can make the Worker write one object per query. Its key names everything the bytes depend on: the route's own key (generation, advisories,
-// caller's prefix, arguments), the deployment that built it (its version id: code and settings), and
-// every string the Worker was given, so two Workers over one bucket (a public and a private one) or
-// two deployments never share a document. Without the version binding nothing is kept here: a new
+// formats), so no caller can make the Worker write one object per query. Its key names everything
+// the bytes depend on: the route's own key (generation, advisories, caller's prefix, arguments),
+// the deployment that built it (its version id: code and settings), and every string the Worker
+// was given, so two Workers over one bucket (a public and a private one) or two deployments never
+// share a document. Without the version binding nothing is kept here: a new
 // deployment could otherwise serve what the old code built.
 import { sha256Hex } from "../../core/skill/hash.ts";
 import { storedSha256 } from "../storage/documents.ts";

@@ -6,7 +6,7 @@ import { RESOURCE_KINDS, type ResourceKind } from "../../core/api/skills.ts";
 import type { SkillRecord } from "../../core/generation/manifest.ts";
 import { outlineOf, sectionOf, type SkillOutline } from "../../core/disclosure/outline.ts";
 import { classifyResource, encodeResourceContent } from "../../core/disclosure/resources.ts";
-import { readVerified, type ShelfFile, type ShelfService } from "./service.ts";
+import type { ShelfFile, ShelfService } from "./service.ts";
 
 /** What sectionOf needs of a stored section: its lines' offsets in the body. */
 const StoredSectionSchema = z.looseObject({
@@ -93,7 +93,7 @@ export interface ResourceText {
  * @example (await resourceText(file, "logo.png")).renderable // => true for a PNG
  */
 export async function resourceText(file: ShelfFile, name: string): Promise<ResourceText> {
-  const bytes = await readVerified(file);
+  const bytes = await file.readChecked();
   const media = classifyResource(name, bytes);
   return {
     path: file.path,

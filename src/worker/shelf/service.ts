@@ -354,7 +354,7 @@ export class ShelfService {
     const { sha256 } = skill.skill_md;
     const cached = bodies.get(sha256);
     if (cached !== undefined) return cached;
-    const body = parseSkillMd(decodeSkillMd(await readVerified(await this.file(name, "SKILL.md")))).body;
+    const body = parseSkillMd(decodeSkillMd(await (await this.file(name, "SKILL.md")).readChecked())).body;
     bodies.set(sha256, body, body.length * 2);
     return body;
   }
@@ -420,14 +420,6 @@ export class ShelfService {
       },
     };
   }
-}
-
-/**
- * A stored file's whole bytes, checked against the manifest's size and digest before they are believed.
- * @throws StorageUnavailableError (MissingObjectError) when they are not stored or not those bytes
- */
-export async function readVerified(file: ShelfFile): Promise<Uint8Array> {
-  return file.readChecked();
 }
 
 /** Lifecycles by blob digest: content-addressed, so valid across generations; small. */

@@ -26,14 +26,14 @@ import { storedFile, type ReadContext, type ReadEnv } from "../../read/context.t
 import { cachedGenerated, keepGenerated } from "../../read/generated.ts";
 import { getCached } from "../../read/policy.ts";
 import { computed, computedJson } from "../../read/respond.ts";
-import { readVerified, type ServedSkill } from "../../shelf/service.ts";
+import type { ServedSkill } from "../../shelf/service.ts";
 
 /** Skill zips read at once while an older generation's marketplace is built (each is one blob read). */
 const READ_CONCURRENCY = 8;
 
 /** The plugin zip of a served skill whose record has none, derived from its published zip. */
 async function derivedPluginBytes(c: ReadContext, skill: ServedSkill): Promise<Uint8Array> {
-  const zip = await readVerified(await c.get("shelf").archive(skill.name, "zip"));
+  const zip = await (await c.get("shelf").archive(skill.name, "zip")).readChecked();
   return pluginZip(zip, pluginManifest(skill));
 }
 

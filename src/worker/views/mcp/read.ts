@@ -1,5 +1,5 @@
 // Whether stored bytes go out as MCP `text` or as a base64 `blob` (they are read, verified, with
-// src/worker/shelf/disclosure.ts's readVerified).
+// src/worker/shelf/disclosure.ts, through ShelfFile.readChecked).
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**

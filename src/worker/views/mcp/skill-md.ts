@@ -8,7 +8,7 @@ import { skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { isScalar, visit } from "yaml";
 import { parsePyYaml, pyTypeOfNode } from "../../../core/python-compat/yaml11.ts";
 import { decodeSkillMd, parseSkillMd } from "../../../core/skill/skill-md.ts";
-import { readVerified, type ServedSkill, type ShelfService } from "../../shelf/service.ts";
+import type { ServedSkill, ShelfService } from "../../shelf/service.ts";
 import { MemoryCache } from "../../memory-cache.ts";
 import { PyJsonTypeError, pyJsonDumps } from "../../../core/python-compat/py-json.ts";
 
@@ -38,7 +38,7 @@ export function resetSkillMdFacts(): void {
 async function factSource(shelf: ShelfService, skill: ServedSkill): Promise<Uint8Array> {
   const head = skill.listing?.skill_md_head;
   if (head !== undefined) return new TextEncoder().encode(head);
-  return readVerified(await shelf.file(skill.name, "SKILL.md"));
+  return (await shelf.file(skill.name, "SKILL.md")).readChecked();
 }
 
 async function fact<K extends keyof SkillMdFacts>(

@@ -9,7 +9,6 @@ import { DIRECTORY_MIME_TYPE, type Skill, type SkillReadResult, type SkillSource
 import type { SkillRecord } from "../../../core/generation/manifest.ts";
 import { NotOnShelfError, SkillBlockedError } from "../../shelf/errors.ts";
 import type { ServedSkill, ShelfService } from "../../shelf/service.ts";
-import { readVerified } from "../../shelf/service.ts";
 import { losslessText } from "./read.ts";
 import { requestStateOf } from "./request-state.ts";
 import { inScope, type McpScope } from "./scope.ts";
@@ -194,7 +193,7 @@ export const shelfSkillSource: SkillSource = {
       if (directoryChildren(record, at.path) !== undefined) throw new ResourceNotFoundError(uri, `${uri} is a directory; use resources/directory/read`);
       return undefined;
     }
-    const bytes = await readVerified(file);
+    const bytes = await file.readChecked();
     const text = losslessText(bytes);
     const mimeType = mimeTypeOf(file.mediaType);
     return text === undefined ? { bytes, mimeType } : { text, mimeType };

@@ -15,7 +15,6 @@ import { NotOnShelfError, SkillBlockedError } from "../../shelf/errors.ts";
 import type { ShelfService } from "../../shelf/service.ts";
 import { pyJsonDumps } from "../../../core/python-compat/py-json.ts";
 import { renderableOutline, sectionText } from "../../shelf/disclosure.ts";
-import { readVerified } from "../../shelf/service.ts";
 import { requestStateOf } from "./request-state.ts";
 import { inScope, type McpScope } from "./scope.ts";
 import { skillMetadata } from "./skill-md.ts";
@@ -64,7 +63,7 @@ async function resourceBytes(shelf: ShelfService, skillIdArg: string, kind: stri
   const missing = new ToolDomainError(`Resource ${pyRepr(name)} not found in ${kind}/ for skill ${pyRepr(skillIdArg)}`);
   if (segments[0] !== kind || segments.length < 2) throw missing;
   try {
-    return await readVerified(await shelf.file(skillIdArg, segments.join("/")));
+    return await (await shelf.file(skillIdArg, segments.join("/"))).readChecked();
   } catch (error) {
     if (error instanceof NotOnShelfError) throw missing;
     throw error;
