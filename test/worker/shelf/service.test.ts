@@ -6,6 +6,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { NotOnShelfError, SkillBlockedError } from "../../../src/worker/shelf/errors.ts";
 import { ShelfService } from "../../../src/worker/shelf/service.ts";
 import { resetStorageMemory, StorageUnavailableError } from "../../../src/worker/storage/index.ts";
+import { countingEnv, noOps } from "../budget/storage-ops.ts";
 import { publishFixtureShelf, type PublishedFixture, SOLO_AND_NESTED } from "../fixture-shelf.ts";
 
 const ADVISORY = {
@@ -23,22 +24,6 @@ const REVIEW_ONLY = { ...ADVISORY, name: "watched", hidden_issue: "phones home s
 
 let shelf: PublishedFixture;
 let older = "";
-
-/** Counts every binding call by "r2.get", "kv.get", …. */
-function counted(calls: Record<string, number>) {
-  const wrap = <T extends object>(binding: T, name: string): T =>
-    new Proxy(binding, {
-      get(target, prop, receiver) {
-        const value = Reflect.get(target, prop, receiver);
-        if (typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          calls[`${name}.${String(prop)}`] = (calls[`${name}.${String(prop)}`] ?? 0) + 1;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-  return { SHELF_BUCKET: wrap(env.SHELF_BUCKET, "r2"), SHELF_KV: wrap(env.SHELF_KV, "kv") };
-}
 
 beforeAll(async () => {
   resetStorageMemory();
@@ -75,9 +60,9 @@ describe("skill()", () => {
   });
 
   it("throws NotOnShelfError for a name no skill can have, without reading storage", async () => {
-    const calls: Record<string, number> = {};
-    await expect(new ShelfService(counted(calls)).skill("../pointer.json")).rejects.toBeInstanceOf(NotOnShelfError);
-    expect(calls).toEqual({});
+    const ops = noOps();
+    await expect(new ShelfService(countingEnv(env, ops)).skill("../pointer.json")).rejects.toBeInstanceOf(NotOnShelfError);
+    expect([ops.r2, ops.kv]).toEqual([{}, {}]);
   });
 
   it("throws SkillBlockedError carrying the advisory in force", async () => {
@@ -92,12 +77,12 @@ describe("file() and archive()", () => {
   it("serves SKILL.md from the entry without reading the record", async () => {
     const warm = new ShelfService(env);
     await warm.skill("nested"); // pointer, advisories, manifest and shard now in memory
-    const calls: Record<string, number> = {};
-    const file = await new ShelfService(counted(calls)).file("nested", "SKILL.md");
-    expect(calls).toEqual({});
+    const ops = noOps();
+    const file = await new ShelfService(countingEnv(env, ops)).file("nested", "SKILL.md");
+    expect([ops.r2, ops.kv]).toEqual([{}, {}]);
     expect(file.sha256).toBe(shelf.entries.get("nested")!.skill_md.sha256);
     expect(await new Response((await file.open()).body).text()).toContain("name: nested");
-    expect(calls).toEqual({ "r2.get": 1 });
+    expect([ops.r2, ops.kv]).toEqual([{ get: 1 }, {}]);
   });
 
   it("looks any other file up in the record, by exact path, and opens a range", async () => {
@@ -186,12 +171,12 @@ describe("generation()", () => {
   });
 
   it("opens the generation once per request", async () => {
-    const calls: Record<string, number> = {};
-    const service = new ShelfService(counted(calls));
+    const ops = noOps();
+    const service = new ShelfService(countingEnv(env, ops));
     await Promise.all([service.generation(), service.generation(), service.skill("solo")]);
     await service.skills();
     await service.status();
     await service.skill("nested");
-    expect(calls["r2.get"]).toBe(3 + 1); // pointer, advisories and manifest once; the one shard
+    expect(ops.r2.get).toBe(3 + 1); // pointer, advisories and manifest once; the one shard
   });
 });
