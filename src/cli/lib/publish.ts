@@ -184,6 +184,11 @@ export function readTokenFrom(ctx: CliContext, name: string | undefined): { vari
   return { variable, token: ctx.env[variable]?.trim() || undefined };
 }
 
+/** How the CLI's reads of a shelf send its read token: a bearer token, or nothing on a public shelf. */
+function readAuthorization(read: { token: string | undefined }): Record<string, string> {
+  return read.token === undefined ? {} : { Authorization: `Bearer ${read.token}` };
+}
+
 /**
  * Polls GET /v1/shelf (its Skillshelf-Generation header, else the body's generation) until the
  * Worker serves `generation`, printing progress; a CliError (exit 1) when `timeoutS` passes first.
@@ -205,9 +210,7 @@ export async function waitUntilServed(
   for (;;) {
     const elapsed = Math.round((clock() - started) / 1000);
     try {
-      const headers: Record<string, string> = { Accept: "application/json" };
-      if (read.token !== undefined) headers.Authorization = `Bearer ${read.token}`;
-      const response = await get(new Request(`${url}/v1/shelf`, { headers }));
+      const response = await get(new Request(`${url}/v1/shelf`, { headers: { Accept: "application/json", ...readAuthorization(read) } }));
       const body = (await response.json().catch(() => ({}))) as { generation?: unknown };
       if (response.status === 401 || response.status === 403)
         throw new CliError(
@@ -251,7 +254,7 @@ export async function renderListings(
   const get = io.fetch ?? ((request: Request) => fetch(request));
   const clock = io.clock ?? Date.now;
   const started = clock();
-  const headers: Record<string, string> = read.token === undefined ? {} : { Authorization: `Bearer ${read.token}` };
+  const headers = readAuthorization(read);
   let built = 0;
   const notBuilt: string[] = [];
   for (const path of SHELF_WIDE_LISTINGS) {
