@@ -100,7 +100,7 @@ export async function searchShelf(
     hits = searchIndex(index, query.terms, { limit: limit + blockable, accept: (name) => !isDeprecated(name) });
     // Fewer than asked for: every match is in, and deprecated ones may fill what is left.
     if (deprecated === "last" && lifecycle && hits.length < limit + blockable) {
-      hits.push(...searchIndex(index, query.terms, { limit: limit + blockable, accept: (name) => isDeprecated(name) }));
+      hits.push(...searchIndex(index, query.terms, { limit: limit + blockable - hits.length, accept: (name) => isDeprecated(name) }));
     }
   } catch (err) {
     // A term's postings are checked when first used: a malformed stored index is a storage inconsistency.
